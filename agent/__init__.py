@@ -1,0 +1,3 @@
+"""The agent: loop, messages, API client, sessions, settings, permissions, CLI."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,177 @@
+"""Typed events the agent sends to whatever front end runs it.
+
+The loop never prints or draws. The TUI, the plain REPL and headless mode all
+consume the same events from one channel (an ``EventSink``), and stream-json
+output is these events serialized one per line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar
+
+
+@dataclass
+class Event:
+    type: ClassVar[str] = "event"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, **asdict(self)}
+
+
+EventSink = Callable[[Event], None]
+
+
+def discard(_event: Event) -> None:
+    """An EventSink for callers that do not watch."""
+
+
+@dataclass
+class SessionStarted(Event):
+    type: ClassVar[str] = "session_started"
+    session_id: str
+    model: str
+    cwd: str
+    transcript_path: str
+    resumed: bool = False
+    tools: list[str] = field(default_factory=list)
+    permission_mode: str = "default"
+
+
+@dataclass
+class RequestStarted(Event):
+    """A model request is about to be sent (after any compaction)."""
+
+    type: ClassVar[str] = "request_started"
+    model: str
+    attempt: int = 1
+
+
+@dataclass
+class TextDelta(Event):
+    type: ClassVar[str] = "text_delta"
+    text: str
+
+
+@dataclass
+class ThinkingDelta(Event):
+    type: ClassVar[str] = "thinking_delta"
+    text: str
+
+
+@dataclass
+class AssistantMessage(Event):
+    """One complete assistant response, as stored in the conversation."""
+
+    type: ClassVar[str] = "assistant"
+    message: dict[str, Any]
+    api_id: str | None
+    stop_reason: str | None
+    usage: dict[str, int]
+
+
+@dataclass
+class ToolStarted(Event):
+    type: ClassVar[str] = "tool_started"
+    tool_use_id: str
+    name: str
+    input: dict[str, Any]
+
+
+@dataclass
+class ToolFinished(Event):
+    type: ClassVar[str] = "tool_result"
+    tool_use_id: str
+    name: str
+    is_error: bool
+    display: str
+    output_preview: str = ""
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class PermissionDenied(Event):
+    type: ClassVar[str] = "permission_denied"
+    tool_use_id: str
+    name: str
+    reason: str
+
+
+@dataclass
+class Usage(Event):
+    """Token usage reported by the API for one response, and the running cost."""
+
+    type: ClassVar[str] = "usage"
+    input_tokens: int
+    output_tokens: int
+    cache_read_input_tokens: int
+    cache_creation_input_tokens: int
+    cost_usd: float
+    total_cost_usd: float
+
+
+@dataclass
+class ApiRetry(Event):
+    type: ClassVar[str] = "api_retry"
+    attempt: int
+    max_attempts: int
+    delay_s: float
+    reason: str
+
+
+@dataclass
+class Notice(Event):
+    """Something the user should know that is not an error (a file changed, a model fell back)."""
+
+    type: ClassVar[str] = "notice"
+    text: str
+    level: str = "info"
+
+
+@dataclass
+class ErrorEvent(Event):
+    type: ClassVar[str] = "error"
+    message: str
+    kind: str = "api_error"
+    recoverable: bool = True
+
+
+@dataclass
+class TurnFinished(Event):
+    type: ClassVar[str] = "turn_finished"
+    result: str
+    stop_reason: str | None
+    num_turns: int
+    interrupted: bool = False
+    is_error: bool = False
+
+
+@dataclass
+class ContextUpdate(Event):
+    """How full the context is, for meters. Filled in by the context manager."""
+
+    type: ClassVar[str] = "context"
+    state: dict[str, Any]
+
+
+@dataclass
+class CompactionStarted(Event):
+    type: ClassVar[str] = "compaction_started"
+    trigger: str
+    tokens_before: int
+    detail: str = ""
+
+
+@dataclass
+class CompactionFinished(Event):
+    type: ClassVar[str] = "compaction_finished"
+    record: dict[str, Any]
+
+
+@dataclass
+class CompactionFailed(Event):
+    type: ClassVar[str] = "compaction_failed"
+    trigger: str
+    reason: str
+    consecutive_failures: int = 0

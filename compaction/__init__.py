@@ -1,0 +1,1 @@
+"""Context management: token accounting, microcompact, auto and full compaction, restoration."""

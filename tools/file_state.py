@@ -1,0 +1,124 @@
+"""FileStateCache: what the session has read, so edits can be checked and compaction can restore.
+
+An LRU bounded both by entry count (100) and by total content size (25 MB),
+keyed by the normalized absolute path. Edit/Write consult it to refuse changes
+to files the model has not read or that changed on disk since; compaction
+snapshots it and re-reads the most recent files afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+MAX_ENTRIES = 100
+MAX_BYTES = 25 * 1024 * 1024
+
+
+def normalize_path(path: str | os.PathLike[str]) -> str:
+    return os.path.normpath(os.path.abspath(os.path.expanduser(os.fspath(path))))
+
+
+@dataclass
+class FileState:
+    content: str
+    mtime: float  # the file's modification time when it was read or written
+    read_at: float  # wall clock time of the read
+    offset: int | None = None
+    limit: int | None = None
+    # The model saw a processed or partial view (a slice, or a memory file with
+    # comments removed), so "unchanged since your last read" must not be claimed.
+    is_partial_view: bool = False
+    stale: bool = False
+    # False once the read's output is no longer in the model's context (cleared by
+    # microcompact or compaction): a re-read must then return the content again.
+    in_context: bool = True
+
+    @property
+    def size(self) -> int:
+        return max(1, len(self.content.encode("utf-8", "surrogatepass")))
+
+    @property
+    def is_full_read(self) -> bool:
+        return not self.is_partial_view and self.offset in (None, 0, 1) and self.limit is None
+
+
+class FileStateCache:
+    def __init__(self, max_entries: int = MAX_ENTRIES, max_bytes: int = MAX_BYTES) -> None:
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[str, FileState] = OrderedDict()
+        self._bytes = 0
+        self._listeners: list[Callable[[str], None]] = []
+
+    def add_listener(self, listener: Callable[[str], None]) -> None:
+        """Called with the normalized path whenever an entry is set (the file watcher uses this)."""
+        self._listeners.append(listener)
+
+    def get(self, path: str | os.PathLike[str]) -> FileState | None:
+        key = normalize_path(path)
+        state = self._entries.get(key)
+        if state is not None:
+            self._entries.move_to_end(key)
+        return state
+
+    def peek(self, path: str | os.PathLike[str]) -> FileState | None:
+        """Look without refreshing recency."""
+        return self._entries.get(normalize_path(path))
+
+    def set(self, path: str | os.PathLike[str], state: FileState) -> None:
+        key = normalize_path(path)
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self._bytes -= old.size
+        self._entries[key] = state
+        self._bytes += state.size
+        self._evict()
+        for listener in self._listeners:
+            listener(key)
+
+    def delete(self, path: str | os.PathLike[str]) -> None:
+        old = self._entries.pop(normalize_path(path), None)
+        if old is not None:
+            self._bytes -= old.size
+
+    def mark_stale(self, path: str | os.PathLike[str]) -> bool:
+        key = normalize_path(path)
+        state = self._entries.get(key)
+        if state is None or state.stale:
+            return False
+        self._entries[key] = replace(state, stale=True)
+        return True
+
+    def __contains__(self, path: object) -> bool:
+        return isinstance(path, (str, os.PathLike)) and normalize_path(path) in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def total_bytes(self) -> int:
+        return self._bytes
+
+    def paths(self) -> list[str]:
+        """Least recently used first."""
+        return list(self._entries)
+
+    def snapshot(self) -> dict[str, FileState]:
+        """A copy, least recently used first, that later changes to the cache do not touch."""
+        return {key: replace(state) for key, state in self._entries.items()}
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._bytes = 0
+
+    def _evict(self) -> None:
+        while self._entries and (
+            len(self._entries) > self.max_entries or self._bytes > self.max_bytes
+        ):
+            if len(self._entries) == 1:
+                break  # keep the newest entry even when it alone is over budget
+            _, evicted = self._entries.popitem(last=False)
+            self._bytes -= evicted.size

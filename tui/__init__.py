@@ -1,0 +1,1 @@
+"""Front ends: the Textual app, the plain REPL, and the `ccx` launcher."""
