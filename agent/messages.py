@@ -124,7 +124,9 @@ def unanswered_tool_uses(messages: list[Message]) -> list[dict[str, Any]]:
     return [use for use in uses if use["id"] not in answered]
 
 
-def close_unanswered(messages: list[Message], reason: str = INTERRUPTED_TOOL_RESULT) -> Message | None:
+def close_unanswered(
+    messages: list[Message], reason: str = INTERRUPTED_TOOL_RESULT
+) -> Message | None:
     """Answer every dangling tool_use of the last response so the API accepts the history.
 
     The results go first in the user message right after the response (the API

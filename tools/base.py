@@ -68,11 +68,15 @@ class Tool:
     @classmethod
     def input_schema(cls) -> dict[str, Any]:
         schema = cls.Params.model_json_schema(by_alias=True)
-        return _strip_titles(schema)
+        return _collapse_optional(_strip_titles(schema))
 
     @classmethod
     def to_api(cls) -> dict[str, Any]:
-        return {"name": cls.name, "description": cls.description(), "input_schema": cls.input_schema()}
+        return {
+            "name": cls.name,
+            "description": cls.description(),
+            "input_schema": cls.input_schema(),
+        }
 
     def parse(self, raw: Any) -> ToolParams | ToolResult:
         """Validate raw tool input; a ToolResult error explains what was wrong."""
@@ -82,12 +86,15 @@ class Tool:
             except json.JSONDecodeError as exc:
                 return ToolResult.error(f"{self.name} input is not valid JSON: {exc}")
         if not isinstance(raw, dict):
-            return ToolResult.error(f"{self.name} input must be a JSON object, got {type(raw).__name__}")
+            return ToolResult.error(
+                f"{self.name} input must be a JSON object, got {type(raw).__name__}"
+            )
         try:
             return self.Params.model_validate(raw)
         except ValidationError as exc:
             problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or 'input'}: {err['msg']}" for err in exc.errors()
+                f"{'.'.join(str(p) for p in err['loc']) or 'input'}: {err['msg']}"
+                for err in exc.errors()
             )
             return ToolResult.error(f"Invalid input for {self.name}: {problems}")
 
@@ -109,3 +116,17 @@ def _strip_titles(node: Any) -> Any:
     if isinstance(node, list):
         return [_strip_titles(v) for v in node]
     return node
+
+
+def _collapse_optional(node: Any) -> Any:
+    """Show an ``int | None = None`` field as a plain optional ``integer``, like Claude Code."""
+    if isinstance(node, list):
+        return [_collapse_optional(v) for v in node]
+    if not isinstance(node, dict):
+        return node
+    variants = node.get("anyOf")
+    if isinstance(variants, list) and len(variants) == 2 and {"type": "null"} in variants:
+        (other,) = [v for v in variants if v != {"type": "null"}]
+        node = {k: v for k, v in node.items() if k != "anyOf" and (k, v) != ("default", None)}
+        node = {**other, **node}
+    return {k: _collapse_optional(v) for k, v in node.items()}

@@ -1,0 +1,168 @@
+"""The `ccx` command line: options shared by every mode, and headless `-p` runs.
+
+Interactive front ends live in ``tui/``; the launcher there hands this module a
+callable that opens one, so ``agent/`` never imports ``tui/``. ``--version``
+is answered before anything heavy is imported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated
+
+from agent import __version__
+
+Interactive = Callable[["RunOptions", "str | None", bool], int]  # noqa: F821
+
+
+def run(argv: list[str], interactive: Interactive | None = None) -> int:
+    if argv and argv[0] in ("--version", "-v", "-V"):
+        print(f"{__version__} (ccx)")
+        return 0
+    import typer
+
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    exit_code = 0
+
+    @app.command(context_settings={"help_option_names": ["-h", "--help"]})
+    def ccx(
+        prompt: Annotated[
+            str | None, typer.Argument(help="The prompt (read from stdin with -p if omitted)")
+        ] = None,
+        print_mode: Annotated[
+            bool, typer.Option("-p", "--print", help="Run the prompt headless and print the result")
+        ] = False,
+        output_format: Annotated[
+            str, typer.Option("--output-format", help="text | json | stream-json")
+        ] = "text",
+        include_partial: Annotated[
+            bool,
+            typer.Option("--include-partial-messages", help="stream-json: include text deltas"),
+        ] = False,
+        model: Annotated[
+            str | None, typer.Option("--model", help="Model name or alias (opus, sonnet, haiku)")
+        ] = None,
+        fallback_model: Annotated[
+            str | None,
+            typer.Option("--fallback-model", help="Model to use when the main one is overloaded"),
+        ] = None,
+        permission_mode: Annotated[
+            str | None,
+            typer.Option(
+                "--permission-mode", help="default | acceptEdits | plan | bypassPermissions"
+            ),
+        ] = None,
+        allowed_tools: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--allowedTools",
+                "--allowed-tools",
+                help='Rules to allow, e.g. "Bash(git log *)" Edit',
+            ),
+        ] = None,
+        disallowed_tools: Annotated[
+            list[str] | None,
+            typer.Option("--disallowedTools", "--disallowed-tools", help="Rules to deny"),
+        ] = None,
+        max_turns: Annotated[
+            int | None,
+            typer.Option("--max-turns", help="Stop after this many model turns (headless)"),
+        ] = None,
+        continue_: Annotated[
+            bool,
+            typer.Option("-c", "--continue", help="Continue the latest session in this directory"),
+        ] = False,
+        resume: Annotated[
+            str | None, typer.Option("-r", "--resume", help="Resume the session with this id")
+        ] = None,
+        autocompact: Annotated[
+            str | None,
+            typer.Option(
+                "--autocompact", help="auto, or the window in tokens at which to auto-compact"
+            ),
+        ] = None,
+        plain: Annotated[
+            bool,
+            typer.Option(
+                "--plain", help="Use the plain line-by-line REPL instead of the full-screen app"
+            ),
+        ] = False,
+        cwd: Annotated[
+            Path | None,
+            typer.Option("--cwd", help="Work in this directory instead of the current one"),
+        ] = None,
+        version: Annotated[
+            bool, typer.Option("--version", "-v", help="Print the version and exit")
+        ] = False,
+    ) -> None:
+        nonlocal exit_code
+        if version:
+            print(f"{__version__} (ccx)")
+            return
+        from agent.runtime import RunOptions
+
+        if output_format not in ("text", "json", "stream-json"):
+            raise typer.BadParameter("use text, json or stream-json", param_hint="--output-format")
+        if autocompact is not None and autocompact != "auto" and not autocompact.isdigit():
+            raise typer.BadParameter("use auto or a number of tokens", param_hint="--autocompact")
+        options = RunOptions(
+            cwd=(cwd or Path.cwd()).resolve(),
+            model=model,
+            permission_mode=permission_mode,
+            allowed_tools=allowed_tools or [],
+            disallowed_tools=disallowed_tools or [],
+            max_turns=max_turns,
+            continue_session=continue_,
+            resume=resume,
+            autocompact=autocompact,
+            fallback_model=fallback_model,
+            headless=print_mode,
+        )
+        if print_mode:
+            text = _headless_prompt(prompt)
+            if not text:
+                print("ccx: -p needs a prompt (as an argument or on stdin)", file=sys.stderr)
+                exit_code = 2
+                return
+            exit_code = _run_headless(options, text, output_format, include_partial)
+        elif interactive is None:
+            print("ccx: no interactive front end is available; use -p", file=sys.stderr)
+            exit_code = 2
+        else:
+            exit_code = interactive(options, prompt, plain)
+
+    try:
+        app(args=argv, prog_name="ccx", standalone_mode=False)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    except Exception as exc:  # click usage errors and the like
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            return exc.exit_code
+        if isinstance(exc, click.exceptions.Abort):
+            return 130
+        raise
+    return exit_code
+
+
+def _headless_prompt(prompt: str | None) -> str:
+    piped = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    if prompt in (None, "-"):
+        return piped.strip()
+    return f"{piped.strip()}\n\n{prompt}" if piped.strip() else prompt
+
+
+def _run_headless(options: object, prompt: str, output_format: str, include_partial: bool) -> int:
+    from agent.headless import HeadlessOutput, run_headless
+
+    output = HeadlessOutput(output_format, include_partial)
+    return asyncio.run(run_headless(options, prompt, output))  # type: ignore[arg-type]
+
+
+def main() -> None:
+    sys.exit(run(sys.argv[1:]))

@@ -1,0 +1,132 @@
+"""`ccx -p`: run one prompt without a UI and print text, one JSON result, or a JSON event stream."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+import time
+from typing import Any, TextIO
+
+from agent.api import ApiError
+from agent.events import (
+    CompactionFinished,
+    ErrorEvent,
+    Event,
+    Notice,
+    PermissionDenied,
+    SessionStarted,
+    TextDelta,
+    ThinkingDelta,
+)
+from agent.loop import MaxTurnsReached
+from agent.runtime import RunOptions, Runtime, StartupError
+
+OUTPUT_FORMATS = ("text", "json", "stream-json")
+EXIT_INTERRUPTED = 130
+
+
+class HeadlessOutput:
+    """Collects what the result needs from the event stream and prints per the format."""
+
+    def __init__(
+        self, output_format: str, include_partial: bool = False, out: TextIO | None = None
+    ):
+        self.format = output_format
+        self.include_partial = include_partial
+        self.out = out or sys.stdout
+        self.session_id = ""
+        self.model = ""
+        self.compactions: list[dict[str, Any]] = []
+        self.denials: list[dict[str, Any]] = []
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, SessionStarted):
+            self.session_id = event.session_id
+            self.model = event.model
+        elif isinstance(event, CompactionFinished):
+            self.compactions.append(event.record)
+        elif isinstance(event, PermissionDenied):
+            self.denials.append({"tool_use_id": event.tool_use_id, "tool_name": event.name})
+        elif isinstance(event, (Notice, ErrorEvent)) and self.format == "text":
+            level = getattr(event, "level", "error")
+            if level != "info":
+                print(
+                    f"ccx: {event.text if isinstance(event, Notice) else event.message}",
+                    file=sys.stderr,
+                )
+        if self.format == "stream-json":
+            if isinstance(event, (TextDelta, ThinkingDelta)) and not self.include_partial:
+                return
+            self._line(event.to_json())
+
+    def finish(self, result: dict[str, Any]) -> None:
+        if self.format == "text":
+            if result["is_error"]:
+                print(f"ccx: {result['result']}", file=sys.stderr)
+            else:
+                self.out.write(result["result"].rstrip("\n") + "\n")
+                self.out.flush()
+        else:
+            self._line(result)
+
+    def _line(self, payload: dict[str, Any]) -> None:
+        self.out.write(json.dumps(payload, ensure_ascii=False, default=str) + "\n")
+        self.out.flush()
+
+
+async def run_headless(options: RunOptions, prompt: str, output: HeadlessOutput) -> int:
+    started = time.perf_counter()
+    try:
+        runtime = Runtime(options, output.emit)
+    except StartupError as exc:
+        output.finish(_result(output, "error_during_execution", str(exc), started, None, 0))
+        return 1
+    task = asyncio.ensure_future(runtime.agent.submit(prompt))
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, task.cancel)
+    subtype, text, code = "success", "", 0
+    try:
+        outcome = await task
+        text = outcome.result
+    except asyncio.CancelledError:
+        subtype, text, code = "error_interrupted", "Interrupted by the user", EXIT_INTERRUPTED
+    except MaxTurnsReached as exc:
+        subtype, text, code = "error_max_turns", str(exc), 1
+    except ApiError as exc:
+        output.emit(ErrorEvent(exc.message, kind=exc.error_type or "api_error", recoverable=False))
+        subtype, text, code = "error_during_execution", exc.message, 1
+    finally:
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(sig)
+        runtime.close()
+    output.finish(_result(output, subtype, text, started, runtime, runtime.agent.turns_total))
+    return code
+
+
+def _result(
+    output: HeadlessOutput,
+    subtype: str,
+    text: str,
+    started: float,
+    runtime: Runtime | None,
+    turns: int,
+) -> dict[str, Any]:
+    costs = runtime.agent.costs if runtime else None
+    return {
+        "type": "result",
+        "subtype": subtype,
+        "is_error": subtype != "success",
+        "result": text,
+        "session_id": output.session_id,
+        "model": output.model,
+        "num_turns": turns,
+        "duration_ms": round((time.perf_counter() - started) * 1000),
+        "duration_api_ms": round(costs.api_seconds * 1000) if costs else 0,
+        "usage": dict(costs.totals) if costs else {},
+        "total_cost_usd": round(costs.total_cost_usd, 6) if costs else 0.0,
+        "compactions": output.compactions,
+        "permission_denials": output.denials,
+    }

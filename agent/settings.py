@@ -1,0 +1,265 @@
+"""Settings files: the user's, the project's and the project's local one, merged.
+
+In increasing priority: ``$CCX_CONFIG_DIR/settings.json`` (default
+``~/.ccx/settings.json``), ``<project>/.claude/settings.json``, then
+``<project>/.claude/settings.local.json``. Permission rule lists and hooks add
+up across files (each rule remembers the file it came from); every other key
+is taken from the highest-priority file that sets it, dicts merged shallowly.
+A broken file is reported in ``Settings.warnings`` and skipped, never raised.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.permissions import MODES, Rule
+
+RULE_LISTS = ("allow", "ask", "deny")
+
+
+@dataclass
+class Settings:
+    raw: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)  # the files that were read, lowest first
+    allow: list[Rule] = field(default_factory=list)
+    ask: list[Rule] = field(default_factory=list)
+    deny: list[Rule] = field(default_factory=list)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.raw.get(key, default)
+
+    @property
+    def model(self) -> str | None:
+        return _string(self.raw.get("model"))
+
+    @property
+    def fallback_model(self) -> str | None:
+        return _string(self.raw.get("fallbackModel"))
+
+    @property
+    def permission_mode(self) -> str | None:
+        mode = self._permissions.get("defaultMode")
+        return mode if mode in MODES else None
+
+    @property
+    def hooks(self) -> dict[str, list[Any]]:
+        hooks = self.raw.get("hooks")
+        return hooks if isinstance(hooks, dict) else {}
+
+    @property
+    def env(self) -> dict[str, str]:
+        env = self.raw.get("env")
+        if not isinstance(env, dict):
+            return {}
+        return {str(k): _env_value(v) for k, v in env.items() if v is not None}
+
+    @property
+    def auto_compact_window(self) -> int | None:
+        value = self.raw.get("autoCompactWindow")
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, int) and value > 0:
+            return value
+        if isinstance(value, str) and value.strip().isdigit() and int(value) > 0:
+            return int(value)
+        return None
+
+    @property
+    def _permissions(self) -> dict[str, Any]:
+        permissions = self.raw.get("permissions")
+        return permissions if isinstance(permissions, dict) else {}
+
+
+def config_dir() -> Path:
+    """Where the user's ccx files live: $CCX_CONFIG_DIR, else ~/.ccx."""
+    configured = os.environ.get("CCX_CONFIG_DIR")
+    return Path(configured).expanduser() if configured else Path.home() / ".ccx"
+
+
+def project_root(cwd: Path) -> Path:
+    """The nearest ancestor of ``cwd`` holding ``.claude/`` or ``.git``, else ``cwd``.
+
+    The home directory's ``.claude/`` does not count: that is Claude Code's user
+    configuration, not a project.
+    """
+    cwd = Path(cwd).resolve()
+    home = Path.home().resolve()
+    for directory in (cwd, *cwd.parents):
+        if (directory / ".git").exists():
+            return directory
+        if (directory / ".claude").is_dir() and directory != home:
+            return directory
+    return cwd
+
+
+def settings_files(cwd: Path, config_dir_path: Path | None = None) -> list[Path]:
+    """The settings files that apply in ``cwd``, lowest priority first."""
+    root = project_root(cwd)
+    user_dir = config_dir_path if config_dir_path is not None else config_dir()
+    return [
+        user_dir / "settings.json",
+        root / ".claude" / "settings.json",
+        root / ".claude" / "settings.local.json",
+    ]
+
+
+def load_settings(cwd: Path, config_dir: Path | None = None) -> Settings:
+    settings = Settings()
+    seen: set[Path] = set()
+    for path in settings_files(cwd, config_dir):
+        resolved = path.resolve()
+        if resolved in seen:
+            continue  # the project is the config dir's parent, e.g. run from ~
+        seen.add(resolved)
+        data = _read_json(path, settings.warnings)
+        if data is None:
+            continue
+        settings.files.append(path)
+        _merge_into(settings, data, source=str(path))
+    return settings
+
+
+def add_permission_rule(path: Path, behavior: str, rule: str) -> None:
+    """Add ``rule`` to permissions.<behavior> of the settings file at ``path``.
+
+    Creates the file and its directories; keeps every other key; does nothing
+    if the rule is already there. The file is replaced atomically, and writers
+    in other ccx processes are serialized with a lock on the directory.
+    Raises ValueError if the file exists but is not a JSON object (it is not
+    overwritten), OSError if it cannot be written.
+    """
+    if behavior not in RULE_LISTS:
+        raise ValueError(f"behavior must be one of {RULE_LISTS}, not {behavior!r}")
+    text = str(Rule.parse(rule))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _directory_lock(path.parent):
+        data: dict[str, Any] = {}
+        if path.exists():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8") or "{}")
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise ValueError(f"{path} is not valid JSON ({exc}); not changed") from exc
+            if not isinstance(data, dict):
+                raise ValueError(f"{path} does not hold a JSON object; not changed")
+        permissions = data.setdefault("permissions", {})
+        if not isinstance(permissions, dict):
+            raise ValueError(f'"permissions" in {path} is not an object; not changed')
+        rules = permissions.setdefault(behavior, [])
+        if not isinstance(rules, list):
+            raise ValueError(f'"permissions.{behavior}" in {path} is not a list; not changed')
+        if text in rules or rule in rules:
+            return
+        rules.append(text)
+        _write_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def _read_json(path: Path, warnings: list[str]) -> dict[str, Any] | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        warnings.append(f"Could not read settings file {path}: {exc}; ignoring it.")
+        return None
+    if not text.strip():
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        warnings.append(f"Settings file {path} is not valid JSON ({exc}); ignoring it.")
+        return None
+    if not isinstance(data, dict):
+        warnings.append(f"Settings file {path} does not hold a JSON object; ignoring it.")
+        return None
+    return data
+
+
+def _merge_into(settings: Settings, data: dict[str, Any], source: str) -> None:
+    raw = settings.raw
+    for key, value in data.items():
+        if key == "permissions" and isinstance(value, dict):
+            _merge_permissions(settings, value, source)
+        elif key == "hooks" and isinstance(value, dict):
+            hooks = raw.setdefault("hooks", {})
+            for event, entries in value.items():
+                if not isinstance(entries, list):
+                    settings.warnings.append(f'"hooks.{event}" in {source} is not a list; ignored.')
+                    continue
+                hooks[event] = [*hooks.get(event, []), *entries]
+        elif isinstance(value, dict) and isinstance(raw.get(key), dict):
+            raw[key] = {**raw[key], **value}
+        else:
+            raw[key] = value
+
+
+def _merge_permissions(settings: Settings, value: dict[str, Any], source: str) -> None:
+    merged = settings.raw.setdefault("permissions", {})
+    for key, item in value.items():
+        if key == "defaultMode" and item not in MODES:
+            modes = ", ".join(MODES)
+            settings.warnings.append(
+                f"Unknown permissions.defaultMode {item!r} in {source} (expected {modes}); ignored."
+            )
+            continue
+        if key not in RULE_LISTS:
+            merged[key] = item
+            continue
+        if not isinstance(item, list):
+            settings.warnings.append(f'"permissions.{key}" in {source} is not a list; ignored.')
+            continue
+        merged[key] = [*merged.get(key, []), *item]
+        target: list[Rule] = getattr(settings, key)
+        for text in item:
+            try:
+                if not isinstance(text, str):
+                    raise ValueError(f"a rule must be a string, got {text!r}")
+                target.append(Rule.parse(text, source=source))
+            except ValueError as exc:
+                settings.warnings.append(f"Bad permission rule in {source}: {exc}; ignored.")
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    mode = path.stat().st_mode & 0o777 if path.exists() else None
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def _directory_lock(directory: Path) -> Iterator[None]:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _env_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)

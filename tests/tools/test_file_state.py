@@ -1,0 +1,120 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tools.file_state import FileState, FileStateCache, normalize_path
+
+
+def state(content: str = "x", **kw: object) -> FileState:
+    return FileState(content=content, mtime=1.0, read_at=2.0, **kw)  # type: ignore[arg-type]
+
+
+def test_lru_by_entry_count() -> None:
+    cache = FileStateCache(max_entries=3)
+    for name in ("/a", "/b", "/c"):
+        cache.set(name, state())
+    assert cache.get("/a") is not None  # refreshes /a: /b is now the oldest
+    cache.set("/d", state())
+    assert cache.paths() == ["/c", "/a", "/d"]
+    assert "/b" not in cache and len(cache) == 3
+
+
+def test_peek_does_not_refresh() -> None:
+    cache = FileStateCache(max_entries=2)
+    cache.set("/a", state())
+    cache.set("/b", state())
+    assert cache.peek("/a") is not None
+    cache.set("/c", state())
+    assert "/a" not in cache and "/b" in cache
+
+
+def test_lru_by_total_size() -> None:
+    cache = FileStateCache(max_bytes=10)
+    cache.set("/a", state("aaaa"))
+    cache.set("/b", state("bbbb"))
+    assert cache.total_bytes == 8
+    cache.set("/c", state("cccc"))
+    assert cache.paths() == ["/b", "/c"] and cache.total_bytes == 8
+    cache.set("/b", state("b"))  # replacing an entry updates the total
+    assert cache.total_bytes == 5
+
+
+def test_single_oversized_entry_is_kept() -> None:
+    cache = FileStateCache(max_bytes=4)
+    cache.set("/a", state("a"))
+    cache.set("/big", state("x" * 100))
+    assert cache.paths() == ["/big"] and cache.total_bytes == 100
+
+
+def test_size_counts_utf8_bytes() -> None:
+    assert state("é").size == 2
+    assert state("").size == 1  # an empty file still takes a slot
+
+
+def test_normalized_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    cache = FileStateCache()
+    cache.set("sub/../a.txt", state())
+    assert cache.peek(tmp_path / "a.txt") is not None
+    assert str(tmp_path / "a.txt") in cache
+    assert cache.paths() == [str(tmp_path / "a.txt")]
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert normalize_path("~/a.txt") == str(tmp_path / "a.txt")
+    assert 42 not in cache
+
+
+def test_snapshot_is_a_detached_copy() -> None:
+    cache = FileStateCache()
+    cache.set("/a", state("one"))
+    cache.set("/b", state("two"))
+    cache.get("/a")
+    snap = cache.snapshot()
+    assert list(snap) == ["/b", "/a"]
+    cache.mark_stale("/a")
+    cache.set("/c", state())
+    cache.clear()
+    assert snap["/a"].stale is False and set(snap) == {"/a", "/b"}
+    assert len(cache) == 0 and cache.total_bytes == 0
+
+
+def test_mark_stale_once() -> None:
+    cache = FileStateCache()
+    cache.set("/a", state())
+    assert cache.mark_stale("/a") is True
+    assert cache.mark_stale("/a") is False
+    assert cache.mark_stale("/missing") is False
+    entry = cache.peek("/a")
+    assert entry is not None and entry.stale
+
+
+def test_delete_and_listeners() -> None:
+    cache = FileStateCache()
+    seen: list[str] = []
+    cache.add_listener(seen.append)
+    cache.set("/x/../a", state("abc"))
+    assert seen == ["/a"]
+    cache.delete("/a")
+    cache.delete("/never")
+    assert len(cache) == 0 and cache.total_bytes == 0
+
+
+@pytest.mark.parametrize(
+    ("kw", "full"),
+    [
+        ({}, True),
+        ({"offset": 1}, True),
+        ({"offset": 0}, True),
+        ({"offset": 2}, False),
+        ({"limit": 10}, False),
+        ({"is_partial_view": True}, False),
+    ],
+)
+def test_is_full_read(kw: dict[str, object], full: bool) -> None:
+    assert state(**kw).is_full_read is full
+
+
+def test_normalize_path_is_absolute() -> None:
+    assert os.path.isabs(normalize_path("relative/file.py"))

@@ -1,0 +1,22 @@
+"""The tools a session starts with."""
+
+from __future__ import annotations
+
+from tools.base import Tool
+from tools.bash import BashTool
+from tools.edit import EditTool
+from tools.glob import GlobTool
+from tools.grep import GrepTool
+from tools.read import ReadTool
+from tools.write import WriteTool
+
+
+def default_tools() -> list[Tool]:
+    return [
+        ReadTool(),
+        WriteTool(),
+        EditTool(),
+        BashTool(),
+        GlobTool(),
+        GrepTool(),
+    ]

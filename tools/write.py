@@ -1,0 +1,189 @@
+"""Write: create a file or replace one the model has read, atomically.
+
+Also home to what Edit shares with it: the freshness check against the
+FileStateCache, the atomic temp-file-and-rename write that keeps the file's
+mode, and the cache update after a write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import os
+import stat
+import tempfile
+import time
+from pathlib import Path
+
+from pydantic import Field
+
+from tools.base import Tool, ToolContext, ToolParams, ToolResult
+from tools.file_state import FileState
+from tools.read import short_path
+
+MAX_DIFF_CHARS = 1_000_000  # beyond this the UI gets no diff: difflib gets slow
+
+
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# Read once: os.umask can only be read by setting it, which is not thread-safe later on.
+_UMASK = _current_umask()
+
+
+class WriteParams(ToolParams):
+    file_path: str = Field(
+        description="Path of the file to write; absolute, or relative to the working directory"
+    )
+    content: str = Field(description="The complete new content of the file")
+
+
+class WriteTool(Tool):
+    name = "Write"
+    Params = WriteParams
+
+    def permission_subject(self, params: ToolParams) -> str | None:
+        assert isinstance(params, WriteParams)
+        return params.file_path
+
+    def summary(self, params: ToolParams) -> str:
+        assert isinstance(params, WriteParams)
+        return f"Write {short_path(params.file_path)}"
+
+    async def run(self, params: ToolParams, ctx: ToolContext) -> ToolResult:
+        assert isinstance(params, WriteParams)
+        path = ctx.resolve(params.file_path)
+        try:
+            st: os.stat_result | None = os.stat(path)
+        except FileNotFoundError:
+            st = None
+        except OSError as exc:
+            return ToolResult.error(f"Cannot write {path}: {exc.strerror or exc}")
+        if st is not None and stat.S_ISDIR(st.st_mode):
+            return ToolResult.error(f"{path} is a directory; give the path of a file to write.")
+
+        old_text = ""
+        content = params.content
+        if st is not None:
+            try:
+                old_text = path.read_bytes().decode("utf-8", errors="replace")
+            except OSError as exc:
+                return ToolResult.error(f"Cannot read {path}: {exc.strerror or exc}")
+            problem = freshness_problem(ctx, path, st, old_text)
+            if problem:
+                return ToolResult.error(problem)
+            if uses_crlf(old_text) and "\r\n" not in content:
+                content = content.replace("\n", "\r\n")  # keep a Windows file's line endings
+
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, content.encode("utf-8", errors="surrogateescape"))
+        except OSError as exc:
+            return ToolResult.error(f"Cannot write {path}: {exc.strerror or exc}")
+        remember_written(ctx, path, content)
+
+        lines = count_lines(content)
+        verb = "Updated" if st is not None else "Created"
+        message = f"{verb} {path} ({lines} line{'s' if lines != 1 else ''})"
+        display = f"{verb} {short_path(str(path), ctx.cwd)} ({lines} lines)"
+        return ToolResult(
+            output=message,
+            display=display,
+            meta={
+                "path": str(path),
+                "created": st is None,
+                "lines": lines,
+                "diff": unified_diff(old_text, content, path, ctx.cwd),
+                "display": display,
+            },
+        )
+
+
+def freshness_problem(ctx: ToolContext, path: Path, st: os.stat_result, current: str) -> str | None:
+    """Why changing an existing file now would be unsafe, or None if it is safe.
+
+    The model must have read the file in this session, and the file must not
+    have changed since: a newer mtime counts as a change unless a full read's
+    content still matches exactly (a `touch` or a save without changes).
+    """
+    entry = ctx.file_state.peek(path)
+    if entry is None:
+        return (
+            f"{path} has not been read in this session. Read it first, then retry: changes to an "
+            "existing file must start from its current content."
+        )
+    if not entry.stale and entry.mtime == st.st_mtime:
+        return None
+    if entry.is_full_read and entry.content == current:
+        return None
+    return (
+        f"{path} was modified on disk after you last read it (by the user, a formatter or "
+        "another program). Read it again to see its current content, then retry."
+    )
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write to a temp file beside `path`, then rename it over: readers never see half a file."""
+    target = Path(os.path.realpath(path))  # write through a symlink, do not replace it
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~_UMASK
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".ccx-tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def remember_written(ctx: ToolContext, path: Path, text: str) -> None:
+    """Record the file's new content as a full view, so the next Edit sees it as fresh."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # undecodable bytes kept as surrogates: store them as Read would
+        text = text.encode("utf-8", "surrogateescape").decode("utf-8", errors="replace")
+    ctx.file_state.set(
+        path,
+        FileState(
+            content=text,
+            mtime=os.stat(path).st_mtime,
+            read_at=time.time(),
+            # The model saw its own change, not the whole resulting file: a later
+            # Read must show the content instead of the "unchanged" stub.
+            in_context=False,
+        ),
+    )
+
+
+def uses_crlf(text: str) -> bool:
+    """True for a Windows-style file: it has CRLF and no bare LF line ending."""
+    crlf = text.count("\r\n")
+    return crlf > 0 and crlf == text.count("\n")
+
+
+def count_lines(text: str) -> int:
+    if not text:
+        return 0
+    return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+def unified_diff(old: str, new: str, path: Path, cwd: Path) -> str | None:
+    if len(old) + len(new) > MAX_DIFF_CHARS:
+        return None
+    try:
+        label = str(path.relative_to(cwd))
+    except ValueError:
+        label = str(path)
+    old_lines = old.replace("\r\n", "\n").splitlines(keepends=True)
+    new_lines = new.replace("\r\n", "\n").splitlines(keepends=True)
+    return "".join(
+        difflib.unified_diff(old_lines, new_lines, fromfile=f"a/{label}", tofile=f"b/{label}")
+    )
