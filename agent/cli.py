@@ -5,17 +5,15 @@ callable that opens one, so ``agent/`` never imports ``tui/``. ``--version``
 is answered before anything heavy is imported.
 """
 
-from __future__ import annotations
-
-import asyncio
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from agent import __version__
 
-Interactive = Callable[["RunOptions", "str | None", bool], int]  # noqa: F821
+Interactive = Callable[[Any, str | None, bool], int]
 
 
 def run(argv: list[str], interactive: Interactive | None = None) -> int:
@@ -135,19 +133,35 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
             exit_code = interactive(options, prompt, plain)
 
     try:
-        app(args=argv, prog_name="ccx", standalone_mode=False)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    except Exception as exc:  # click usage errors and the like
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            return exc.exit_code
-        if isinstance(exc, click.exceptions.Abort):
-            return 130
-        raise
+        app(args=expand_rule_lists(argv), prog_name="ccx", standalone_mode=True)
+    except SystemExit as exc:  # typer exits when done; usage errors carry their own code
+        code = exc.code if isinstance(exc.code, int) else 1
+        return code or exit_code
     return exit_code
+
+
+RULE_LIST_OPTIONS = ("--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools")
+RULE_WORD = re.compile(
+    r"^[A-Z][A-Za-z0-9_]*(\(.*\))?(,\s*[A-Z][A-Za-z0-9_]*(\(.*\))?)*$", re.DOTALL
+)
+
+
+def expand_rule_lists(argv: list[str]) -> list[str]:
+    """Claude Code's `--allowedTools A B C` (several values after one flag) as repeated flags."""
+    expanded: list[str] = []
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        expanded.append(arg)
+        index += 1
+        if arg not in RULE_LIST_OPTIONS or index >= len(argv):
+            continue
+        expanded.append(argv[index])
+        index += 1
+        while index < len(argv) and RULE_WORD.match(argv[index]):
+            expanded += [arg, argv[index]]
+            index += 1
+    return expanded
 
 
 def _headless_prompt(prompt: str | None) -> str:
@@ -158,6 +172,8 @@ def _headless_prompt(prompt: str | None) -> str:
 
 
 def _run_headless(options: object, prompt: str, output_format: str, include_partial: bool) -> int:
+    import asyncio
+
     from agent.headless import HeadlessOutput, run_headless
 
     output = HeadlessOutput(output_format, include_partial)

@@ -8,7 +8,6 @@ and the parts stay ignorant of each other.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from agent.settings import Settings, add_permission_rule, load_settings, project
 from agent.system_prompt import build_system_prompt
 from agent.tool_runner import AskPermission, ToolRunner
 from tools.base import ToolContext
+from tools.bash import BashTool
 from tools.file_state import FileStateCache
 from tools.registry import default_tools
 from tools.watching import FileWatcher
@@ -118,7 +118,7 @@ class Runtime:
             session=self.session,
             messages=restored,
             reminder_sources=[self.watcher.drain_notices],
-            on_tool_results=self._nested_memory,
+            on_tool_results=self._after_tools,
         )
         emit(
             SessionStarted(
@@ -174,7 +174,11 @@ class Runtime:
         target = project_root(self.cwd) / ".claude" / "settings.local.json"
         add_permission_rule(target, "allow", str(rule))
 
-    def _nested_memory(self, uses: list[dict[str, Any]], _message: Message) -> list[str]:
+    def _after_tools(self, uses: list[dict[str, Any]], _message: Message) -> list[str]:
+        """Keep the permission gate on the shell's directory; attach nested memory files."""
+        bash = next((tool for tool in self.tools if isinstance(tool, BashTool)), None)
+        if bash is not None and bash.cwd is not None:
+            self.gate.shell_cwd = bash.cwd
         reminders = []
         for use in uses:
             if use.get("name") != "Read" or not isinstance(use.get("input"), dict):
@@ -190,9 +194,8 @@ class Runtime:
         return reminders
 
     def close(self) -> None:
+        for tool in self.tools:
+            if isinstance(tool, BashTool):
+                tool.kill_background()
         self.watcher.stop()
         self.session.close()
-
-
-def session_slug(cwd: Path) -> str:
-    return re.sub(r"[^A-Za-z0-9]", "-", str(cwd))

@@ -65,11 +65,16 @@ def text_reply(text: str, **kw: Any) -> Reply:
 
 
 def tool_reply(*calls: tuple[Any, ...], text: str | None = None, **kw: Any) -> Reply:
-    """A reply calling tools: each call is (name, input) or (name, input, id)."""
+    """A reply calling tools: each call is (name, input) or (name, input, id).
+
+    An input given as a string is streamed verbatim, e.g. malformed JSON.
+    """
     content: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
     for call in calls:
         name, tool_input, *rest = call
         block: dict[str, Any] = {"type": "tool_use", "name": name, "input": tool_input}
+        if isinstance(tool_input, str):
+            block.update(input={}, raw_input=tool_input)
         if rest:
             block["id"] = rest[0]
         content.append(block)

@@ -86,7 +86,8 @@ def _block_events(
         ]
     elif kind in ("tool_use", "server_tool_use"):
         start = {"type": kind, "id": block["id"], "name": block["name"], "input": {}}
-        arguments = json.dumps(block.get("input", {}), ensure_ascii=False)
+        # "raw_input" streams text as-is, to play a model that emits malformed JSON.
+        arguments = block.get("raw_input") or json.dumps(block.get("input", {}), ensure_ascii=False)
         deltas = [
             ({"type": "input_json_delta", "partial_json": piece}, len(piece))
             for piece in _chunks(arguments, chunk_chars)

@@ -1,0 +1,103 @@
+"""Fixtures for end-to-end tests: the real `ccx` command against the fake Messages API."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.fake_api import FakeApi
+
+CCX = str(Path(sys.executable).with_name("ccx"))
+
+
+@dataclass
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> dict[str, Any]:
+        return json.loads(self.stdout)
+
+    def events(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in self.stdout.splitlines() if line.strip()]
+
+
+class Ccx:
+    """Runs `ccx` as a subprocess in a sample repository, talking to the fake API."""
+
+    def __init__(self, api: FakeApi, repo: Path, config: Path):
+        self.api = api
+        self.repo = repo
+        self.config = config
+        self.env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CCX_"))},
+            "ANTHROPIC_BASE_URL": api.url,
+            "ANTHROPIC_API_KEY": "test-key",
+            "CCX_CONFIG_DIR": str(config),
+            "HOME": str(config.parent / "home"),
+            "CCX_STRICT_INVARIANTS": "1",
+            "CCX_RETRY_BASE_DELAY_MS": "5",
+        }
+
+    def run(self, *args: str, stdin: str | None = None, timeout: float = 60) -> Run:
+        proc = subprocess.run(
+            [CCX, *args],
+            cwd=self.repo,
+            env=self.env,
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        return Run(proc.returncode, proc.stdout, proc.stderr)
+
+    def popen(self, *args: str) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [CCX, *args],
+            cwd=self.repo,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def transcripts(self) -> list[Path]:
+        return sorted((self.config / "projects").glob("*/*.jsonl"))
+
+    def transcript_records(self) -> list[dict[str, Any]]:
+        (path,) = self.transcripts()
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "README.md").write_text("# Sample\n\nA sample project.\n")
+    (root / "src" / "app.py").write_text(
+        "RETRY_LIMIT = 3\n\n\ndef main():\n    return RETRY_LIMIT\n"
+    )
+    (root / ".git").mkdir()
+    (tmp_path / "home").mkdir()
+    return root
+
+
+@pytest.fixture
+def api() -> Iterator[FakeApi]:
+    with FakeApi() as server:
+        yield server
+
+
+@pytest.fixture
+def ccx(api: FakeApi, repo: Path, tmp_path: Path) -> Ccx:
+    return Ccx(api, repo, tmp_path / "config")

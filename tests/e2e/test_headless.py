@@ -1,0 +1,188 @@
+"""`ccx -p` end to end: tools on real files, output formats, sessions, permissions."""
+
+from __future__ import annotations
+
+import json
+
+from agent.fake_api import text_reply, tool_reply
+from tests.e2e.conftest import Ccx
+
+
+def test_multi_step_tool_session(ccx: Ccx) -> None:
+    app = str(ccx.repo / "src" / "app.py")
+    ccx.api.add(
+        tool_reply(
+            ("Read", {"file_path": app}), ("Grep", {"pattern": "RETRY_LIMIT", "path": "src"})
+        ),
+        tool_reply(("Bash", {"command": "ls src && echo listed"})),
+        tool_reply(
+            (
+                "Edit",
+                {
+                    "file_path": app,
+                    "old_string": "RETRY_LIMIT = 3",
+                    "new_string": "RETRY_LIMIT = 5",
+                },
+            )
+        ),
+        text_reply("Raised the retry limit to 5."),
+    )
+    run = ccx.run(
+        "-p",
+        "raise the retry limit",
+        "--output-format",
+        "json",
+        "--allowedTools",
+        "Bash(ls *)",
+        "Edit",
+    )
+
+    assert run.returncode == 0, run.stderr
+    result = run.json()
+    assert result["type"] == "result" and result["subtype"] == "success" and not result["is_error"]
+    assert result["result"] == "Raised the retry limit to 5."
+    assert result["num_turns"] == 4
+    assert set(result["usage"]) == {
+        "input_tokens",
+        "output_tokens",
+        "cache_read_input_tokens",
+        "cache_creation_input_tokens",
+    }
+    assert result["usage"]["cache_read_input_tokens"] > 0, (
+        "the prefix should be read from the cache"
+    )
+    assert result["total_cost_usd"] > 0 and result["duration_ms"] > 0 and result["session_id"]
+    assert (ccx.repo / "src" / "app.py").read_text().startswith("RETRY_LIMIT = 5")
+    assert ccx.api.errors == []
+    second, third, fourth = ccx.api.requests[1:4]
+    assert "RETRY_LIMIT = 3" in second.all_text()  # the Read result went back to the model
+    assert "listed" in third.all_text()  # the Bash output too
+    assert "RETRY_LIMIT = 5" in fourth.all_text()  # and the edit's snippet
+
+
+def test_text_output_and_prompt_from_stdin(ccx: Ccx) -> None:
+    ccx.api.add(text_reply("It is a sample project."))
+    run = ccx.run("-p", stdin="what is this repo?")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "It is a sample project.\n"
+    assert ccx.api.requests[0].last_user_text() == "what is this repo?"
+
+
+def test_stream_json_emits_events_then_result(ccx: Ccx) -> None:
+    ccx.api.add(tool_reply(("Glob", {"pattern": "**/*.py"})), text_reply("One module."))
+    run = ccx.run("-p", "list modules", "--output-format", "stream-json")
+    assert run.returncode == 0, run.stderr
+    events = run.events()
+    kinds = [event["type"] for event in events]
+    assert kinds[0] == "session_started"
+    assert "tool_started" in kinds and "tool_result" in kinds and "assistant" in kinds
+    assert kinds[-1] == "result" and events[-1]["result"] == "One module."
+    assert "text_delta" not in kinds
+    glob_result = next(e for e in events if e["type"] == "tool_result")
+    assert glob_result["name"] == "Glob" and not glob_result["is_error"]
+
+
+def test_continue_and_resume_keep_the_conversation(ccx: Ccx) -> None:
+    ccx.api.add(tool_reply(("Read", {"file_path": "src/app.py"})), text_reply("Read it."))
+    first = ccx.run("-p", "read app.py", "--output-format", "json")
+    session_id = first.json()["session_id"]
+
+    # Edit without a new Read: the resumed session rebuilt its file-state cache.
+    ccx.api.add(
+        tool_reply(("Edit", {"file_path": "src/app.py", "old_string": "= 3", "new_string": "= 4"})),
+        text_reply("Edited."),
+    )
+    second = ccx.run("-c", "-p", "now edit it", "--output-format", "json", "--allowedTools", "Edit")
+    assert second.json()["session_id"] == session_id
+    assert "RETRY_LIMIT = 4" in (ccx.repo / "src" / "app.py").read_text()
+    request = ccx.api.requests[2]
+    assert request.messages[0]["content"][0]["text"] == "read app.py"
+    assert len(request.messages) == 5  # prompt, Read, result, answer, new prompt
+
+    ccx.api.add(text_reply("Third."))
+    third = ccx.run("-r", session_id, "-p", "and again", "--output-format", "json")
+    assert third.json()["session_id"] == session_id
+    assert len(ccx.api.requests[-1].messages) == 9
+    assert ccx.api.errors == []
+    assert len(ccx.transcripts()) == 1
+
+
+def test_unknown_resume_id_is_a_clear_error(ccx: Ccx) -> None:
+    run = ccx.run("-r", "no-such-session", "-p", "hi", "--output-format", "json")
+    assert run.returncode == 1
+    assert "no-such-session" in run.json()["result"]
+    assert "Traceback" not in run.stderr
+
+
+def test_headless_denies_what_it_cannot_ask(ccx: Ccx) -> None:
+    ccx.api.add(tool_reply(("Bash", {"command": "touch hacked"})), text_reply("Could not run it."))
+    run = ccx.run("-p", "touch a file", "--output-format", "json")
+    assert run.returncode == 0, run.stderr
+    result = run.json()
+    assert [d["tool_name"] for d in result["permission_denials"]] == ["Bash"]
+    assert not (ccx.repo / "hacked").exists()
+    (block,) = [
+        b for b in ccx.api.requests[1].messages[-1]["content"] if b["type"] == "tool_result"
+    ]
+    assert block["is_error"] is True
+    assert "denied" in block["content"] and "--allowedTools" in block["content"]
+
+
+def test_disallowed_tools_and_plan_mode(ccx: Ccx) -> None:
+    ccx.api.add(tool_reply(("Read", {"file_path": "README.md"})), text_reply("No."))
+    run = ccx.run("-p", "read", "--output-format", "json", "--disallowedTools", "Read(./README.md)")
+    assert run.returncode == 0
+    (block,) = ccx.api.requests[1].messages[-1]["content"][:1]
+    assert block["is_error"] and "denied" in block["content"]
+
+    ccx.api.add(
+        tool_reply(("Write", {"file_path": "new.txt", "content": "x"})), text_reply("Planned.")
+    )
+    run = ccx.run("-p", "write", "--output-format", "json", "--permission-mode", "plan")
+    assert run.returncode == 0
+    assert not (ccx.repo / "new.txt").exists()
+    assert "plan" in ccx.api.requests[-1].messages[-1]["content"][0]["content"].lower()
+
+
+def test_max_turns_stops_with_a_clear_subtype(ccx: Ccx) -> None:
+    ccx.api.add(*[tool_reply(("Glob", {"pattern": "*"})) for _ in range(3)])
+    run = ccx.run("-p", "loop", "--output-format", "json", "--max-turns", "2")
+    assert run.returncode == 1
+    result = run.json()
+    assert result["subtype"] == "error_max_turns" and result["num_turns"] == 2
+    records = ccx.transcript_records()
+    last = [r for r in records if r["type"] == "message"][-1]
+    assert last["message"]["content"][0]["type"] == "tool_result"  # every tool_use answered
+
+
+def test_malformed_tool_input_gets_an_error_result(ccx: Ccx) -> None:
+    ccx.api.add(
+        tool_reply(("Read", '{"file_path": "src/app.py"')),  # truncated JSON
+        tool_reply(("Read", {"file_path": 42})),  # wrong type
+        tool_reply(("Frobnicate", {})),  # no such tool
+        text_reply("Gave up."),
+    )
+    run = ccx.run("-p", "go", "--output-format", "json")
+    assert run.returncode == 0, run.stderr
+    results = [r.messages[-1]["content"][0] for r in ccx.api.requests[1:4]]
+    assert all(block["is_error"] for block in results)
+    assert "not valid JSON" in results[0]["content"]
+    assert "file_path" in results[1]["content"]
+    assert "Frobnicate" in results[2]["content"]
+    assert ccx.api.errors == []
+
+
+def test_version_is_fast_path(ccx: Ccx) -> None:
+    run = ccx.run("--version")
+    assert run.returncode == 0 and "ccx" in run.stdout
+
+
+def test_transcript_is_json_lines_with_every_message(ccx: Ccx) -> None:
+    ccx.api.add(tool_reply(("Read", {"file_path": "README.md"})), text_reply("Done."))
+    ccx.run("-p", "read the readme")
+    records = ccx.transcript_records()
+    assert records[0]["type"] == "session"
+    kinds = [r["kind"] for r in records if r["type"] == "message"]
+    assert kinds == ["prompt", "response", "tool_result", "response"]
+    assert any(r["type"] == "file_state" and r["path"].endswith("README.md") for r in records)
+    assert json.dumps(records)  # every line parsed
