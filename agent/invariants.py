@@ -86,33 +86,57 @@ def _check_results(messages: list[Message], index: int) -> list[str]:
 def repair(messages: list[Message]) -> list[Message]:
     """A copy of the conversation that satisfies the rules, losing as little as possible."""
     fixed: list[Message] = []
+    seen_ids: set[str] = set()
     for message in messages:
-        if message.role == "user" and message.tool_results():
-            previous = fixed[-1] if fixed and fixed[-1].role == "assistant" else None
-            asked = {u["id"] for u in previous.tool_uses()} if previous else set()
-            results = [
-                b
-                for b in message.content
-                if b.get("type") == "tool_result" and b["tool_use_id"] in asked
-            ]
-            others = [b for b in message.content if b.get("type") != "tool_result"]
-            content = results + others
-            if not content:
+        if message.role == "assistant":
+            if not fixed:
+                continue  # the conversation must open with the user
+            message = _without_duplicate_uses(message, seen_ids)
+        else:
+            message = _only_answering_results(message, fixed[-1] if fixed else None)
+            if not message.content:
                 continue
-            message = _copy_with(message, content)
-        if fixed and fixed[-1].role == "assistant" and fixed[-1].tool_uses():
-            fixed_follower = _answer_all(fixed[-1], message if message.role == "user" else None)
+        previous = fixed[-1] if fixed else None
+        if previous is not None and previous.role == "assistant" and previous.tool_uses():
             if message.role == "user":
-                message = fixed_follower
+                message = _answer_all(previous, message)
             else:
-                fixed.append(fixed_follower)
-        if message.content:
-            fixed.append(message)
+                fixed.append(_answer_all(previous, None))
+        fixed.append(message)
     if fixed and fixed[-1].role == "assistant" and fixed[-1].tool_uses():
         fixed.append(_answer_all(fixed[-1], None))
-    while fixed and fixed[0].role != "user":
-        fixed.pop(0)
     return fixed
+
+
+def _without_duplicate_uses(message: Message, seen_ids: set[str]) -> Message:
+    content = []
+    for block in message.content:
+        if block.get("type") == "tool_use":
+            if block["id"] in seen_ids:
+                continue
+            seen_ids.add(block["id"])
+        content.append(block)
+    if len(content) == len(message.content):
+        return message
+    return _copy_with(message, content or [{"type": "text", "text": "(no content)"}])
+
+
+def _only_answering_results(message: Message, previous: Message | None) -> Message:
+    """Keep only tool_results that answer the previous response, placed first."""
+    if not message.tool_results():
+        return message
+    asked = (
+        {u["id"] for u in previous.tool_uses()}
+        if previous and previous.role == "assistant"
+        else set()
+    )
+    results, answered = [], set()
+    for block in message.content:
+        if block.get("type") == "tool_result" and block["tool_use_id"] in asked - answered:
+            results.append(block)
+            answered.add(block["tool_use_id"])
+    others = [b for b in message.content if b.get("type") != "tool_result"]
+    return _copy_with(message, results + others)
 
 
 def _answer_all(response: Message, follower: Message | None) -> Message:

@@ -122,7 +122,7 @@ def _check_messages(body: dict[str, Any], _spec: ModelSpec) -> Rejection | None:
 
 
 def _check_content(i: int, content: Any, may_be_empty: bool) -> Rejection | None:
-    empty = f"messages.{i}: all messages must have non-empty content except for the optional final assistant message"  # noqa: E501
+    empty = f"messages.{i}: all messages must have non-empty content except for the optional final assistant message"
     if isinstance(content, str):
         return _invalid(empty) if not content and not may_be_empty else None
     if not isinstance(content, list):
