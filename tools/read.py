@@ -272,7 +272,7 @@ def _finish(ctx: ToolContext, path: Path, st: os.stat_result, sl: _Slice) -> Too
 
 
 def number_lines(lines: list[str], start: int) -> str:
-    """cat -n style: a right-aligned 1-based number, a tab, the line (overlong lines cut)."""
+    """Each line as its 1-based number, a tab, the line (overlong lines cut); no padding, which costs tokens."""
     if not lines:
         return ""
     if start == 1 and lines[0].startswith("\ufeff"):
@@ -283,7 +283,7 @@ def number_lines(lines: list[str], start: int) -> str:
     if end <= len(_PREFIXES):
         prefixes = _PREFIXES[start:end]
     else:
-        prefixes = [f"{n:>6}\t" for n in range(start, end)]
+        prefixes = [f"{n}\t" for n in range(start, end)]
     # Joining precomputed prefixes is several times faster than formatting each line.
     return "\n".join(map(operator.add, prefixes, lines))
 
@@ -296,7 +296,7 @@ def _clean_line(line: str) -> str:
     return line
 
 
-_PREFIXES = [f"{n:>6}\t" for n in range(DEFAULT_LIMIT + 2)]
+_PREFIXES = [f"{n}\t" for n in range(DEFAULT_LIMIT + 2)]
 
 
 def _remember(

@@ -64,9 +64,9 @@ async def test_unique_edit(source: Path, ctx: ToolContext, call: Call) -> None:
     lines = result.output.splitlines()
     assert lines[0] == f"Edited {source} (1 replacement). Lines 1-8 now read:"
     assert lines[1:4] == [
-        "     1\tdef greet(name):",
-        '     2\t    message = "hello " + name',
-        "     3\t    log(message)",
+        "1\tdef greet(name):",
+        '2\t    message = "hello " + name',
+        "3\t    log(message)",
     ]
     assert result.meta["replacements"] == 1
     assert "+    log(message)" in result.meta["diff"]
@@ -87,15 +87,15 @@ async def test_snippet_is_a_window_around_the_change(ctx: ToolContext, call: Cal
     await call(READ, file_path="many.txt")
     result = await call(EDIT, file_path="many.txt", old_string="line 50\n", new_string="fifty\n")
     assert result.output.splitlines()[1:] == [
-        "    46\tline 46",
-        "    47\tline 47",
-        "    48\tline 48",
-        "    49\tline 49",
-        "    50\tfifty",
-        "    51\tline 51",
-        "    52\tline 52",
-        "    53\tline 53",
-        "    54\tline 54",
+        "46\tline 46",
+        "47\tline 47",
+        "48\tline 48",
+        "49\tline 49",
+        "50\tfifty",
+        "51\tline 51",
+        "52\tline 52",
+        "53\tline 53",
+        "54\tline 54",
     ]
 
 
@@ -147,7 +147,7 @@ async def test_line_number_prefixes_are_explained(source: Path, call: Call) -> N
     result = await call(
         EDIT,
         file_path="app.py",
-        old_string="     3\t    print(message)\n     4\t    return message",
+        old_string="3\t    print(message)\n     4\t    return message",
         new_string="x",
     )
     assert result.is_error and "line-number prefixes" in result.output
@@ -200,7 +200,7 @@ async def test_crlf_file_stays_crlf(ctx: ToolContext, call: Call) -> None:
     )
     assert not result.is_error
     assert path.read_bytes() == b"one\r\ntwo\r\n2b\r\nthird\r\n"
-    assert "     3\t2b" in result.output and "\r" not in result.output
+    assert "3\t2b" in result.output and "\r" not in result.output
 
 
 async def test_mixed_line_endings_keep_each_line(ctx: ToolContext, call: Call) -> None:

@@ -63,7 +63,7 @@ async def test_numbered_lines_and_file_state(ctx: ToolContext, call: Call) -> No
     path.write_text("import os\n\nprint(os.sep)\n")
     result = await call(READ, file_path="a.py")
     assert not result.is_error
-    assert result.output == "     1\timport os\n     2\t\n     3\tprint(os.sep)"
+    assert result.output == "1\timport os\n2\t\n3\tprint(os.sep)"
     assert result.meta["lines_read"] == 3 and result.meta["total_lines"] == 3
     assert result.meta["display"] == "Read 3 lines"
     state = ctx.file_state.peek(path)
@@ -78,7 +78,7 @@ async def test_slice_with_offset_and_limit(ctx: ToolContext, call: Call) -> None
     path = ctx.cwd / "n.txt"
     path.write_text("".join(f"line {i}\n" for i in range(1, 11)))
     result = await call(READ, file_path=str(path), offset=4, limit=3)
-    assert result.output.splitlines()[:3] == ["     4\tline 4", "     5\tline 5", "     6\tline 6"]
+    assert result.output.splitlines()[:3] == ["4\tline 4", "5\tline 5", "6\tline 6"]
     assert "lines 4-6 of 10" in result.output and "offset=7" in result.output
     state = ctx.file_state.peek(path)
     assert state is not None and state.is_partial_view and not state.is_full_read
@@ -90,7 +90,7 @@ async def test_default_limit_is_2000_lines(ctx: ToolContext, call: Call) -> None
     path.write_text("x\n" * 2500)
     result = await call(READ, file_path="long.txt")
     lines = result.output.splitlines()
-    assert lines[1999] == "  2000\tx"
+    assert lines[1999] == "2000\tx"
     assert "of 2500" in result.output and "offset=2001" in result.output
     state = ctx.file_state.peek(path)
     assert state is not None and state.is_partial_view  # the model has not seen it all
@@ -108,9 +108,9 @@ async def test_long_lines_are_cut(ctx: ToolContext, call: Call) -> None:
     (ctx.cwd / "wide.txt").write_text("a" * 5000 + "\nshort\n")
     result = await call(READ, file_path="wide.txt")
     first, second = result.output.splitlines()
-    assert first.startswith("     1\t" + "a" * 2000 + "…") and "cut at 2000" in first
+    assert first.startswith("1\t" + "a" * 2000 + "…") and "cut at 2000" in first
     assert "a" * 2001 not in first
-    assert second == "     2\tshort"
+    assert second == "2\tshort"
 
 
 async def test_offset_past_the_end(ctx: ToolContext, call: Call) -> None:
@@ -196,8 +196,8 @@ async def test_large_file_without_range_is_refused(ctx: ToolContext, call: Call)
     assert "332 KiB" in result.output and "20,000 lines" in result.output
     result = await call(READ, file_path="big.log", offset=19_999)
     assert result.output.splitlines() == [
-        " 19999\t0123456789abcdef",
-        " 20000\t0123456789abcdef",
+        "19999\t0123456789abcdef",
+        "20000\t0123456789abcdef",
     ]
 
 
@@ -212,7 +212,7 @@ async def test_too_many_tokens_asks_for_a_smaller_limit(ctx: ToolContext, call: 
 async def test_crlf_and_undecodable_bytes(ctx: ToolContext, call: Call) -> None:
     (ctx.cwd / "win.txt").write_bytes(b"one\r\ntwo \xff\xfe end\r\n")
     result = await call(READ, file_path="win.txt")
-    assert result.output == "     1\tone\n     2\ttwo \ufffd\ufffd end"
+    assert result.output == "1\tone\n2\ttwo \ufffd\ufffd end"
 
 
 # --- the unchanged-file stub ---
@@ -306,12 +306,12 @@ async def test_100mb_file_slice_streams(huge_file: Path) -> None:
         tracemalloc.stop()
     assert peak < 8 * 1024 * 1024, f"peak {peak} bytes: the file was not streamed"
     lines = result.output.splitlines()
-    assert lines[:3] == [f"{n:>6}\t{_huge_line(n)}" for n in range(1_000_000, 1_000_003)]
+    assert lines[:3] == [f"{n}\t{_huge_line(n)}" for n in range(1_000_000, 1_000_003)]
     assert f"of {total}" in result.output
     assert result.meta["total_lines"] == total
 
     tail = await READ.run(ReadParams(file_path=str(huge_file), offset=total - 1), ctx)
-    assert tail.output.splitlines() == [f"{n:>6}\t{_huge_line(n)}" for n in (total - 1, total)]
+    assert tail.output.splitlines() == [f"{n}\t{_huge_line(n)}" for n in (total - 1, total)]
     state = ctx.file_state.peek(huge_file)
     assert state is not None and state.is_partial_view and state.offset == total - 1
 
@@ -322,15 +322,15 @@ async def test_big_file_slice_with_unterminated_last_line(ctx: ToolContext, call
     result = await call(READ, file_path="big.txt", offset=3000, limit=5)
     assert result.meta["total_lines"] == 3002
     assert result.output.splitlines() == [
-        f"  3000\t{'w' * 99}",
-        f"  3001\t{'w' * 99}",
-        "  3002\ttail",
+        f"3000\t{'w' * 99}",
+        f"3001\t{'w' * 99}",
+        "3002\ttail",
     ]
     huge_line = ctx.cwd / "oneline.txt"
     huge_line.write_text("q" * 400_000 + "\nend\n")
     result = await call(READ, file_path="oneline.txt", offset=1, limit=2)
     first, second = result.output.splitlines()
-    assert len(first) < 2100 and "cut at 2000" in first and second == "     2\tend"
+    assert len(first) < 2100 and "cut at 2000" in first and second == "2\tend"
 
 
 # --- speed ---

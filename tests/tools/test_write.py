@@ -72,7 +72,7 @@ async def test_overwrite_after_read(ctx: ToolContext, call: Call) -> None:
 async def test_written_file_is_shown_on_next_read(ctx: ToolContext, call: Call) -> None:
     await call(WRITE, file_path="n.txt", content="hello\n")
     result = await call(READ, file_path="n.txt")
-    assert result.output == "     1\thello"
+    assert result.output == "1\thello"
 
 
 async def test_refused_when_changed_on_disk_since_read(ctx: ToolContext, call: Call) -> None:

@@ -1,0 +1,1 @@
+"""Benchmark scripts; run them with the project's virtualenv Python."""
