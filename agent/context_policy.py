@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from agent.api import PromptTooLongError, StreamedResponse
     from agent.loop import Agent
+    from agent.messages import Message
 
 
 class ContextPolicy(Protocol):
     async def before_request(self, agent: Agent) -> None:
         """May rewrite ``agent.messages`` (microcompact, compaction) before a request."""
 
-    def after_response(self, agent: Agent, response: StreamedResponse) -> None:
-        """Learn from the API's reported usage."""
+    def after_response(self, agent: Agent, response: StreamedResponse, message: Message) -> None:
+        """Learn from the API's reported usage; ``message`` is the response, just appended."""
 
     async def on_prompt_too_long(self, agent: Agent, error: PromptTooLongError) -> bool:
         """Shrink the context after the API refused it; True when a retry may now fit."""
@@ -30,7 +31,7 @@ class NoContextPolicy:
     async def before_request(self, agent: Agent) -> None:
         return None
 
-    def after_response(self, agent: Agent, response: StreamedResponse) -> None:
+    def after_response(self, agent: Agent, response: StreamedResponse, message: Message) -> None:
         return None
 
     async def on_prompt_too_long(self, agent: Agent, error: PromptTooLongError) -> bool:

@@ -175,3 +175,14 @@ class CompactionFailed(Event):
     trigger: str
     reason: str
     consecutive_failures: int = 0
+
+
+@dataclass
+class Microcompacted(Event):
+    """Old tool results were cleared (no model call)."""
+
+    type: ClassVar[str] = "microcompact"
+    reason: str
+    cleared: int
+    tokens_freed: int
+    saved_paths: list[str] = field(default_factory=list)

@@ -9,6 +9,7 @@ import sys
 import time
 from typing import Any, TextIO
 
+from agent import commands
 from agent.api import ApiError
 from agent.events import (
     CompactionFinished,
@@ -83,14 +84,15 @@ async def run_headless(options: RunOptions, prompt: str, output: HeadlessOutput)
     except StartupError as exc:
         output.finish(_result(output, "error_during_execution", str(exc), started, None, 0))
         return 1
-    task = asyncio.ensure_future(runtime.agent.submit(prompt))
+    task = asyncio.ensure_future(_run(runtime, prompt))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, task.cancel)
     subtype, text, code = "success", "", 0
     try:
-        outcome = await task
-        text = outcome.result
+        text, failed = await task
+        if failed:
+            subtype, code = "error_during_execution", 1
     except asyncio.CancelledError:
         subtype, text, code = "error_interrupted", "Interrupted by the user", EXIT_INTERRUPTED
     except MaxTurnsReached as exc:
@@ -104,6 +106,16 @@ async def run_headless(options: RunOptions, prompt: str, output: HeadlessOutput)
         runtime.close()
     output.finish(_result(output, subtype, text, started, runtime, runtime.agent.turns_total))
     return code
+
+
+async def _run(runtime: Runtime, prompt: str) -> tuple[str, bool]:
+    """A slash command, or a turn of the agent; returns the result text and whether it failed."""
+    await runtime.start()
+    if commands.parse(prompt) is not None:
+        result = await commands.run_command(runtime, prompt)
+        return result.text, result.is_error
+    outcome = await runtime.agent.submit(prompt)
+    return outcome.result, False
 
 
 def _result(

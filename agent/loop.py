@@ -169,7 +169,6 @@ class Agent:
                     continue
                 raise
             self._record_usage(response)
-            self.policy.after_response(self, response)
             return response
 
     def build_request(self, max_tokens: int) -> dict[str, Any]:
@@ -249,6 +248,7 @@ class Agent:
             stop_reason=response.stop_reason,
         )
         self.append(message)
+        self.policy.after_response(self, response, message)
         self.emit(
             AssistantMessage(
                 message.to_api(), response.api_id, response.stop_reason, response.usage

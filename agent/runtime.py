@@ -8,26 +8,35 @@ and the parts stay ignorant of each other.
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent.api import ModelClient
+from agent.context_setup import build_context_manager
 from agent.events import EventSink, Notice, SessionStarted
+from agent.hooks import HookRunner, additional_context_text
 from agent.loop import Agent, AgentConfig
 from agent.memory import MemoryFiles
 from agent.messages import Message
-from agent.models import resolve_model
+from agent.models import ModelLimits, fetch_limits, resolve_model
 from agent.permissions import PermissionGate, Rule
+from agent.plan import PlanState, plan_file_path
 from agent.session import Session, find_session, latest_session_path, rebuild_file_state
-from agent.settings import Settings, add_permission_rule, load_settings, project_root
+from agent.settings import Settings, add_permission_rule, config_dir, load_settings, project_root
+from agent.skills import InvokedSkills, discover_skills, skills_listing
 from agent.system_prompt import build_system_prompt
 from agent.tool_runner import AskPermission, ToolRunner
 from tools.base import ToolContext
 from tools.bash import BashTool
+from tools.exit_plan_mode import ExitPlanModeTool
 from tools.file_state import FileStateCache
 from tools.registry import default_tools
+from tools.skill import SkillInfo, SkillTool
 from tools.watching import FileWatcher
+
+ApprovePlan = Callable[[str], Awaitable[bool]]
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
@@ -76,32 +85,68 @@ def split_rules(values: list[str]) -> list[str]:
 class Runtime:
     """One session's parts, wired; ``close()`` releases the watcher and the transcript."""
 
-    def __init__(self, options: RunOptions, emit: EventSink, ask: AskPermission | None = None):
+    def __init__(
+        self,
+        options: RunOptions,
+        emit: EventSink,
+        ask: AskPermission | None = None,
+        approve_plan: ApprovePlan | None = None,
+    ):
         self.options = options
         self.emit = emit
         self.cwd = options.cwd.resolve()
         self.settings: Settings = load_settings(self.cwd)
         for warning in self.settings.warnings:
-            emit(Notice(warning, "warning"))
+            self.emit_notice(warning)
         for key, value in self.settings.env.items():
             os.environ.setdefault(key, str(value))
         self.model = resolve_model(
             options.model or self.settings.model or os.environ.get("ANTHROPIC_MODEL")
         )
+        self.model_limits: dict[str, ModelLimits] = {}
         self.gate = self._permission_gate()
         self.file_state = FileStateCache()
+        self._loaded_events: list[dict[str, Any]] = []
         self.session, restored = self._open_session()
         self.session.attach_file_state(self.file_state)
         self.memory = MemoryFiles(self.cwd)
         memory_files = self.memory.load()
+        self.skills = discover_skills(self.cwd)
+        for warning in self.skills.warnings:
+            self.emit_notice(warning)
+        self.invoked_skills = InvokedSkills.rebuild(self._loaded_events, self.skills)
+        self.plan = PlanState(
+            plan_file_path(config_dir(), self.session.id), active=self.gate.mode == "plan"
+        )
+        self.gate.plan_file = self.plan.path
+        self.hooks = HookRunner(self.settings.hooks, self.cwd, self.session.id, self.session.path)
+        for warning in self.hooks.warnings:
+            self.emit_notice(warning)
+        self._hook_context: list[str] = []
         self.system = build_system_prompt(self.cwd, self.model, memory_files)
+        self.memory_texts = [m.content for m in memory_files]
+        self.skills_text = skills_listing(self.skills)
+        if self.skills_text:
+            self.system[-1] = {
+                **self.system[-1],
+                "text": self.system[-1]["text"] + "\n\n" + self.skills_text,
+            }
         self.tool_context = ToolContext(
             cwd=self.cwd, file_state=self.file_state, session_dir=self.session.folder
         )
         self.watcher = FileWatcher(self.file_state)
         if options.watch_files:
             self.watcher.start()
-        self.tools = default_tools()
+        self.tools = [
+            *default_tools(),
+            SkillTool(self.skills, on_invoke=self._record_skill),
+            ExitPlanModeTool(
+                lambda: self.plan.path,
+                approve_plan,
+                self._exit_plan_mode,
+                in_plan_mode=lambda: self.gate.mode == "plan",
+            ),
+        ]
         self.runner = ToolRunner(
             self.tools, self.tool_context, self.gate, emit, ask, self._remember_rule
         )
@@ -117,20 +162,94 @@ class Runtime:
             emit=emit,
             session=self.session,
             messages=restored,
-            reminder_sources=[self.watcher.drain_notices],
+            reminder_sources=[
+                self.watcher.drain_notices,
+                self.plan.reminders,
+                self._drain_hook_context,
+            ],
             on_tool_results=self._after_tools,
         )
+        self.context = build_context_manager(self)
+        self.agent.policy = self.context
+        self.resumed = bool(options.continue_session or options.resume) and bool(restored)
         emit(
             SessionStarted(
                 session_id=self.session.id,
                 model=self.model,
                 cwd=str(self.cwd),
                 transcript_path=str(self.session.path),
-                resumed=bool(options.continue_session or options.resume),
+                resumed=self.resumed,
                 tools=[tool.name for tool in self.tools],
                 permission_mode=self.gate.mode,
             )
         )
+
+    async def start(self) -> None:
+        """The async part of start-up: model limits from the Models API, SessionStart hooks."""
+        await self.refresh_model_limits()
+        await self.run_session_start("resume" if self.resumed else "startup")
+
+    async def refresh_model_limits(self) -> None:
+        if self.model in self.model_limits or os.environ.get("CCX_SKIP_MODELS_API"):
+            return
+        limits = await fetch_limits(self.agent.client.client, self.model)
+        if limits is not None:
+            self.model_limits[self.model] = limits
+
+    async def run_session_start(self, source: str) -> None:
+        if not self.hooks.has("SessionStart", source):
+            return
+        outcome = await self.hooks.run("SessionStart", source, {"source": source})
+        for message in outcome.messages:
+            self.emit_notice(message)
+        if text := additional_context_text("SessionStart", outcome):
+            self._hook_context.append(text)
+
+    def emit_notice(self, text: str, level: str = "warning") -> None:
+        self.emit(Notice(text, level))
+
+    def set_permission_mode(self, mode: str) -> None:
+        if mode not in PERMISSION_MODES:
+            raise ValueError(f"unknown permission mode {mode!r}")
+        self.gate.mode = mode
+        if mode == "plan":
+            self.plan.enter()
+        else:
+            self.plan.exit()
+
+    def after_compaction(self) -> None:
+        """Nested memory files attach again when their directories are read again."""
+        self.memory.load()
+
+    def clear_conversation(self) -> None:
+        """/clear: a new session with an empty conversation; the old transcript stays on disk."""
+        self.session.detach_file_state(self.file_state)
+        self.session.close()
+        self.file_state.clear()
+        self.session = Session.create(self.cwd, self.model)
+        self.session.attach_file_state(self.file_state)
+        self.agent.session = self.session
+        self.agent.messages.clear()
+        self.tool_context.session_dir = self.session.folder
+        self.invoked_skills.clear()
+        self.plan.path = plan_file_path(config_dir(), self.session.id)
+        self.gate.plan_file = self.plan.path
+        self.hooks.session_id = self.session.id
+        self.hooks.transcript_path = self.session.path
+        self.context = build_context_manager(self)
+        self.agent.policy = self.context
+        self.memory.load()
+
+    def _drain_hook_context(self) -> list[str]:
+        out, self._hook_context = self._hook_context, []
+        return out
+
+    def _record_skill(self, skill: SkillInfo, body: str) -> None:
+        self.invoked_skills.record(skill, body)
+        self.session.append_record({"type": "event", "event": InvokedSkills.event(skill)})
+
+    def _exit_plan_mode(self) -> None:
+        self.set_permission_mode("default")
 
     def _permission_gate(self) -> PermissionGate:
         mode = self.options.permission_mode or self.settings.permission_mode or "default"
@@ -161,12 +280,13 @@ class Runtime:
         elif options.continue_session:
             path = latest_session_path(self.cwd)
             if path is None:
-                self.emit(Notice("No earlier session in this directory; starting a new one"))
+                self.emit_notice("No earlier session in this directory; starting a new one", "info")
         if path is None:
             return Session.create(self.cwd, self.model), []
         session, loaded = Session.open_existing(path, self.cwd)
+        self._loaded_events = list(loaded.events)
         for repair in loaded.repairs:
-            self.emit(Notice(f"Session repaired: {repair}", "warning"))
+            self.emit_notice(f"Session repaired: {repair}")
         rebuild_file_state(loaded, self.file_state)
         return session, list(loaded.messages)
 

@@ -281,7 +281,13 @@ class Session:
 
     def attach_file_state(self, cache: FileStateCache) -> None:
         """Record every entry the cache gains, so a resumed session knows what it read."""
-        cache.add_listener(lambda key: self._record_read(cache, key))
+        self._file_listener = lambda key: self._record_read(cache, key)
+        cache.add_listener(self._file_listener)
+
+    def detach_file_state(self, cache: FileStateCache) -> None:
+        listener = getattr(self, "_file_listener", None)
+        if listener is not None:
+            cache.remove_listener(listener)
 
     def _record_read(self, cache: FileStateCache, key: str) -> None:
         state = cache.peek(key)

@@ -10,7 +10,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("agent", "tools", "compaction", "tui")
 # Modules of agent/ that assemble the parts and so may name compaction/.
-COMPOSITION_ROOTS = {"agent.runtime", "agent.headless", "agent.cli", "agent.commands"}
+COMPOSITION_ROOTS = {
+    "agent.runtime",
+    "agent.context_setup",
+    "agent.headless",
+    "agent.cli",
+    "agent.commands",
+}
 # What compaction/ may use of agent/: the data types and the model client, not the loop or the CLI.
 AGENT_FOR_COMPACTION_FORBIDDEN = {"agent.loop", "agent.runtime", "agent.cli", "agent.headless"}
 

@@ -220,7 +220,7 @@ class BashTool(Tool):
         self.shell = shell or ("/bin/bash" if os.access("/bin/bash", os.X_OK) else "/bin/sh")
         self.extra_env = dict(env or {})
         self.cwd: Path | None = None  # persists between calls, like a real shell
-        self._lingering_groups: set[int] = set()
+        self._lingering_groups: dict[int, str] = {}  # process group -> the command that left it
 
     def permission_subject(self, params: ToolParams) -> str | None:
         assert isinstance(params, BashParams)
@@ -275,6 +275,14 @@ class BashTool(Tool):
             _signal_group(pgid, signal.SIGKILL)
         self._lingering_groups.clear()
 
+    def background_tasks(self) -> list[str]:
+        """Process groups that earlier commands left running, still alive."""
+        alive = {
+            pgid: cmd for pgid, cmd in self._lingering_groups.items() if _signal_group(pgid, 0)
+        }
+        self._lingering_groups = alive
+        return [f"process group {pgid}, started by `{cmd[:200]}`" for pgid, cmd in alive.items()]
+
     def _start_dir(self, ctx: ToolContext, notes: list[str]) -> Path:
         if self.cwd is None:
             self.cwd = Path(ctx.cwd)
@@ -325,12 +333,12 @@ class BashTool(Tool):
                 )  # fmt: skip
             finally:
                 os.close(write_fd)
-            return await self._supervise(proc, reader, timeout_ms)
+            return await self._supervise(proc, reader, timeout_ms, command)
         finally:
             transport.close()
 
     async def _supervise(
-        self, proc: asyncio.subprocess.Process, reader: _PipeReader, timeout_ms: int
+        self, proc: asyncio.subprocess.Process, reader: _PipeReader, timeout_ms: int, command: str
     ) -> _Outcome:
         """Wait for the command within its timeout; kill its group on timeout or cancellation."""
         waiter = asyncio.ensure_future(proc.wait())
@@ -342,7 +350,7 @@ class BashTool(Tool):
             await asyncio.wait({reader.closed}, timeout=DRAIN_S)
             lingering = not reader.closed.done()
             if lingering:
-                self._lingering_groups.add(proc.pid)
+                self._lingering_groups[proc.pid] = command
             await asyncio.wait({waiter}, timeout=KILL_GRACE_S)
             return _Outcome(proc.returncode, timed_out, lingering)
         except asyncio.CancelledError:

@@ -57,6 +57,10 @@ class FileStateCache:
         """Called with the normalized path whenever an entry is set (the file watcher uses this)."""
         self._listeners.append(listener)
 
+    def remove_listener(self, listener: Callable[[str], None]) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     def get(self, path: str | os.PathLike[str]) -> FileState | None:
         key = normalize_path(path)
         state = self._entries.get(key)

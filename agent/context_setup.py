@@ -1,0 +1,78 @@
+"""Wiring context management into a session: window settings, restoration sources, hooks.
+
+Part of the composition root: it builds the compaction/ ContextManager from
+the session's parts (file-state cache, skills, plan, hooks, background shell
+tasks), so neither the loop nor compaction knows the other's insides.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from agent.models import ModelLimits, limits_for
+from compaction.manager import CompactionServices, ContextManager
+from compaction.thresholds import ContextLimits, resolve_window
+from tools.bash import BashTool
+
+if TYPE_CHECKING:
+    from agent.runtime import Runtime
+
+
+def build_context_manager(runtime: Runtime) -> ContextManager:
+    window = resolve_window(
+        limits_for(runtime.model).context_window,
+        runtime.options.autocompact,
+        runtime.settings.auto_compact_window,
+        os.environ,
+    )
+    services = CompactionServices(
+        file_state=runtime.file_state,
+        session=runtime.session,
+        invoked_skills=lambda: [
+            (s.name, str(s.path), body) for s, body in runtime.invoked_skills.recent()
+        ],
+        plan=lambda: _plan(runtime),
+        plan_reminder=runtime.plan.reminder,
+        excluded_paths=lambda: _excluded(runtime),
+        background_tasks=lambda: _background(runtime),
+        run_hook=runtime.hooks.run,
+        on_compacted=runtime.after_compaction,
+    )
+    manager = ContextManager(
+        limits_for=lambda model: _limits(runtime, model),
+        window=window,
+        services=services,
+        emit=runtime.emit,
+    )
+    for warning in window.warnings:
+        runtime.emit_notice(warning)
+    return manager
+
+
+def _limits(runtime: Runtime, model: str) -> ContextLimits:
+    known: ModelLimits = runtime.model_limits.get(model) or limits_for(model)
+    return ContextLimits(known.context_window, known.max_output)
+
+
+def _plan(runtime: Runtime) -> tuple[str, str] | None:
+    content = runtime.plan.content()
+    return (str(runtime.plan.path), content) if content else None
+
+
+def _excluded(runtime: Runtime) -> set[str]:
+    paths: set[str] = {str(p) for p in runtime.memory.paths()}
+    paths.add(str(runtime.plan.path))
+    return paths
+
+
+def _background(runtime: Runtime) -> list[str]:
+    tasks: list[str] = []
+    for tool in runtime.tools:
+        if isinstance(tool, BashTool):
+            tasks.extend(tool.background_tasks())
+    return tasks
+
+
+def context_state_json(runtime: Runtime) -> dict[str, Any]:
+    return runtime.context.state(runtime.agent).to_json()
