@@ -125,6 +125,10 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
                 print("ccx: -p needs a prompt (as an argument or on stdin)", file=sys.stderr)
                 exit_code = 2
                 return
+            if message := _credentials_problem(options.cwd):
+                _report_missing_credentials(message, output_format)
+                exit_code = 1
+                return
             exit_code = _run_headless(options, text, output_format, include_partial)
         elif interactive is None:
             print("ccx: no interactive front end is available; use -p", file=sys.stderr)
@@ -169,6 +173,23 @@ def _headless_prompt(prompt: str | None) -> str:
     if prompt in (None, "-"):
         return piped.strip()
     return f"{piped.strip()}\n\n{prompt}" if piped.strip() else prompt
+
+
+def _credentials_problem(cwd: Path) -> str | None:
+    import os
+
+    from agent.credentials import check_credentials
+
+    return check_credentials(cwd, os.environ)
+
+
+def _report_missing_credentials(message: str, output_format: str) -> None:
+    print(message, file=sys.stderr)
+    if output_format != "text":  # scripts reading stdout still get one result object
+        import json
+
+        result = {"type": "result", "subtype": "error_during_execution", "is_error": True}
+        print(json.dumps({**result, "result": message.splitlines()[0]}))
 
 
 def _run_headless(options: object, prompt: str, output_format: str, include_partial: bool) -> int:

@@ -107,6 +107,7 @@ class Runtime:
         self.gate = self._permission_gate()
         self.file_state = FileStateCache()
         self._loaded_events: list[dict[str, Any]] = []
+        self._loaded: Any = None
         self.session, restored = self._open_session()
         self.session.attach_file_state(self.file_state)
         self.memory = MemoryFiles(self.cwd)
@@ -171,6 +172,8 @@ class Runtime:
         )
         self.context = build_context_manager(self)
         self.agent.policy = self.context
+        if self._loaded is not None:
+            self.context.restore_history(self._loaded.segments, self._loaded.boundaries)
         self.resumed = bool(options.continue_session or options.resume) and bool(restored)
         emit(
             SessionStarted(
@@ -285,6 +288,7 @@ class Runtime:
             return Session.create(self.cwd, self.model), []
         session, loaded = Session.open_existing(path, self.cwd)
         self._loaded_events = list(loaded.events)
+        self._loaded = loaded
         for repair in loaded.repairs:
             self.emit_notice(f"Session repaired: {repair}")
         rebuild_file_state(loaded, self.file_state)

@@ -42,7 +42,7 @@ from compaction.microcompact import (
     marker_for,
     plan_clearing,
 )
-from compaction.restore import Restoration
+from compaction.restore import FILE_TOKENS, FILES_BUDGET, SKILL_TOKENS, SKILLS_BUDGET, Restoration
 from compaction.session_memory import SessionMemory
 from compaction.summary import PartialMode, latest_user_request, summary_message_text
 from compaction.thresholds import ContextLimits, ContextState, WindowConfig, context_state
@@ -349,6 +349,10 @@ class ContextManager:
                 self.emit(Notice(f"Session-memory compaction failed: {exc}", "warning"))
         try:
             await self.compact(agent, trigger="auto")
+            if self.count(agent) >= self.limits(agent).auto_compact:
+                raise CompactionError(
+                    "the context is still over the auto-compact threshold afterwards"
+                )
         except CompactionError as error:
             self.failures += 1
             self.emit(CompactionFailed("auto", str(error), self.failures))
@@ -526,7 +530,7 @@ class ContextManager:
             ],
             kind="summary",
         )
-        restoration = await self._restore(kept_before + kept_after, trigger)
+        restoration = await self._restore(kept_before + kept_after, self.limits(agent))
         attachment = restoration.message()
         new = [*kept_before, summary_message, *kept_after]
         if attachment is not None:
@@ -552,6 +556,7 @@ class ContextManager:
             "attempts": summary_result.attempts if summary_result else 0,
             "dropped_messages": summary_result.dropped_messages if summary_result else 0,
             "usage": summary_result.usage if summary_result else {},
+            "replaced_count": len(new),
             "at": time.time(),
         }
         self._persist(record, new)
@@ -559,7 +564,7 @@ class ContextManager:
         self.emit(CompactionFinished(record))
         return record
 
-    async def _restore(self, kept: list[Message], trigger: str) -> Restoration:
+    async def _restore(self, kept: list[Message], limits: ContextLimits) -> Restoration:
         from compaction.restore import (
             choose_files,
             read_file_now,
@@ -575,11 +580,20 @@ class ContextManager:
         services.file_state.clear()
         excluded = {normalize_path(p) for p in services.excluded_paths()}
         paths = choose_files(snapshot, visible=visible_read_paths(kept), excluded=excluded)
-        items = restore_files(paths, read_file_now)
+        # Budgets shrink with small windows, so what is restored can never refill the context.
+        files_budget = min(FILES_BUDGET, limits.effective // 3)
+        items = restore_files(
+            paths, read_file_now, per_file=min(FILE_TOKENS, files_budget), budget=files_budget
+        )
         for item in reversed(items):  # oldest first, so the newest ends most recent in the LRU
             self._remember_restored(item.label, item.cut, FileState, snapshot)
         restoration = Restoration(items)
-        restoration.items += restore_skills(services.invoked_skills())
+        skills_budget = min(SKILLS_BUDGET, limits.effective // 8)
+        restoration.items += restore_skills(
+            services.invoked_skills(),
+            per_skill=min(SKILL_TOKENS, skills_budget),
+            budget=skills_budget,
+        )
         if plan := services.plan():
             path, content = plan
             restoration.items.append(
@@ -648,6 +662,16 @@ class ContextManager:
             for message in later:
                 session.append_message(message)
         return True
+
+    def restore_history(
+        self, segments: list[list[Message]], boundaries: list[dict[str, Any]]
+    ) -> None:
+        """Undo snapshots for a resumed session, from the transcript's segments and boundaries."""
+        self.history = [
+            Snapshot(list(segment), int(boundary.get("replaced_count", 0)))
+            for segment, boundary in zip(segments, boundaries, strict=False)
+            if boundary.get("replaced_count")
+        ]
 
     def _remember_before(self, agent: ConversationHost, replaced_count: int) -> None:
         self.history.append(Snapshot(list(agent.messages), replaced_count))

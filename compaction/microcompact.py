@@ -100,11 +100,13 @@ def find_candidates(
             kind = block.get("type")
             if kind == "tool_use":
                 uses[block["id"]] = block
-            elif kind == "tool_result" and index != last_results_index and not is_cleared(block):
+            elif kind == "tool_result" and not is_cleared(block):
                 results.append((index, block))
     protected = _protected_ids(results, uses, config)
     candidates = []
     for index, block in results:
+        if index == last_results_index:
+            continue
         use = uses.get(block["tool_use_id"])
         if use is None or use["name"] not in COMPACTABLE_TOOLS or block["tool_use_id"] in protected:
             continue

@@ -1,0 +1,224 @@
+"""The context manager in a real loop against the fake API: auto, manual, partial, reactive, undo."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import pytest
+
+from agent.api import ModelClient, RetryPolicy
+from agent.events import CompactionFailed, CompactionFinished, Event, Microcompacted
+from agent.fake_api import Fault, FakeApi, text_reply, tool_reply
+from agent.invariants import find_violations
+from agent.loop import Agent, AgentConfig
+from agent.permissions import PermissionGate
+from agent.tool_runner import ToolRunner
+from compaction.full import CompactionError
+from compaction.manager import CompactionServices, ContextFullError, ContextManager
+from compaction.microcompact import MicrocompactConfig
+from compaction.thresholds import ContextLimits, WindowConfig
+from tools.base import ToolContext
+from tools.file_state import FileStateCache
+from tools.registry import default_tools
+
+SUMMARY_MARK = "This turn is only for writing a summary"
+MODEL = "claude-sonnet-5-5"
+
+
+@pytest.fixture
+def api() -> Iterator[FakeApi]:
+    with FakeApi() as server:
+        yield server
+
+
+class Hooks:
+    def __init__(self, block: bool = False) -> None:
+        self.block = block
+        self.calls: list[tuple[str, Any]] = []
+
+    async def run(self, event: str, value: Any, payload: dict[str, Any]) -> Any:
+        self.calls.append((event, value))
+        outcome = type("Outcome", (), {})()
+        outcome.blocked = self.block and event == "PreCompact"
+        outcome.block_reason = "not now"
+        outcome.messages = []
+        outcome.additional_context = ["hook says hello"] if event == "SessionStart" else []
+        return outcome
+
+
+class Setup:
+    def __init__(self, api: FakeApi, tmp_path: Path, window: int = 40_000, hooks: Hooks | None = None):
+        self.api = api
+        self.repo = tmp_path / "repo"
+        self.repo.mkdir(parents=True)
+        for index in range(12):
+            (self.repo / f"m{index:02d}.py").write_text(f"FACT_{index} = {index}\n" + "value = 1\n" * 600)
+        self.events: list[Event] = []
+        self.file_state = FileStateCache()
+        ctx = ToolContext(cwd=self.repo, file_state=self.file_state, session_dir=tmp_path / "session")
+        gate = PermissionGate("bypassPermissions", [], [], [], cwd=self.repo)
+        runner = ToolRunner(default_tools(), ctx, gate, self.events.append)
+        client = anthropic.AsyncAnthropic(base_url=api.url, api_key="test", max_retries=0)
+        self.agent = Agent(
+            config=AgentConfig(model=MODEL),
+            client=ModelClient(client, RetryPolicy(max_attempts=2, base_delay_s=0.001), self.events.append),
+            runner=runner,
+            system=[{"type": "text", "text": "You are a test agent."}],
+            emit=self.events.append,
+        )
+        self.hooks = hooks
+        services = CompactionServices(
+            file_state=self.file_state,
+            invoked_skills=lambda: [("deploy", "/skills/deploy/SKILL.md", "Step 1. Build.\n" * 10)],
+            plan=lambda: ("/plans/p.md", "1. read\n2. fix"),
+            run_hook=hooks.run if hooks else None,
+        )
+        self.manager = ContextManager(
+            limits_for=lambda model: ContextLimits(200_000, 64_000),
+            window=WindowConfig(window, True, True, "cli"),
+            services=services,
+            emit=self.events.append,
+        )
+        self.agent.policy = self.manager
+
+    def read_script(self, count: int) -> list[Any]:
+        return [tool_reply(("Read", {"file_path": str(self.repo / f"m{i:02d}.py")})) for i in range(count)]
+
+    def summaries(self) -> list[Any]:
+        return [r for r in self.api.requests if SUMMARY_MARK in r.last_user_text()]
+
+    def main_requests(self) -> list[Any]:
+        return [r for r in self.api.requests if SUMMARY_MARK not in r.last_user_text()]
+
+
+def summary_reply(_request: Any) -> Any:
+    return text_reply("<analysis>scratch</analysis><summary>1. Primary request: read all modules.</summary>")
+
+
+async def test_auto_compaction_at_the_threshold_keeps_request_and_recent_files(api, tmp_path) -> None:
+    setup = Setup(api, tmp_path, window=40_000)
+    setup.manager.config = MicrocompactConfig(keep_recent_files=100)  # leave it all to compaction
+    api.on(lambda r: SUMMARY_MARK in r.last_user_text(), summary_reply)
+    api.add(*setup.read_script(12), text_reply("done"))
+    outcome = await setup.agent.submit("Read every module and report FACT values.")
+    assert outcome.result == "done"
+    finished = [e.record for e in setup.events if isinstance(e, CompactionFinished)]
+    assert finished and all(r["trigger"] == "auto" for r in finished)
+    first = finished[0]
+    assert first["tokens_after"] < first["tokens_before"]
+    assert first["restored"]["files"] and first["restored"]["skills"] == ["deploy"]
+    assert first["restored"]["plan"] == ["/plans/p.md"]
+    summary_request = setup.summaries()[0]
+    main_before = setup.main_requests()[0]
+    assert summary_request.body["system"] == main_before.body["system"]  # the fork shares the prefix
+    assert summary_request.body["tools"] == main_before.body["tools"]
+    assert not any(b.get("type") == "tool_use" for b in summary_request.messages[-1]["content"])
+    after = [r for r in setup.main_requests() if r.received_at > summary_request.received_at][0]
+    text = after.all_text()
+    assert "Read every module and report FACT values." in text  # verbatim
+    assert "1. Primary request: read all modules." in text and "scratch" not in text
+    assert "Continue the work from where it stopped" in text
+    assert "FACT_" in text and "re-read from disk" in text
+    assert api.errors == []
+    assert find_violations(setup.agent.messages) == []
+
+
+async def test_microcompact_clears_reads_and_a_reread_returns_content(api, tmp_path) -> None:
+    setup = Setup(api, tmp_path, window=200_000)
+    setup.manager.last_response_at = None
+    api.add(*setup.read_script(8))
+    api.add(tool_reply(("Read", {"file_path": str(setup.repo / "m00.py")})), text_reply("ok"))
+    setup.manager.config = type(setup.manager.config)(cache_ttl_s=0.0)  # every gap counts as cold
+    await setup.agent.submit("go")
+    cleared = [e for e in setup.events if isinstance(e, Microcompacted)]
+    assert cleared and cleared[0].reason == "time"
+    last_result = api.requests[-1].messages[-1]["content"][0]["content"]
+    assert "FACT_0 = 0" in last_result, "a cleared read must not answer 'unchanged'"
+
+
+async def test_manual_compact_with_instructions_and_undo(api, tmp_path) -> None:
+    setup = Setup(api, tmp_path)
+    api.add(*setup.read_script(2), text_reply("read two"))
+    await setup.agent.submit("read two modules")
+    before = list(setup.agent.messages)
+    api.add(text_reply("<summary>kept FACT_0 and FACT_1</summary>"))
+    record = await setup.manager.compact(setup.agent, instructions="keep every FACT value")
+    assert "keep every FACT value" in api.requests[-1].last_user_text()
+    assert record["trigger"] == "manual" and record["summary"] == "kept FACT_0 and FACT_1"
+    assert [m.kind for m in setup.agent.messages] == ["summary", "attachment"]
+    assert "Continue the work" not in setup.agent.messages[0].text()  # manual: no auto-continue nudge
+    assert setup.manager.undo(setup.agent)
+    assert setup.agent.messages == before
+    assert not setup.manager.undo(setup.agent)
+
+
+async def test_partial_compaction_keeps_recent_rounds_verbatim(api, tmp_path) -> None:
+    setup = Setup(api, tmp_path)
+    api.add(*setup.read_script(4), text_reply("read four"))
+    await setup.agent.submit("read four")
+    last_two = setup.agent.messages[-3:]
+    api.add(text_reply("<summary>older part</summary>"))
+    record = await setup.manager.compact(setup.agent, partial="up_to", keep_rounds=2)
+    assert record["kind"] == "partial_up_to" and record["messages_kept"] >= 3
+    messages = setup.agent.messages
+    assert messages[0].kind == "summary" and messages[1 : 1 + len(last_two)][-len(last_two) :]
+    assert all(m in messages for m in last_two)
+    assert find_violations(messages) == []
+    # The summary request saw only the older part.
+    assert "read four" not in [b.get("text") for m in api.requests[-1].messages[-3:] for b in m["content"]]
+
+
+async def test_a_summary_that_calls_a_tool_fails_and_three_failures_open_the_breaker(api, tmp_path) -> None:
+    setup = Setup(api, tmp_path, window=40_000)
+    setup.manager.config = MicrocompactConfig(keep_recent_files=100)
+    api.on(lambda r: SUMMARY_MARK in r.last_user_text(), lambda r: tool_reply(("Read", {"file_path": "x"})))
+    api.add(*setup.read_script(12), text_reply("done"))
+    with pytest.raises(ContextFullError, match="/compact"):  # past the blocking limit, nothing may compact
+        await setup.agent.submit("Read every module.")
+    failures = [e for e in setup.events if isinstance(e, CompactionFailed)]
+    assert len(failures) == 3 and "tool" in failures[0].reason
+    assert setup.manager.circuit_open
+    state = setup.manager.state(setup.agent)
+    assert state.circuit_open and state.consecutive_failures == 3
+    assert len(setup.summaries()) == 3  # no fourth attempt
+
+
+async def test_pre_compact_hook_can_block_and_session_start_output_is_restored(api, tmp_path) -> None:
+    blocking = Setup(api, tmp_path / "a", hooks=Hooks(block=True))
+    api.add(*blocking.read_script(1), text_reply("ok"))
+    await blocking.agent.submit("read")
+    with pytest.raises(CompactionError, match="not now"):
+        await blocking.manager.compact(blocking.agent)
+
+    hooks = Hooks()
+    setup = Setup(api, tmp_path / "b", hooks=hooks)
+    api.add(*setup.read_script(1), text_reply("ok"), text_reply("<summary>s</summary>"))
+    await setup.agent.submit("read")
+    await setup.manager.compact(setup.agent)
+    assert [c[0] for c in hooks.calls] == ["PreCompact", "SessionStart", "PostCompact"]
+    assert "hook says hello" in setup.agent.messages[-1].text()
+
+
+async def test_prompt_too_long_triggers_reactive_compaction(api, tmp_path) -> None:
+    setup = Setup(api, tmp_path, window=200_000)
+    api.add(*setup.read_script(2), Fault.prompt_too_long(210_000, 200_000))
+    api.add(text_reply("<summary>short</summary>"), text_reply("answered after compaction"))
+    outcome = await setup.agent.submit("read and answer")
+    assert outcome.result == "answered after compaction"
+    record = next(e.record for e in setup.events if isinstance(e, CompactionFinished))
+    assert record["trigger"] == "reactive"
+    assert api.errors == []
+
+
+async def test_summary_request_too_long_drops_oldest_rounds(api, tmp_path) -> None:
+    setup = Setup(api, tmp_path)
+    api.add(*setup.read_script(6), text_reply("ok"))
+    await setup.agent.submit("read six")
+    api.add(Fault.prompt_too_long(60_000, 50_000), text_reply("<summary>after dropping</summary>"))
+    record = await setup.manager.compact(setup.agent)
+    assert record["attempts"] == 2 and record["dropped_messages"] > 0
+    retry = api.requests[-1]
+    assert retry.messages[0]["role"] == "user" and api.errors == []

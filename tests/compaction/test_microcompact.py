@@ -1,0 +1,123 @@
+"""Microcompact planning and clearing: what is protected, when it pays, what the model sees."""
+
+from __future__ import annotations
+
+from agent.invariants import find_violations
+from agent.messages import Message, tool_result_block, user_text
+from compaction.microcompact import (
+    CLEARED_PREFIX,
+    MicrocompactConfig,
+    apply_clearing,
+    find_candidates,
+    is_cleared,
+    marker_for,
+    plan_clearing,
+)
+from compaction.tokens import estimate_block, estimate_message
+
+BIG = "x = 1\n" * 2_000  # about 3,000 tokens
+
+
+def conversation(calls: list[tuple[str, dict]], result: str = BIG) -> list[Message]:
+    messages = [user_text("audit the repo")]
+    for index, (name, tool_input) in enumerate(calls):
+        tool_id = f"toolu_{index:03d}"
+        messages.append(
+            Message(
+                "assistant",
+                [{"type": "text", "text": "next"}, {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}],
+                kind="response",
+                api_id=f"msg_{index}",
+            )
+        )
+        messages.append(Message("user", [tool_result_block(tool_id, result)], kind="tool_result"))
+    return messages
+
+
+def reads(count: int) -> list[tuple[str, dict]]:
+    return [("Read", {"file_path": f"/repo/m{i:02d}.py"}) for i in range(count)]
+
+
+def plan(messages, **kw):
+    defaults = {
+        "now": 1_000.0,
+        "last_response_at": 999.0,
+        "used_tokens": 10_000,
+        "auto_threshold": 87_000,
+        "growth_per_request": 3_000,
+        "message_tokens": estimate_message,
+        "estimate_block": estimate_block,
+    }
+    return plan_clearing(messages, **{**defaults, **kw})
+
+
+def ids(candidates) -> list[str]:
+    return [c.tool_use_id for c in candidates]
+
+
+def test_latest_reads_of_five_files_and_the_latest_round_are_protected() -> None:
+    messages = conversation(reads(9))
+    candidates = find_candidates(messages, MicrocompactConfig(), estimate_block)
+    # Reads 0-8: the last round (8) is unseen, 4-7 plus 8 are the five most recent files.
+    assert ids(candidates) == ["toolu_000", "toolu_001", "toolu_002", "toolu_003"]
+
+
+def test_a_file_read_twice_keeps_only_its_latest_read() -> None:
+    calls = [("Read", {"file_path": "/repo/a.py"})] * 3 + reads(2)
+    candidates = find_candidates(conversation(calls), MicrocompactConfig(), estimate_block)
+    assert ids(candidates) == ["toolu_000", "toolu_001"]
+
+
+def test_other_tools_keep_their_three_latest_and_small_or_foreign_results_stay() -> None:
+    calls = [("Bash", {"command": f"echo {i}"}) for i in range(6)] + [("Skill", {"skill": "x"})] + reads(1)
+    messages = conversation(calls)
+    messages[2] = Message("user", [tool_result_block("toolu_000", "tiny")], kind="tool_result")
+    candidates = find_candidates(messages, MicrocompactConfig(), estimate_block)
+    assert ids(candidates) == ["toolu_001", "toolu_002"]  # 0 is small, 3-5 are the latest three, Skill is not compactable
+
+
+def test_cold_cache_clears_everything_clearable() -> None:
+    messages = conversation(reads(8))
+    result = plan(messages, last_response_at=1_000.0 - 301)
+    assert result.reason == "time" and ids(result.clear) == ["toolu_000", "toolu_001", "toolu_002"]
+    assert plan(messages, last_response_at=None).reason == "time"
+
+
+def test_warm_cache_waits_until_the_batch_pays_for_the_rewrite() -> None:
+    small = plan(conversation(reads(7)))
+    assert small.reason == "none" and small.clear == []
+    assert small.clearable_tokens < small.batch_threshold
+    large = plan(conversation(reads(40)))
+    assert large.reason == "cost" and len(large.clear) == 35
+    assert large.clearable_tokens >= large.batch_threshold
+
+
+def test_pressure_near_the_threshold_clears_now() -> None:
+    messages = conversation(reads(8))
+    result = plan(messages, used_tokens=82_000)  # 82K + 2 x 3K growth >= 87K
+    assert result.reason == "pressure" and len(result.clear) == 3
+    assert plan(messages, used_tokens=82_000, auto_threshold=None).reason == "none"
+
+
+def test_clearing_replaces_results_with_markers_and_keeps_the_pairs() -> None:
+    messages = conversation(reads(8))
+    candidates = find_candidates(messages, MicrocompactConfig(), estimate_block)
+    markers = {c.tool_use_id: marker_for(c, file_unchanged=True, line_count=2000) for c in candidates}
+    cleared = apply_clearing(messages, markers)
+    assert cleared is not messages and cleared[2] is not messages[2] and cleared[3] is messages[3]
+    assert messages[2].content[0]["content"] == BIG  # the old list is untouched (undo, memo)
+    block = cleared[2].content[0]
+    assert is_cleared(block) and "/repo/m00.py" in block["content"] and "2000 lines" in block["content"]
+    assert "has not changed" in block["content"]
+    assert find_violations(cleared) == []
+    assert [m.tool_uses() for m in cleared] == [m.tool_uses() for m in messages]
+    assert find_candidates(cleared, MicrocompactConfig(), estimate_block) == []
+
+
+def test_markers_say_how_to_get_the_content_back() -> None:
+    (bash,) = [c for c in find_candidates(conversation([("Bash", {"command": "make"})] * 5 + reads(1)), MicrocompactConfig(), estimate_block)][:1]
+    saved = marker_for(bash, saved_path="/s/out.txt", line_count=2000)
+    assert saved.startswith(CLEARED_PREFIX) and "/s/out.txt" in saved and "`make`" in saved
+    assert "Read the file again" in marker_for(
+        find_candidates(conversation(reads(7)), MicrocompactConfig(), estimate_block)[0], file_unchanged=False
+    )
