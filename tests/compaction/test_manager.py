@@ -11,7 +11,7 @@ import pytest
 
 from agent.api import ModelClient, RetryPolicy
 from agent.events import CompactionFailed, CompactionFinished, Event, Microcompacted
-from agent.fake_api import Fault, FakeApi, text_reply, tool_reply
+from agent.fake_api import FakeApi, Fault, text_reply, tool_reply
 from agent.invariants import find_violations
 from agent.loop import Agent, AgentConfig
 from agent.permissions import PermissionGate
@@ -50,21 +50,29 @@ class Hooks:
 
 
 class Setup:
-    def __init__(self, api: FakeApi, tmp_path: Path, window: int = 40_000, hooks: Hooks | None = None):
+    def __init__(
+        self, api: FakeApi, tmp_path: Path, window: int = 40_000, hooks: Hooks | None = None
+    ):
         self.api = api
         self.repo = tmp_path / "repo"
         self.repo.mkdir(parents=True)
         for index in range(12):
-            (self.repo / f"m{index:02d}.py").write_text(f"FACT_{index} = {index}\n" + "value = 1\n" * 600)
+            (self.repo / f"m{index:02d}.py").write_text(
+                f"FACT_{index} = {index}\n" + "value = 1\n" * 600
+            )
         self.events: list[Event] = []
         self.file_state = FileStateCache()
-        ctx = ToolContext(cwd=self.repo, file_state=self.file_state, session_dir=tmp_path / "session")
+        ctx = ToolContext(
+            cwd=self.repo, file_state=self.file_state, session_dir=tmp_path / "session"
+        )
         gate = PermissionGate("bypassPermissions", [], [], [], cwd=self.repo)
         runner = ToolRunner(default_tools(), ctx, gate, self.events.append)
         client = anthropic.AsyncAnthropic(base_url=api.url, api_key="test", max_retries=0)
         self.agent = Agent(
             config=AgentConfig(model=MODEL),
-            client=ModelClient(client, RetryPolicy(max_attempts=2, base_delay_s=0.001), self.events.append),
+            client=ModelClient(
+                client, RetryPolicy(max_attempts=2, base_delay_s=0.001), self.events.append
+            ),
             runner=runner,
             system=[{"type": "text", "text": "You are a test agent."}],
             emit=self.events.append,
@@ -85,7 +93,10 @@ class Setup:
         self.agent.policy = self.manager
 
     def read_script(self, count: int) -> list[Any]:
-        return [tool_reply(("Read", {"file_path": str(self.repo / f"m{i:02d}.py")})) for i in range(count)]
+        return [
+            tool_reply(("Read", {"file_path": str(self.repo / f"m{i:02d}.py")}))
+            for i in range(count)
+        ]
 
     def summaries(self) -> list[Any]:
         return [r for r in self.api.requests if SUMMARY_MARK in r.last_user_text()]
@@ -95,10 +106,14 @@ class Setup:
 
 
 def summary_reply(_request: Any) -> Any:
-    return text_reply("<analysis>scratch</analysis><summary>1. Primary request: read all modules.</summary>")
+    return text_reply(
+        "<analysis>scratch</analysis><summary>1. Primary request: read all modules.</summary>"
+    )
 
 
-async def test_auto_compaction_at_the_threshold_keeps_request_and_recent_files(api, tmp_path) -> None:
+async def test_auto_compaction_at_the_threshold_keeps_request_and_recent_files(
+    api, tmp_path
+) -> None:
     setup = Setup(api, tmp_path, window=40_000)
     setup.manager.config = MicrocompactConfig(keep_recent_files=100)  # leave it all to compaction
     api.on(lambda r: SUMMARY_MARK in r.last_user_text(), summary_reply)
@@ -113,10 +128,12 @@ async def test_auto_compaction_at_the_threshold_keeps_request_and_recent_files(a
     assert first["restored"]["plan"] == ["/plans/p.md"]
     summary_request = setup.summaries()[0]
     main_before = setup.main_requests()[0]
-    assert summary_request.body["system"] == main_before.body["system"]  # the fork shares the prefix
+    assert (
+        summary_request.body["system"] == main_before.body["system"]
+    )  # the fork shares the prefix
     assert summary_request.body["tools"] == main_before.body["tools"]
     assert not any(b.get("type") == "tool_use" for b in summary_request.messages[-1]["content"])
-    after = [r for r in setup.main_requests() if r.received_at > summary_request.received_at][0]
+    after = next(r for r in setup.main_requests() if r.received_at > summary_request.received_at)
     text = after.all_text()
     assert "Read every module and report FACT values." in text  # verbatim
     assert "1. Primary request: read all modules." in text and "scratch" not in text
@@ -149,7 +166,9 @@ async def test_manual_compact_with_instructions_and_undo(api, tmp_path) -> None:
     assert "keep every FACT value" in api.requests[-1].last_user_text()
     assert record["trigger"] == "manual" and record["summary"] == "kept FACT_0 and FACT_1"
     assert [m.kind for m in setup.agent.messages] == ["summary", "attachment"]
-    assert "Continue the work" not in setup.agent.messages[0].text()  # manual: no auto-continue nudge
+    assert (
+        "Continue the work" not in setup.agent.messages[0].text()
+    )  # manual: no auto-continue nudge
     assert setup.manager.undo(setup.agent)
     assert setup.agent.messages == before
     assert not setup.manager.undo(setup.agent)
@@ -168,15 +187,24 @@ async def test_partial_compaction_keeps_recent_rounds_verbatim(api, tmp_path) ->
     assert all(m in messages for m in last_two)
     assert find_violations(messages) == []
     # The summary request saw only the older part.
-    assert "read four" not in [b.get("text") for m in api.requests[-1].messages[-3:] for b in m["content"]]
+    assert "read four" not in [
+        b.get("text") for m in api.requests[-1].messages[-3:] for b in m["content"]
+    ]
 
 
-async def test_a_summary_that_calls_a_tool_fails_and_three_failures_open_the_breaker(api, tmp_path) -> None:
+async def test_a_summary_that_calls_a_tool_fails_and_three_failures_open_the_breaker(
+    api, tmp_path
+) -> None:
     setup = Setup(api, tmp_path, window=40_000)
     setup.manager.config = MicrocompactConfig(keep_recent_files=100)
-    api.on(lambda r: SUMMARY_MARK in r.last_user_text(), lambda r: tool_reply(("Read", {"file_path": "x"})))
+    api.on(
+        lambda r: SUMMARY_MARK in r.last_user_text(),
+        lambda r: tool_reply(("Read", {"file_path": "x"})),
+    )
     api.add(*setup.read_script(12), text_reply("done"))
-    with pytest.raises(ContextFullError, match="/compact"):  # past the blocking limit, nothing may compact
+    with pytest.raises(
+        ContextFullError, match="/compact"
+    ):  # past the blocking limit, nothing may compact
         await setup.agent.submit("Read every module.")
     failures = [e for e in setup.events if isinstance(e, CompactionFailed)]
     assert len(failures) == 3 and "tool" in failures[0].reason
@@ -186,7 +214,9 @@ async def test_a_summary_that_calls_a_tool_fails_and_three_failures_open_the_bre
     assert len(setup.summaries()) == 3  # no fourth attempt
 
 
-async def test_pre_compact_hook_can_block_and_session_start_output_is_restored(api, tmp_path) -> None:
+async def test_pre_compact_hook_can_block_and_session_start_output_is_restored(
+    api, tmp_path
+) -> None:
     blocking = Setup(api, tmp_path / "a", hooks=Hooks(block=True))
     api.add(*blocking.read_script(1), text_reply("ok"))
     await blocking.agent.submit("read")

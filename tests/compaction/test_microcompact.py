@@ -25,7 +25,10 @@ def conversation(calls: list[tuple[str, dict]], result: str = BIG) -> list[Messa
         messages.append(
             Message(
                 "assistant",
-                [{"type": "text", "text": "next"}, {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}],
+                [
+                    {"type": "text", "text": "next"},
+                    {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input},
+                ],
                 kind="response",
                 api_id=f"msg_{index}",
             )
@@ -69,11 +72,18 @@ def test_a_file_read_twice_keeps_only_its_latest_read() -> None:
 
 
 def test_other_tools_keep_their_three_latest_and_small_or_foreign_results_stay() -> None:
-    calls = [("Bash", {"command": f"echo {i}"}) for i in range(6)] + [("Skill", {"skill": "x"})] + reads(1)
+    calls = (
+        [("Bash", {"command": f"echo {i}"}) for i in range(6)]
+        + [("Skill", {"skill": "x"})]
+        + reads(1)
+    )
     messages = conversation(calls)
     messages[2] = Message("user", [tool_result_block("toolu_000", "tiny")], kind="tool_result")
     candidates = find_candidates(messages, MicrocompactConfig(), estimate_block)
-    assert ids(candidates) == ["toolu_001", "toolu_002"]  # 0 is small, 3-5 are the latest three, Skill is not compactable
+    assert ids(candidates) == [
+        "toolu_001",
+        "toolu_002",
+    ]  # 0 is small, 3-5 are the latest three, Skill is not compactable
 
 
 def test_cold_cache_clears_everything_clearable() -> None:
@@ -102,12 +112,18 @@ def test_pressure_near_the_threshold_clears_now() -> None:
 def test_clearing_replaces_results_with_markers_and_keeps_the_pairs() -> None:
     messages = conversation(reads(8))
     candidates = find_candidates(messages, MicrocompactConfig(), estimate_block)
-    markers = {c.tool_use_id: marker_for(c, file_unchanged=True, line_count=2000) for c in candidates}
+    markers = {
+        c.tool_use_id: marker_for(c, file_unchanged=True, line_count=2000) for c in candidates
+    }
     cleared = apply_clearing(messages, markers)
     assert cleared is not messages and cleared[2] is not messages[2] and cleared[3] is messages[3]
     assert messages[2].content[0]["content"] == BIG  # the old list is untouched (undo, memo)
     block = cleared[2].content[0]
-    assert is_cleared(block) and "/repo/m00.py" in block["content"] and "2000 lines" in block["content"]
+    assert (
+        is_cleared(block)
+        and "/repo/m00.py" in block["content"]
+        and "2000 lines" in block["content"]
+    )
     assert "has not changed" in block["content"]
     assert find_violations(cleared) == []
     assert [m.tool_uses() for m in cleared] == [m.tool_uses() for m in messages]
@@ -115,9 +131,17 @@ def test_clearing_replaces_results_with_markers_and_keeps_the_pairs() -> None:
 
 
 def test_markers_say_how_to_get_the_content_back() -> None:
-    (bash,) = [c for c in find_candidates(conversation([("Bash", {"command": "make"})] * 5 + reads(1)), MicrocompactConfig(), estimate_block)][:1]
+    (bash,) = [
+        c
+        for c in find_candidates(
+            conversation([("Bash", {"command": "make"})] * 5 + reads(1)),
+            MicrocompactConfig(),
+            estimate_block,
+        )
+    ][:1]
     saved = marker_for(bash, saved_path="/s/out.txt", line_count=2000)
     assert saved.startswith(CLEARED_PREFIX) and "/s/out.txt" in saved and "`make`" in saved
     assert "Read the file again" in marker_for(
-        find_candidates(conversation(reads(7)), MicrocompactConfig(), estimate_block)[0], file_unchanged=False
+        find_candidates(conversation(reads(7)), MicrocompactConfig(), estimate_block)[0],
+        file_unchanged=False,
     )
