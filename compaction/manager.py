@@ -38,6 +38,7 @@ from compaction.microcompact import (
     COMPACTABLE_TOOLS,
     ClearPlan,
     MicrocompactConfig,
+    ResultIndex,
     apply_clearing,
     marker_for,
     plan_clearing,
@@ -126,6 +127,9 @@ class ContextManager:
     _compacting: bool = False
     _counted_results: set[str] = field(default_factory=set)
     _overhead: tuple[int, int, float] = (0, 0, 0.0)
+    _index: ResultIndex = field(
+        default_factory=lambda: ResultIndex(estimate_message, estimate_block)
+    )
 
     # -- ContextPolicy --------------------------------------------------------------------
 
@@ -258,6 +262,7 @@ class ContextManager:
             message_tokens=estimate_message,
             estimate_block=estimate_block,
             config=self.config,
+            index=self._index,
         )
         if not plan.clear:
             return plan

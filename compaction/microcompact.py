@@ -27,6 +27,7 @@ The functions here are pure: they plan and apply; the manager does the IO
 from __future__ import annotations
 
 import math
+import operator
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -56,12 +57,12 @@ class MicrocompactConfig:
     )
 
 
-@dataclass
+@dataclass(slots=True)
 class Candidate:
-    """One tool result that may be cleared."""
+    """One uncleared tool result (the index keeps one per result; the clearable ones are candidates)."""
 
     tool_use_id: str
-    tool_name: str
+    tool_name: str | None
     tool_input: dict[str, Any]
     message_index: int
     tokens: float
@@ -86,44 +87,79 @@ def is_cleared(block: dict[str, Any]) -> bool:
     return isinstance(content, str) and content.startswith(CLEARED_PREFIX)
 
 
+class ResultIndex:
+    """The conversation's tool results and per-message token prefix sums, kept up to date cheaply.
+
+    Messages are never edited in place (a change replaces the message), so
+    when the list still starts with the very message objects scanned last
+    time, only the new tail is scanned; otherwise it is rebuilt. That keeps
+    the every-turn decision near O(new messages) on long conversations.
+    """
+
+    def __init__(
+        self,
+        estimate_message: Callable[[Message], float],
+        estimate_block: Callable[[dict[str, Any]], float],
+    ) -> None:
+        self.estimate_message = estimate_message
+        self.estimate_block = estimate_block
+        self.scanned: list[Message] = []
+        self.results: list[Candidate] = []
+        self.prefix: list[float] = [0.0]  # prefix[i] = tokens of messages[:i]
+        self.uses: dict[str, tuple[str, dict[str, Any]]] = {}
+
+    def update(self, messages: list[Message]) -> None:
+        count = len(self.scanned)
+        if len(messages) < count or not all(map(operator.is_, messages[:count], self.scanned)):
+            self.scanned, self.results, self.prefix, self.uses = [], [], [0.0], {}
+            count = 0
+        for index in range(count, len(messages)):
+            message = messages[index]
+            self.scanned.append(message)
+            self.prefix.append(self.prefix[-1] + self.estimate_message(message))
+            for block in message.content:
+                kind = block.get("type")
+                if kind == "tool_use":
+                    self.uses[block["id"]] = (block["name"], block.get("input") or {})
+                elif kind == "tool_result" and not is_cleared(block):
+                    name, tool_input = self.uses.get(block["tool_use_id"], (None, {}))
+                    tokens = self.estimate_block(block)
+                    self.results.append(
+                        Candidate(
+                            block["tool_use_id"],
+                            name,
+                            tool_input,
+                            index,
+                            tokens,
+                            bool(block.get("is_error")),
+                        )
+                    )
+
+    def tokens_from(self, index: int) -> float:
+        return self.prefix[-1] - self.prefix[index]
+
+
 def find_candidates(
     messages: list[Message],
     config: MicrocompactConfig,
     estimate_block: Callable[[dict[str, Any]], float],
+    index: ResultIndex | None = None,
 ) -> list[Candidate]:
     """Clearable results, oldest first: compactable, large enough, not protected."""
-    uses: dict[str, dict[str, Any]] = {}
-    results: list[tuple[int, dict[str, Any]]] = []
+    if index is None:
+        index = ResultIndex(lambda m: 0.0, estimate_block)
+    index.update(messages)
     last_results_index = _last_tool_result_index(messages)
-    for index, message in enumerate(messages):
-        for block in message.content:
-            kind = block.get("type")
-            if kind == "tool_use":
-                uses[block["id"]] = block
-            elif kind == "tool_result" and not is_cleared(block):
-                results.append((index, block))
-    protected = _protected_ids(results, uses, config)
-    candidates = []
-    for index, block in results:
-        if index == last_results_index:
-            continue
-        use = uses.get(block["tool_use_id"])
-        if use is None or use["name"] not in COMPACTABLE_TOOLS or block["tool_use_id"] in protected:
-            continue
-        tokens = estimate_block(block)
-        if tokens < config.min_result_tokens:
-            continue
-        candidates.append(
-            Candidate(
-                block["tool_use_id"],
-                use["name"],
-                use.get("input") or {},
-                index,
-                tokens,
-                bool(block.get("is_error")),
-            )
-        )
-    return candidates
+    protected = _protected_ids(index.results, config)
+    minimum = config.min_result_tokens
+    return [
+        r
+        for r in index.results
+        if r.message_index != last_results_index
+        and r.tool_name in COMPACTABLE_TOOLS
+        and r.tool_use_id not in protected
+        and r.tokens >= minimum
+    ]
 
 
 def _last_tool_result_index(messages: list[Message]) -> int:
@@ -136,26 +172,21 @@ def _last_tool_result_index(messages: list[Message]) -> int:
     return -1
 
 
-def _protected_ids(
-    results: list[tuple[int, dict[str, Any]]],
-    uses: dict[str, dict[str, Any]],
-    config: MicrocompactConfig,
-) -> set[str]:
+def _protected_ids(results: list[Candidate], config: MicrocompactConfig) -> set[str]:
     protected: set[str] = set()
     files: set[str] = set()
     others = 0
-    for _, block in reversed(results):
-        use = uses.get(block["tool_use_id"])
-        if use is None:
-            continue
-        if use["name"] == "Read":
-            path = _path_key((use.get("input") or {}).get("file_path"))
+    for result in reversed(results):
+        if len(files) >= config.keep_recent_files and others >= config.keep_recent_results:
+            break
+        if result.tool_name == "Read":
+            path = _path_key(result.tool_input.get("file_path"))
             if path not in files and len(files) < config.keep_recent_files:
                 files.add(path)
-                protected.add(block["tool_use_id"])
-        elif others < config.keep_recent_results and use["name"] in COMPACTABLE_TOOLS:
+                protected.add(result.tool_use_id)
+        elif others < config.keep_recent_results and result.tool_name in COMPACTABLE_TOOLS:
             others += 1
-            protected.add(block["tool_use_id"])
+            protected.add(result.tool_use_id)
     return protected
 
 
@@ -174,16 +205,16 @@ def plan_clearing(
     message_tokens: Callable[[Message], float],
     estimate_block: Callable[[dict[str, Any]], float],
     config: MicrocompactConfig | None = None,
+    index: ResultIndex | None = None,
 ) -> ClearPlan:
-    """Decide what to clear before the next request (pure)."""
+    """Decide what to clear before the next request (pure but for the index's cache)."""
     config = config or MicrocompactConfig()
-    candidates = find_candidates(messages, config, estimate_block)
+    index = index or ResultIndex(message_tokens, estimate_block)
+    candidates = find_candidates(messages, config, estimate_block, index)
     if not candidates:
         return ClearPlan("none")
     clearable = sum(c.tokens for c in candidates)
-    first = candidates[0].message_index
-    after = sum(message_tokens(m) for m in messages[first:]) - clearable
-    rewrite = max(0.0, after)
+    rewrite = max(0.0, index.tokens_from(candidates[0].message_index) - clearable)
     growth = max(growth_per_request, 1.0)
     batch = math.sqrt(2 * (CACHE_WRITE - CACHE_READ) * rewrite * growth / CACHE_READ)
     plan = ClearPlan("none", [], clearable, rewrite, batch)
