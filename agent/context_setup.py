@@ -36,8 +36,8 @@ def build_context_manager(runtime: Runtime) -> ContextManager:
         plan_reminder=runtime.plan.reminder,
         excluded_paths=lambda: _excluded(runtime),
         background_tasks=lambda: _background(runtime),
+        announcements=lambda: list(runtime.nested_instructions),
         run_hook=runtime.hooks.run,
-        on_compacted=runtime.after_compaction,
     )
     manager = ContextManager(
         limits_for=lambda model: _limits(runtime, model),

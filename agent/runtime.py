@@ -124,6 +124,7 @@ class Runtime:
         for warning in self.hooks.warnings:
             self.emit_notice(warning)
         self._hook_context: list[str] = []
+        self.nested_instructions: list[str] = []  # re-sent in full after a compaction
         self.system = build_system_prompt(self.cwd, self.model, memory_files)
         self.memory_texts = [m.content for m in memory_files]
         self.skills_text = skills_listing(self.skills)
@@ -220,10 +221,6 @@ class Runtime:
         else:
             self.plan.exit()
 
-    def after_compaction(self) -> None:
-        """Nested memory files attach again when their directories are read again."""
-        self.memory.load()
-
     def clear_conversation(self) -> None:
         """/clear: a new session with an empty conversation; the old transcript stays on disk."""
         self.session.detach_file_state(self.file_state)
@@ -242,6 +239,7 @@ class Runtime:
         self.context = build_context_manager(self)
         self.agent.policy = self.context
         self.memory.load()
+        self.nested_instructions.clear()
 
     def _drain_hook_context(self) -> list[str]:
         out, self._hook_context = self._hook_context, []
@@ -311,10 +309,12 @@ class Runtime:
             if not isinstance(path, str):
                 continue
             for memory_file in self.memory.nested_for(self.tool_context.resolve(path)):
-                reminders.append(
+                text = (
                     f"Instructions from {memory_file.path} (apply to files in that directory):\n"
                     f"{memory_file.content}"
                 )
+                self.nested_instructions.append(text)
+                reminders.append(text)
         return reminders
 
     def close(self) -> None:

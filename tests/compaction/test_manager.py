@@ -252,3 +252,29 @@ async def test_summary_request_too_long_drops_oldest_rounds(api, tmp_path) -> No
     assert record["attempts"] == 2 and record["dropped_messages"] > 0
     retry = api.requests[-1]
     assert retry.messages[0]["role"] == "user" and api.errors == []
+
+
+async def test_large_cleared_outputs_are_saved_and_the_marker_names_the_file(api, tmp_path) -> None:
+    setup = Setup(api, tmp_path)
+    setup.manager.config = MicrocompactConfig(cache_ttl_s=0.0, keep_recent_results=1)
+    session_dir = tmp_path / "session-folder"
+    setup.manager.services.session = type(
+        "S",
+        (),
+        {
+            "folder": session_dir,
+            "path": tmp_path / "t.jsonl",
+            "append_record": lambda self, r: None,
+        },
+    )()
+    api.add(
+        tool_reply(("Bash", {"command": "seq 1 6000"})),
+        tool_reply(("Bash", {"command": "echo small"})),
+        tool_reply(("Bash", {"command": "echo again"})),
+        text_reply("ok"),
+    )
+    await setup.agent.submit("run things")
+    marker = api.requests[-1].messages[2]["content"][0]["content"]
+    assert marker.startswith("[Cleared to save context: output of Bash `seq 1 6000`")
+    saved = marker.split("Saved in full at ")[1].split(";")[0]
+    assert saved.startswith(str(session_dir)) and Path(saved).read_text().splitlines()[-1] == "6000"

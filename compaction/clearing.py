@@ -1,0 +1,167 @@
+"""Carrying out microcompact: markers, saved outputs, the file-state cache, the growth estimate.
+
+``microcompact.py`` decides what to clear (pure); this does the side effects
+around that decision: it writes large outputs to the session folder so the
+marker can name them, marks cleared reads as no longer in context (so a
+re-read returns the text, not "unchanged"), and learns how many clearable
+tokens each request adds, the g of the batching rule.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from agent.messages import Message
+from compaction.microcompact import (
+    COMPACTABLE_TOOLS,
+    ClearPlan,
+    MicrocompactConfig,
+    ResultIndex,
+    apply_clearing,
+    marker_for,
+    plan_clearing,
+)
+from compaction.services import CompactionServices
+from compaction.tokens import estimate_block, estimate_message
+
+
+@dataclass
+class ClearingOutcome:
+    plan: ClearPlan
+    messages: list[Message]
+    tokens_freed: float = 0.0
+    saved_paths: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Clearing:
+    services: CompactionServices
+    config: MicrocompactConfig = field(default_factory=MicrocompactConfig)
+    growth: float = 2_000.0
+    _samples: int = 0
+    _counted: set[str] = field(default_factory=set)
+    _index: ResultIndex = field(
+        default_factory=lambda: ResultIndex(estimate_message, estimate_block)
+    )
+
+    def learn_growth(self, messages: list[Message]) -> None:
+        """Clearable tokens added per request, averaged over the session.
+
+        A long-run mean rather than a quick moving average: a couple of small
+        results must not make a big rewrite look cheap.
+        """
+        if len(messages) < 2 or not messages[-1].tool_results():
+            return
+        names = {u["id"]: u["name"] for u in messages[-2].tool_uses()}
+        added = 0.0
+        for block in messages[-1].tool_results():
+            if block["tool_use_id"] in self._counted:
+                continue
+            self._counted.add(block["tool_use_id"])
+            if names.get(block["tool_use_id"]) in COMPACTABLE_TOOLS:
+                added += estimate_block(block)
+        self._samples += 1
+        self.growth += (added - self.growth) / self._samples
+
+    def run(
+        self,
+        messages: list[Message],
+        *,
+        now: float,
+        last_response_at: float | None,
+        used_tokens: float,
+        auto_threshold: float | None,
+    ) -> ClearingOutcome:
+        plan = plan_clearing(
+            messages,
+            now=now,
+            last_response_at=last_response_at,
+            used_tokens=used_tokens,
+            auto_threshold=auto_threshold,
+            growth_per_request=self.growth,
+            message_tokens=estimate_message,
+            estimate_block=estimate_block,
+            config=self.config,
+            index=self._index,
+        )
+        if not plan.clear:
+            return ClearingOutcome(plan, messages)
+        markers, saved = self._markers(messages, plan)
+        touched = {c.message_index for c in plan.clear}
+        cleared = apply_clearing(messages, markers)
+        freed = sum(estimate_message(messages[i]) - estimate_message(cleared[i]) for i in touched)
+        self.services.record_event(
+            {
+                "type": "microcompact",
+                "reason": plan.reason,
+                "cleared": len(plan.clear),
+                "tokens_freed": round(freed),
+            }
+        )
+        return ClearingOutcome(plan, cleared, freed, saved)
+
+    def _markers(
+        self, messages: list[Message], plan: ClearPlan
+    ) -> tuple[dict[str, str], list[str]]:
+        markers: dict[str, str] = {}
+        saved: list[str] = []
+        results = {
+            b["tool_use_id"]: b
+            for index in {c.message_index for c in plan.clear}
+            for b in messages[index].tool_results()
+        }
+        for candidate in plan.clear:
+            text = result_text(results.get(candidate.tool_use_id, {}))
+            lines = text.count("\n") + 1 if text else None
+            if candidate.tool_name == "Read":
+                unchanged = self._forget_read(candidate.tool_input.get("file_path"))
+                markers[candidate.tool_use_id] = marker_for(
+                    candidate, file_unchanged=unchanged, line_count=lines
+                )
+                continue
+            path = None
+            if candidate.tokens > self.config.save_over_tokens:
+                path = self._save_output(candidate.tool_use_id, text)
+                if path:
+                    saved.append(path)
+            markers[candidate.tool_use_id] = marker_for(
+                candidate, saved_path=path, line_count=lines
+            )
+        return markers, saved
+
+    def _forget_read(self, path: Any) -> bool:
+        """The read's text leaves the context, so a re-read must return it. True if the file is unchanged."""
+        if not isinstance(path, str):
+            return False
+        cache = self.services.file_state
+        state = cache.peek(path)
+        if state is None:
+            return False
+        cache.set(path, replace(state, in_context=False))
+        try:
+            return Path(path).stat().st_mtime == state.mtime and not state.stale
+        except OSError:
+            return False
+
+    def _save_output(self, tool_use_id: str, text: str) -> str | None:
+        folder = self.services.folder
+        if folder is None or not text:
+            return None
+        target = Path(folder) / "cleared" / f"{tool_use_id}.txt"
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        except OSError:
+            return None
+        return str(target)
+
+
+def result_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+    return ""
