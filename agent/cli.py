@@ -104,8 +104,10 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
 
         if output_format not in ("text", "json", "stream-json"):
             raise typer.BadParameter("use text, json or stream-json", param_hint="--output-format")
-        if autocompact is not None and autocompact != "auto" and not autocompact.isdigit():
-            raise typer.BadParameter("use auto or a number of tokens", param_hint="--autocompact")
+        if autocompact is not None and not AUTOCOMPACT_VALUE.match(autocompact.replace("_", "")):
+            raise typer.BadParameter(
+                "use auto or a number of tokens, e.g. 120000 or 120k", param_hint="--autocompact"
+            )
         options = RunOptions(
             cwd=(cwd or Path.cwd()).resolve(),
             model=model,
@@ -144,6 +146,7 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
     return exit_code
 
 
+AUTOCOMPACT_VALUE = re.compile(r"^(auto|\d+(\.\d+)?[kKmM]?)$")
 RULE_LIST_OPTIONS = ("--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools")
 RULE_WORD = re.compile(
     r"^[A-Z][A-Za-z0-9_]*(\(.*\))?(,\s*[A-Z][A-Za-z0-9_]*(\(.*\))?)*$", re.DOTALL

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent import model_cache
 from agent.api import ModelClient
 from agent.context_setup import build_context_manager
 from agent.events import EventSink, Notice, SessionStarted
@@ -196,9 +197,14 @@ class Runtime:
     async def refresh_model_limits(self) -> None:
         if self.model in self.model_limits or os.environ.get("CCX_SKIP_MODELS_API"):
             return
+        cached = model_cache.load(config_dir(), self.model)
+        if cached is not None:
+            self.model_limits[self.model] = cached
+            return
         limits = await fetch_limits(self.agent.client.client, self.model)
         if limits is not None:
             self.model_limits[self.model] = limits
+            model_cache.store(config_dir(), self.model, limits)
 
     async def run_session_start(self, source: str) -> None:
         if not self.hooks.has("SessionStart", source):

@@ -96,3 +96,20 @@ def test_anthropic_is_not_imported() -> None:
     code = "import agent.models, sys; print('anthropic' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_model_limits_cache_round_trip_and_expiry(tmp_path, monkeypatch) -> None:
+    from agent import model_cache
+    from agent.models import ModelLimits
+
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://gateway.test")
+    assert model_cache.load(tmp_path, "claude-x") is None
+    model_cache.store(tmp_path, "claude-x", ModelLimits(300_000, 50_000))
+    assert model_cache.load(tmp_path, "claude-x") == ModelLimits(300_000, 50_000)
+    assert (
+        model_cache.load(tmp_path, "claude-x", now=10**12) is None
+    )  # a day later it is asked again
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://other.test")
+    assert model_cache.load(tmp_path, "claude-x") is None  # per endpoint
+    (tmp_path / "cache" / "model-limits.json").write_text("{torn")
+    assert model_cache.load(tmp_path, "claude-x") is None
