@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from agent.models import resolve_model
 from compaction.breakdown import context_breakdown, render_breakdown
+from compaction.compactor import latest_request
 from compaction.full import CompactionError
 from compaction.restore import choose_files, visible_read_paths
-from compaction.summary import PartialMode, latest_user_request
+from compaction.summary import PartialMode
 from compaction.thresholds import format_tokens
 from tools.file_state import normalize_path
 
@@ -150,7 +151,7 @@ def keep_preview(runtime: Runtime) -> dict[str, str]:
     files = choose_files(
         runtime.file_state.snapshot(), visible=visible_read_paths([]), excluded=excluded
     )
-    request = latest_user_request(runtime.agent.messages) or "(none yet)"
+    request = latest_request(runtime.agent.messages) or "(none yet)"
     preview = {
         "latest request (verbatim)": request if len(request) <= 120 else request[:117] + "...",
         "files re-read": ", ".join(files) or "none",
