@@ -1,20 +1,80 @@
-"""The `ccx` console script: headless runs go to agent.cli, interactive ones to a front end here."""
+"""The `ccx` console script: `ccx demo`, headless runs (agent.cli) and the interactive front ends.
+
+Nothing heavy is imported at module level: `ccx --version` must stay fast.
+The full-screen app (``tui.app.run_app``) is imported only when it is about
+to run; the plain REPL takes over when asked (``--plain``), when stdin or
+stdout is not a terminal, when the terminal is too small, or when the app
+cannot be loaded.
+"""
 
 from __future__ import annotations
 
+import os
 import sys
+from typing import Any
 
 from agent.cli import run
 
+MIN_COLUMNS = 60
+MIN_LINES = 16
 
-def _interactive(options: object, prompt: str | None, plain: bool) -> int:
-    print(
-        "ccx: the interactive app is not built yet; run headless with -p, "
-        "e.g. ccx -p 'explain this repo'",
-        file=sys.stderr,
-    )
-    return 2
+
+def plain_reason() -> str | None:
+    """Why the full-screen app cannot run here, or None when it can."""
+    streams = (("stdin", sys.stdin), ("stdout", sys.stdout))
+    for name, stream in streams:
+        try:
+            tty = stream is not None and stream.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        if not tty:
+            return f"{name} is not a terminal"
+    import shutil
+
+    size = shutil.get_terminal_size((80, 24))
+    if size.columns < MIN_COLUMNS or size.lines < MIN_LINES:
+        return (
+            f"the terminal is {size.columns}x{size.lines}, smaller than {MIN_COLUMNS}x{MIN_LINES}"
+        )
+    return None
+
+
+def _note(text: str) -> None:
+    print(f"ccx: {text}; using the plain REPL", file=sys.stderr)
+
+
+def start_interactive(options: Any, prompt: str | None, plain: bool, check: bool = True) -> int:
+    """Open an interactive session: the full-screen app when it fits, else the plain REPL."""
+    if check:
+        from agent.credentials import check_credentials
+
+        message = check_credentials(options.cwd, os.environ)
+        if message is not None:
+            print(message, file=sys.stderr)
+            return 1
+    if not plain:
+        reason = plain_reason()
+        if reason is None:
+            try:
+                from tui.app import run_app
+            except ImportError as exc:
+                reason = f"the full-screen app could not be loaded ({exc})"
+            else:
+                return run_app(options, prompt)
+        _note(reason)
+    from tui.plain import run_plain
+
+    return run_plain(options, prompt)
+
+
+def _interactive(options: Any, prompt: str | None, plain: bool) -> int:
+    return start_interactive(options, prompt, plain)
 
 
 def main() -> None:
-    sys.exit(run(sys.argv[1:], interactive=_interactive))
+    argv = sys.argv[1:]
+    if argv and argv[0] == "demo":
+        from tui.demo import main as demo_main
+
+        sys.exit(demo_main(argv[1:]))
+    sys.exit(run(argv, interactive=_interactive))

@@ -21,14 +21,20 @@ def test_compact_with_instructions_then_continue(ccx: Ccx) -> None:
     first = ccx.run("-p", "what is the retry limit?", "--output-format", "json")
     assert first.returncode == 0, first.stderr
 
-    ccx.api.add(text_reply("<analysis>notes</analysis><summary>RETRY_LIMIT = 3 in src/app.py.</summary>"))
-    compact = ccx.run("-c", "-p", "/compact keep every RETRY_LIMIT value", "--output-format", "json")
+    ccx.api.add(
+        text_reply("<analysis>notes</analysis><summary>RETRY_LIMIT = 3 in src/app.py.</summary>")
+    )
+    compact = ccx.run(
+        "-c", "-p", "/compact keep every RETRY_LIMIT value", "--output-format", "json"
+    )
     assert compact.returncode == 0, compact.stderr
     result = compact.json()
     assert result["result"].startswith("Compacted (manual):")
     assert "src/app.py" in result["result"]  # restored files are listed
     (record,) = result["compactions"]
-    assert record["trigger"] == "manual" and record["tokens_before"] > 0 and record["tokens_after"] > 0
+    assert (
+        record["trigger"] == "manual" and record["tokens_before"] > 0 and record["tokens_after"] > 0
+    )
     (summary_request,) = summary_requests(ccx)
     assert "keep every RETRY_LIMIT value" in summary_request.last_user_text()
     assert result["num_turns"] == 0
@@ -37,8 +43,12 @@ def test_compact_with_instructions_then_continue(ccx: Ccx) -> None:
     after = ccx.run("-c", "-p", "and now?", "--output-format", "json")
     assert after.json()["result"] == "Still 3."
     text = ccx.api.requests[-1].all_text()
-    assert "RETRY_LIMIT = 3 in src/app.py." in text and "notes" not in text  # the summary, analysis gone
-    assert "RETRY_LIMIT = 3\n" in text.replace("1\tRETRY_LIMIT = 3\n", "RETRY_LIMIT = 3\n")  # file re-read
+    assert (
+        "RETRY_LIMIT = 3 in src/app.py." in text and "notes" not in text
+    )  # the summary, analysis gone
+    assert "RETRY_LIMIT = 3\n" in text.replace(
+        "1\tRETRY_LIMIT = 3\n", "RETRY_LIMIT = 3\n"
+    )  # file re-read
     assert "what is the retry limit?" in text  # the user's request verbatim
     assert ccx.api.errors == []
 
@@ -52,7 +62,14 @@ def test_context_command_prints_the_breakdown(ccx: Ccx) -> None:
     ccx.run("-p", "read it")
     run = ccx.run("-c", "-p", "/context")
     assert run.returncode == 0, run.stderr
-    for label in ("System prompt", "Tools", "Messages", "Tool results: Read", "Free space", "Auto-compact buffer"):
+    for label in (
+        "System prompt",
+        "Tools",
+        "Messages",
+        "Tool results: Read",
+        "Free space",
+        "Auto-compact buffer",
+    ):
         assert label in run.stdout
     assert "src/app.py" in run.stdout  # what a compaction now would keep
 
@@ -80,7 +97,9 @@ def test_auto_compaction_appears_in_stream_json(ccx: Ccx) -> None:
         lambda r: SUMMARY_MARK in r.last_user_text(),
         lambda r: text_reply("<summary>read big files</summary>"),
     )
-    ccx.api.add(*[tool_reply(("Read", {"file_path": f"big{i}.py"})) for i in range(8)], text_reply("done"))
+    ccx.api.add(
+        *[tool_reply(("Read", {"file_path": f"big{i}.py"})) for i in range(8)], text_reply("done")
+    )
     run = ccx.run("-p", "read them all", "--output-format", "stream-json", "--autocompact", "30000")
     assert run.returncode == 0, run.stderr
     events = run.events()

@@ -1,0 +1,132 @@
+"""Fixtures for the TUI tests: the app in-process (Pilot) against the fake Messages API."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.fake_api import FakeApi
+from agent.runtime import RunOptions
+from tui.app import CcxApp
+
+SUMMARY_MARK = "This turn is only for writing a summary"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "README.md").write_text("# Sample\n\nA sample project.\n")
+    (root / "src" / "app.py").write_text(
+        "RETRY_LIMIT = 3\n\n\ndef main():\n    return RETRY_LIMIT\n"
+    )
+    (root / ".git").mkdir()
+    (tmp_path / "home").mkdir()
+    return root
+
+
+@pytest.fixture
+def api(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeApi]:
+    with FakeApi() as server:
+        for name in ("ANTHROPIC_MODEL", "ANTHROPIC_AUTH_TOKEN", "CCX_AUTO_COMPACT_WINDOW"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+        monkeypatch.setenv("CCX_CONFIG_DIR", str(tmp_path / "config"))
+        monkeypatch.setenv("HOME", str(tmp_path / "home"))
+        monkeypatch.setenv("CCX_RETRY_BASE_DELAY_MS", "5")
+        yield server
+
+
+def make_app(repo: Path, prompt: str | None = None, **options: Any) -> CcxApp:
+    return CcxApp(RunOptions(cwd=repo, watch_files=False, **options), prompt)
+
+
+async def wait_for(pilot: Any, condition: Callable[[], Any], timeout: float = 15.0) -> Any:
+    """Let the app run until ``condition()`` is truthy; fail with a screen dump on timeout."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting; screen:\n{screen_text(pilot.app)}")
+        await pilot.pause(0.02)
+
+
+async def wait_idle(pilot: Any, timeout: float = 15.0) -> None:
+    """Until the runtime is ready and no job runs or waits."""
+    app = pilot.app
+    await wait_for(pilot, lambda: app.ready and app.running is None and not app.queue, timeout)
+    await pilot.pause()
+
+
+async def submit(pilot: Any, text: str) -> None:
+    from tui.widgets.prompt_box import PromptInput
+
+    prompt = pilot.app.query_one(PromptInput)
+    prompt.text = text
+    prompt.move_cursor(prompt.document.end)
+    await pilot.press("enter")
+
+
+def screen_text(app: CcxApp) -> str:
+    """Every visible text of the transcript and the footer, for assertions."""
+    from textual.widgets import Static
+
+    parts = []
+    widgets = [w for screen in app.screen_stack for w in screen.query("*")]
+    for widget in widgets:
+        if isinstance(getattr(widget, "source", None), str):  # Markdown, HistoryReply
+            parts.append(widget.source)  # type: ignore[attr-defined]
+        elif isinstance(widget, Static):
+            parts.append(str(widget.render()))
+    return "\n".join(parts)
+
+
+async def settle(seconds: float = 0.05) -> None:
+    await asyncio.sleep(seconds)
+
+
+def write_session(repo: Path, rounds: int, model: str = "claude-sonnet-4-5") -> str:
+    """A stored session of ``rounds`` x (prompt, tool call, tool result, answer); returns its id."""
+    from agent.messages import Message, tool_result_block, user_text
+    from agent.session import Session
+
+    session = Session.create(repo, model)
+    for index in range(rounds):
+        session.append_message(user_text(f"question {index}"))
+        use = {
+            "type": "tool_use",
+            "id": f"toolu_{index:06d}",
+            "name": "Read",
+            "input": {"file_path": "src/app.py"},
+        }
+        session.append_message(
+            Message(
+                "assistant",
+                [{"type": "text", "text": f"Reading for {index}."}, use],
+                kind="response",
+                api_id=f"msg_a{index}",
+            )
+        )
+        session.append_message(
+            Message(
+                "user", [tool_result_block(use["id"], "1\tRETRY_LIMIT = 3")], kind="tool_result"
+            )
+        )
+        session.append_message(
+            Message(
+                "assistant",
+                [{"type": "text", "text": f"Answer **{index}**."}],
+                kind="response",
+                api_id=f"msg_b{index}",
+            )
+        )
+    session.close()
+    return session.id

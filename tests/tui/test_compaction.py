@@ -1,0 +1,153 @@
+"""/compact, /context and /undo-compact in the app; auto-compaction shows the same way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Collapsible
+
+from agent.fake_api import FakeApi, text_reply, tool_reply
+from tests.tui.conftest import SUMMARY_MARK, make_app, screen_text, submit, wait_for, wait_idle
+from tui.widgets.compaction_block import CompactionBlock
+from tui.widgets.context_view import ContextView
+from tui.widgets.footer import ContextMeter
+
+
+def summary_route(
+    api: FakeApi, text: str = "RETRY_LIMIT is 3 in src/app.py.", **kw: object
+) -> None:
+    api.on(
+        lambda r: SUMMARY_MARK in r.last_user_text(),
+        text_reply(f"<analysis>scratch</analysis><summary>{text}</summary>", **kw),  # type: ignore[arg-type]
+    )
+
+
+def summary_requests(api: FakeApi) -> list:
+    return [r for r in api.requests if SUMMARY_MARK in r.last_user_text()]
+
+
+async def test_compact_shows_progress_then_the_result_and_summary(api: FakeApi, repo: Path) -> None:
+    api.add(tool_reply(("Read", {"file_path": "src/app.py"})), text_reply("It is 3."))
+    summary_route(api, delay_s=0.5)
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "what is the retry limit?")
+        await wait_idle(pilot)
+        before = str(app.query_one(ContextMeter).render())
+        await submit(pilot, "/compact keep every number")
+        block = await wait_for(
+            pilot,
+            lambda: (
+                app.query(CompactionBlock).first(CompactionBlock)
+                if app.query(CompactionBlock)
+                else None
+            ),
+        )
+        await wait_for(pilot, lambda: "Compacting (manual)" in str(block._line.render()))
+        assert "summarizing" in str(block._line.render())
+        await wait_idle(pilot)
+        line = str(block._line.render())
+        assert block.state == "finished" and line.startswith("✓ Compacted (manual):")
+        assert "→" in line and "restored files:" in line and "src/app.py" in line
+        collapsible = block.query_one(Collapsible)
+        assert collapsible.collapsed
+        assert "RETRY_LIMIT is 3 in src/app.py." in screen_text(app)
+        assert str(app.query_one(ContextMeter).render()) != before
+    (request,) = summary_requests(api)
+    assert "keep every number" in request.last_user_text()
+    assert api.errors == []
+
+
+async def test_esc_cancels_a_running_compaction(api: FakeApi, repo: Path) -> None:
+    api.add(text_reply("Hello."))
+    summary_route(api, delay_s=10)
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "hi")
+        await wait_idle(pilot)
+        runtime = app.bridge.runtime
+        assert runtime is not None
+        before = [m.uuid for m in runtime.agent.messages]
+        await submit(pilot, "/compact")
+        block = await wait_for(
+            pilot,
+            lambda: (
+                app.query(CompactionBlock).first(CompactionBlock)
+                if app.query(CompactionBlock)
+                else None
+            ),
+        )
+        await wait_for(pilot, lambda: summary_requests(api))
+        await pilot.press("a")  # the app stays responsive while it runs
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        assert block.state == "cancelled"
+        assert "cancelled" in str(block._line.render())
+        assert [m.uuid for m in runtime.agent.messages] == before
+        assert "Interrupted" in screen_text(app)
+
+
+async def test_context_renders_a_breakdown_widget(api: FakeApi, repo: Path) -> None:
+    api.add(tool_reply(("Read", {"file_path": "src/app.py"})), text_reply("ok"))
+    app = make_app(repo)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "read it")
+        await wait_idle(pilot)
+        await submit(pilot, "/context")
+        await wait_idle(pilot)
+        view = app.query_one(ContextView)
+        names = [c["name"] for c in view.breakdown["categories"]]
+        for label in (
+            "System prompt",
+            "Tools",
+            "Memory files",
+            "Skills",
+            "Messages",
+            "Tool results: Read",
+            "Free space",
+            "Auto-compact buffer",
+        ):
+            assert label in names
+        text = screen_text(app)
+        assert "A compaction now would keep:" in text and "src/app.py" in text
+        assert "█" in text  # bars, not just numbers
+
+
+async def test_undo_compact_and_auto_compaction(api: FakeApi, repo: Path) -> None:
+    api.add(text_reply("first"), text_reply("second"))
+    summary_route(api)
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "hello")
+        await wait_idle(pilot)
+        await submit(pilot, "/compact")
+        await wait_idle(pilot)
+        await submit(pilot, "/undo-compact")
+        await wait_idle(pilot)
+        assert "Restored the conversation from before the last compaction" in screen_text(app)
+    assert api.errors == []
+
+
+async def test_auto_compaction_shows_as_a_block(api: FakeApi, repo: Path) -> None:
+    body = "value = 1\n" * 1_500
+    for index in range(4):
+        (repo / f"big{index}.py").write_text(body)
+    summary_route(api)
+    api.add(
+        *[tool_reply(("Read", {"file_path": f"big{i}.py"})) for i in range(4)],
+        text_reply("read them all"),
+        text_reply("after"),
+    )
+    app = make_app(repo, autocompact="20000")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "read the big files")
+        await wait_idle(pilot, timeout=30)
+        blocks = list(app.query(CompactionBlock))
+        assert blocks and blocks[0].trigger == "auto"
+        assert str(blocks[0]._line.render()).startswith("✓ Compacted (auto)")
+    assert api.errors == []

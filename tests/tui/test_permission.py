@@ -1,0 +1,125 @@
+"""The permission modal: allow once, always allow (saved as a rule), deny; Esc denies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agent.fake_api import FakeApi, text_reply, tool_reply
+from tests.tui.conftest import make_app, screen_text, submit, wait_for, wait_idle
+from tui.screens.permission import PermissionScreen, edit_diff, permission_preview
+from tui.widgets.tool_block import ToolBlock
+
+EDIT = (
+    "Edit",
+    {"file_path": "src/app.py", "old_string": "RETRY_LIMIT = 3", "new_string": "RETRY_LIMIT = 5"},
+)
+
+
+def script(api: FakeApi) -> None:
+    api.add(
+        tool_reply(("Read", {"file_path": "src/app.py"})),
+        tool_reply(EDIT),
+        text_reply("done"),
+    )
+
+
+async def run_until_asked(pilot, app) -> PermissionScreen:  # type: ignore[no-untyped-def]
+    await wait_for(pilot, lambda: app.ready)
+    await submit(pilot, "raise the limit")
+    return await wait_for(
+        pilot, lambda: app.screen if isinstance(app.screen, PermissionScreen) else None
+    )
+
+
+@pytest.mark.parametrize("key", ["y", "1", "enter"])
+async def test_allow_once_runs_the_edit(api: FakeApi, repo: Path, key: str) -> None:
+    script(api)
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await run_until_asked(pilot, app)
+        shown = screen_text(app)
+        assert "-RETRY_LIMIT = 3" in shown and "+RETRY_LIMIT = 5" in shown  # the diff
+        assert "Why ccx asks:" in shown
+        await pilot.press(key)
+        await wait_idle(pilot)
+        edit = next(b for b in app.query(ToolBlock) if b.tool_name == "Edit")
+        assert edit.status == "done" and "+RETRY_LIMIT = 5" in str(edit.render())
+    assert (repo / "src" / "app.py").read_text().startswith("RETRY_LIMIT = 5")
+    assert not (repo / ".claude" / "settings.local.json").exists()
+    assert api.errors == []
+
+
+async def test_always_allow_saves_the_rule(api: FakeApi, repo: Path) -> None:
+    script(api)
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await run_until_asked(pilot, app)
+        await pilot.press("a")
+        await wait_idle(pilot)
+    settings = json.loads((repo / ".claude" / "settings.local.json").read_text())
+    (rule,) = settings["permissions"]["allow"]
+    assert rule.startswith("Edit(") and "src/app.py" in rule
+    assert (repo / "src" / "app.py").read_text().startswith("RETRY_LIMIT = 5")
+
+
+@pytest.mark.parametrize("key", ["n", "3", "escape"])
+async def test_deny_leaves_the_file_and_tells_the_model(api: FakeApi, repo: Path, key: str) -> None:
+    script(api)
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await run_until_asked(pilot, app)
+        await pilot.press(key)
+        await wait_idle(pilot)
+        edit = next(b for b in app.query(ToolBlock) if b.tool_name == "Edit")
+        assert edit.status == "denied" and "denied" in str(edit.render())
+        assert not isinstance(app.screen, PermissionScreen)
+        assert "done" in screen_text(app)
+    assert (repo / "src" / "app.py").read_text().startswith("RETRY_LIMIT = 3")
+    assert "denied permission" in api.requests[-1].all_text()
+
+
+async def test_bash_ask_shows_the_command(api: FakeApi, repo: Path) -> None:
+    api.add(
+        tool_reply(("Bash", {"command": "touch made-by-bash", "description": "make a file"})),
+        text_reply("ok"),
+    )
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "make a file")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
+        assert "$ touch made-by-bash" in screen_text(app)
+        await pilot.press("y")
+        await wait_idle(pilot)
+    assert (repo / "made-by-bash").exists()
+
+
+async def test_esc_on_the_main_screen_while_asked_withdraws_nothing_else(
+    api: FakeApi, repo: Path
+) -> None:
+    """An interrupt while the modal is open (ctrl+c) closes it and answers the call."""
+    script(api)
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await run_until_asked(pilot, app)
+        app.action_interrupt()
+        await wait_idle(pilot)
+        await wait_for(pilot, lambda: not isinstance(app.screen, PermissionScreen))
+    assert (repo / "src" / "app.py").read_text().startswith("RETRY_LIMIT = 3")
+
+
+def test_previews() -> None:
+    diff = edit_diff(EDIT[1])
+    assert (
+        "--- a/src/app.py" in diff and "-RETRY_LIMIT = 3\n" in diff and "+RETRY_LIMIT = 5\n" in diff
+    )
+    write = permission_preview(
+        "Write", {"file_path": "x.py", "content": "\n".join(map(str, range(50)))}
+    )
+    assert "x.py" in write.plain and "30 more lines" in write.plain
+    assert permission_preview("Bash", {"command": "rm -rf build"}).plain.startswith(
+        "$ rm -rf build"
+    )

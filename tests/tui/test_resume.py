@@ -1,0 +1,118 @@
+"""Resumed sessions: -r / /resume reload the transcript view; long ones page in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import OptionList
+
+from agent.fake_api import FakeApi, text_reply
+from agent.messages import Message
+from tests.tui.conftest import make_app, screen_text, submit, wait_for, wait_idle, write_session
+from tui.history import history_entries
+from tui.screens.resume import ResumeScreen
+from tui.widgets.tool_block import ToolBlock
+from tui.widgets.transcript import PAGE, Transcript, UserPrompt
+
+
+async def test_resume_option_loads_the_history(api: FakeApi, repo: Path) -> None:
+    session_id = write_session(repo, 3)
+    api.add(text_reply("continuing"))
+    app = make_app(repo, resume=session_id)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: f"Resumed session {session_id}" in screen_text(app))
+        text = screen_text(app)
+        assert "> question 0" in text and "Answer **2**." in text
+        blocks = list(app.query(ToolBlock))
+        assert len(blocks) == 3 and not any(b.expanded for b in blocks)
+        await submit(pilot, "go on")
+        await wait_idle(pilot)
+        assert "continuing" in screen_text(app)
+    assert "question 2" in api.requests[-1].all_text()
+    assert api.errors == []
+
+
+async def test_resume_picker_switches_session(api: FakeApi, repo: Path) -> None:
+    old = write_session(repo, 2)
+    api.add(text_reply("fresh reply"))
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "fresh")
+        await wait_idle(pilot)
+        await submit(pilot, "/resume")
+        screen = await wait_for(
+            pilot, lambda: app.screen if isinstance(app.screen, ResumeScreen) else None
+        )
+        assert [s.id for s in screen.sessions] == [old]
+        options = screen.query_one(OptionList)
+        assert "question 0" in str(options.get_option_at_index(0).prompt)
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.session_id == old and app.query(ToolBlock))
+        text = screen_text(app)
+        assert "fresh reply" not in text and "> question 1" in text
+        assert app.bridge.runtime is not None and app.bridge.runtime.session.id == old
+
+
+async def test_resume_picker_escape_keeps_the_session(api: FakeApi, repo: Path) -> None:
+    write_session(repo, 1)
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        current = app.session_id
+        await submit(pilot, "/resume")
+        await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ResumeScreen))
+        assert app.session_id == current
+
+
+async def test_a_long_session_mounts_the_last_page_and_loads_earlier(
+    api: FakeApi, repo: Path
+) -> None:
+    session_id = write_session(repo, 100)  # 400 messages -> 500 entries
+    app = make_app(repo, resume=session_id)
+    async with app.run_test(size=(120, 40)) as pilot:
+        transcript = app.query_one(Transcript)
+        await wait_for(pilot, lambda: "Resumed session" in screen_text(app))
+        prompts = [w.prompt for w in app.query(UserPrompt)]
+        assert prompts[-1] == "question 99" and "question 0" not in prompts
+        assert len(transcript.children) <= PAGE + 3
+        button = transcript.query_one("#load-earlier")
+        transcript.scroll_home(animate=False, immediate=True)
+        await pilot.pause()
+        await pilot.click(button)  # type: ignore[arg-type]
+        await wait_for(pilot, lambda: len(list(app.query(UserPrompt))) > len(prompts))
+        for _ in range(10):
+            if not transcript.query("#load-earlier"):
+                break
+            await transcript.load_earlier()
+        assert next(w.prompt for w in app.query(UserPrompt)) == "question 0"
+
+
+def test_history_entries_pair_tools_and_skip_reminders() -> None:
+    use = {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}
+    messages = [
+        Message(
+            "user",
+            [
+                {"type": "text", "text": "list"},
+                {"type": "text", "text": "<system-reminder>x</system-reminder>"},
+            ],
+        ),
+        Message("assistant", [{"type": "text", "text": "Listing."}, use], kind="response"),
+        Message(
+            "user",
+            [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "a\nb", "is_error": True},
+                {"type": "text", "text": "[Request interrupted by user]"},
+            ],
+            kind="tool_result",
+        ),
+        Message("user", [{"type": "text", "text": "summary text"}], kind="summary"),
+    ]
+    entries = history_entries(messages)
+    assert [e.kind for e in entries] == ["user", "assistant", "tool", "interrupted", "summary"]
+    assert entries[0].text == "list"
+    tool = entries[2].tool
+    assert tool is not None and tool.result == "a\nb" and tool.is_error and tool.answered

@@ -1,0 +1,224 @@
+"""A session in the app: prompt -> tools -> answer, errors, queueing, quitting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Static
+
+from agent.fake_api import FakeApi, Fault, text_reply, tool_reply
+from tests.tui.conftest import make_app, screen_text, submit, wait_for, wait_idle
+from tui.screens.plan_approval import PlanApprovalScreen
+from tui.widgets.footer import ContextMeter, StatusFooter
+from tui.widgets.prompt_box import PromptInput
+from tui.widgets.tool_block import ToolBlock
+from tui.widgets.warning_bar import WarningBar
+
+
+async def test_prompt_tools_then_the_answer(api: FakeApi, repo: Path) -> None:
+    api.add(
+        tool_reply(("Read", {"file_path": "src/app.py"}), text="Let me look."),
+        tool_reply(("Bash", {"command": "echo hello-from-bash"})),
+        text_reply("The retry limit is **3**."),
+    )
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "what is the retry limit?")
+        await wait_idle(pilot)
+        text = screen_text(app)
+        assert "> what is the retry limit?" in text
+        assert "Let me look." in text and "The retry limit is **3**." in text
+        read, bash = app.query(ToolBlock)
+        assert read.status == "done" and "Read(src/app.py)" in str(read.render())
+        assert "Read 5 lines" in str(read.render())
+        assert bash.status == "done" and "hello-from-bash" in str(bash.render())
+        meter = str(app.query_one(ContextMeter).render())
+        assert "% until auto-compact" in meter and " / " in meter
+    assert api.errors == []
+    assert "RETRY_LIMIT = 3" in api.requests[1].all_text()
+
+
+async def test_api_error_is_a_red_line_and_the_session_goes_on(api: FakeApi, repo: Path) -> None:
+    api.add(Fault(400, message="bad thing happened"), text_reply("recovered"))
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "first")
+        await wait_idle(pilot)
+        assert "Error: " in screen_text(app) and "bad thing happened" in screen_text(app)
+        await submit(pilot, "second")
+        await wait_idle(pilot)
+        assert "recovered" in screen_text(app)
+
+
+async def test_unknown_resume_id_starts_a_new_session_with_a_red_line(
+    api: FakeApi, repo: Path
+) -> None:
+    api.add(text_reply("hello there"))
+    app = make_app(repo, resume="no-such-session")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        assert "No session with id 'no-such-session'" in screen_text(app)
+        await submit(pilot, "hi")
+        await wait_idle(pilot)
+        assert "hello there" in screen_text(app)
+
+
+async def test_initial_prompt_is_submitted_at_start(api: FakeApi, repo: Path) -> None:
+    api.add(text_reply("answer to the first prompt"))
+    app = make_app(repo, prompt="from the command line")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: "answer to the first prompt" in screen_text(app))
+    assert api.requests[-1].last_user_text().startswith("from the command line")
+
+
+async def test_ctrl_d_on_an_empty_prompt_quits_with_0(api: FakeApi, repo: Path) -> None:
+    app = make_app(repo)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await pilot.press("x", "ctrl+d")  # not empty: deletes forward, stays
+        await pilot.pause()
+        assert app.is_running
+        await pilot.press("backspace", "ctrl+d")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_exit_command_quits_with_0(api: FakeApi, repo: Path) -> None:
+    app = make_app(repo)
+    async with app.run_test() as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "/exit")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_shift_tab_cycles_the_permission_mode(api: FakeApi, repo: Path) -> None:
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        footer = app.query_one(StatusFooter)
+        seen = []
+        for _ in range(3):
+            await pilot.press("shift+tab")
+            await wait_for(pilot, lambda: app.bridge.runtime.gate.mode == footer.mode)  # type: ignore[union-attr]
+            seen.append(footer.mode)
+        assert seen == ["acceptEdits", "plan", "default"]
+        await pilot.press("shift+tab")
+        await pilot.pause()
+        assert "accept edits" in str(app.query_one("#footer-mode", Static).render())
+
+
+async def test_plan_command_shows_in_the_footer(api: FakeApi, repo: Path) -> None:
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "/plan")
+        await wait_idle(pilot)
+        assert app.query_one(StatusFooter).mode == "plan"
+        assert "Plan mode on" in screen_text(app)
+        for command, expected in (
+            ("/help", "/compact"),
+            ("/cost", "Total cost"),
+            ("/model", "Model:"),
+        ):
+            await submit(pilot, command)
+            await wait_idle(pilot)
+            assert expected in screen_text(app), command
+
+
+async def test_clear_empties_the_transcript(api: FakeApi, repo: Path) -> None:
+    api.add(text_reply("something to forget"))
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "hi")
+        await wait_idle(pilot)
+        first = app.session_id
+        await submit(pilot, "/clear")
+        await wait_idle(pilot)
+        text = screen_text(app)
+        assert "something to forget" not in text and "Cleared. New session" in text
+        runtime = app.bridge.runtime
+        assert runtime is not None and runtime.agent.messages == [] and runtime.session.id != first
+
+
+async def test_completion_and_history(api: FakeApi, repo: Path) -> None:
+    api.add(text_reply("one"))
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        prompt = app.query_one(PromptInput)
+        await pilot.press("/", "c", "o", "n")
+        await pilot.pause()
+        hints = str(app.query_one("#prompt-hints", Static).render())
+        assert "/context" in hints and "/compact" not in hints
+        await pilot.press("tab")
+        assert prompt.text == "/context"
+        await pilot.press("ctrl+u")  # clear the line
+        prompt.text = ""
+        await pilot.press("/", "c")
+        await pilot.pause()
+        assert {"/compact", "/context", "/clear", "/cost"} <= set(
+            str(app.query_one("#prompt-hints", Static).render()).split()
+        )
+        await pilot.press("tab", "tab")
+        first, second = prompt.matches[0][0], prompt.matches[1][0]
+        assert prompt.text == f"/{second}" and first != second
+        prompt.text = ""
+        await pilot.press("h", "i", "shift+enter", "t", "h", "e", "r", "e")
+        assert prompt.text == "hi\nthere"
+        await pilot.press("ctrl+j")
+        assert prompt.text.count("\n") == 2
+        await pilot.press("backspace", "enter")
+        await wait_idle(pilot)
+        assert prompt.text == ""
+        await pilot.press("up")
+        assert prompt.text == "hi\nthere"
+        await pilot.press("down", "down")
+        assert prompt.text == ""
+
+
+async def test_retries_show_as_a_status_and_the_answer_arrives(api: FakeApi, repo: Path) -> None:
+    api.add(Fault(529), Fault(529), text_reply("after the retries"))
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "hi")
+        await wait_idle(pilot)
+        text = screen_text(app)
+        assert "after the retries" in text and "Error:" not in text
+
+
+async def test_the_warning_bar_appears_as_the_context_fills(api: FakeApi, repo: Path) -> None:
+    (repo / "big.py").write_text("value = 1\n" * 3_000)
+    api.add(tool_reply(("Read", {"file_path": "big.py"})), text_reply("read it"))
+    app = make_app(repo, autocompact="30000")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        bar = app.query_one(WarningBar)
+        assert not bar.has_class("-shown")
+        await submit(pilot, "read big.py")
+        await wait_idle(pilot)
+        state = app.query_one(StatusFooter).state
+        assert state is not None and state.level != "ok", state
+        assert bar.has_class("-shown") and "/compact" in str(bar.render())
+
+
+async def test_plan_approval_modal_approves_and_leaves_plan_mode(api: FakeApi, repo: Path) -> None:
+    api.add(
+        tool_reply(("ExitPlanMode", {"plan": "1. Raise RETRY_LIMIT to 5\\n2. Run the tests"})),
+        text_reply("Plan approved; starting."),
+    )
+    app = make_app(repo, permission_mode="plan")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        assert app.query_one(StatusFooter).mode == "plan"
+        await submit(pilot, "plan the change")
+        await wait_for(pilot, lambda: isinstance(app.screen, PlanApprovalScreen))
+        await pilot.press("y")
+        await wait_idle(pilot)
+        assert app.query_one(StatusFooter).mode == "default"
+        assert "Plan approved; starting." in screen_text(app)
+    assert api.errors == []

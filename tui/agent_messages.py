@@ -1,0 +1,99 @@
+"""What the agent thread posts to the app: agent events, readiness, job ends, questions.
+
+Textual messages built on the agent thread and handled on the UI's; their
+payloads are plain values the UI may read without touching the Runtime.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from agent.commands import CommandResult
+    from agent.events import Event
+    from agent.tool_runner import PermissionRequest
+    from compaction.thresholds import ContextState
+    from tui.history import Entry
+
+
+@dataclass(frozen=True)
+class Status:
+    """What the footer shows about the session; sent after every job and on changes."""
+
+    model: str
+    mode: str
+    state: ContextState | None
+    cost_usd: float = 0.0
+
+
+@dataclass(frozen=True)
+class Ready:
+    session_id: str
+    status: Status
+    commands: list[tuple[str, str]]
+    history: list[Entry] = field(default_factory=list)
+    resumed: bool = False
+    fallback_reason: str | None = None
+
+
+class AgentEvent(Message):
+    """One event from the agent loop (text deltas arrive batched)."""
+
+    def __init__(self, event: Event) -> None:
+        super().__init__()
+        self.event = event
+
+
+class RuntimeReady(Message):
+    def __init__(self, ready: Ready) -> None:
+        super().__init__()
+        self.ready = ready
+
+
+class RuntimeFailed(Message):
+    def __init__(self, error: str) -> None:
+        super().__init__()
+        self.error = error
+
+
+class StatusChanged(Message):
+    def __init__(self, status: Status) -> None:
+        super().__init__()
+        self.status = status
+
+
+class JobFinished(Message):
+    """A prompt or command ended: ``outcome`` is "done", "interrupted" or "error"."""
+
+    def __init__(
+        self,
+        job_id: int,
+        kind: str,
+        outcome: str,
+        result: CommandResult | None = None,
+        error: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.job_id = job_id
+        self.kind = kind
+        self.outcome = outcome
+        self.result = result
+        self.error = error
+
+
+class PermissionAsked(Message):
+    def __init__(self, request: PermissionRequest, answer: concurrent.futures.Future[str]) -> None:
+        super().__init__()
+        self.request = request
+        self.answer = answer
+
+
+class PlanApprovalAsked(Message):
+    def __init__(self, plan: str, answer: concurrent.futures.Future[bool]) -> None:
+        super().__init__()
+        self.plan = plan
+        self.answer = answer

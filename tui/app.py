@@ -1,0 +1,346 @@
+"""The full-screen ccx app: ``run_app(options, prompt)`` is what the launcher calls.
+
+Nothing heavy is imported here: the first paint (transcript, prompt, footer)
+happens before the agent thread starts, and that thread builds the Runtime
+and warms the API client while the user starts typing.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+
+IMPORT_STARTED = time.time()
+_gc_enabled = gc.isenabled()
+gc.disable()  # Textual's import makes ~100K objects that all survive: collecting them is waste
+try:
+    import asyncio
+    import json
+    import os
+    import sys
+    from dataclasses import dataclass, replace
+    from typing import TYPE_CHECKING
+
+    from textual.app import App, ComposeResult
+    from textual.binding import Binding
+    from textual.screen import ModalScreen
+
+    from tui.agent_messages import (
+        AgentEvent,
+        JobFinished,
+        PermissionAsked,
+        PlanApprovalAsked,
+        RuntimeFailed,
+        RuntimeReady,
+        StatusChanged,
+    )
+    from tui.bridge import AgentBridge
+    from tui.event_view import EventView
+    from tui.screens.asking import ask_on_screen
+    from tui.widgets.footer import StatusFooter
+    from tui.widgets.prompt_box import PromptBox, PromptInput
+    from tui.widgets.status_line import StatusLine
+    from tui.widgets.transcript import Transcript, UserPrompt
+    from tui.widgets.warning_bar import WarningBar
+finally:
+    if _gc_enabled:
+        gc.enable()
+
+if TYPE_CHECKING:
+    from agent.runtime import RunOptions
+
+MODE_CYCLE = ("default", "acceptEdits", "plan")
+TYPING_PAUSE_S = 0.15  # keys closer together than this are "still typing"
+FIRST_PAINT_ENV = "CCX_FIRST_PAINT_FILE"
+
+
+@dataclass
+class Job:
+    kind: str
+    text: str
+    widget: UserPrompt | None
+    id: int | None = None
+
+
+class CcxApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "ccx"
+    ENABLE_COMMAND_PALETTE = False
+    BINDINGS = [
+        Binding("escape", "interrupt", "Interrupt", show=False),
+        Binding("shift+tab", "cycle_mode", "Cycle permission mode", show=False, priority=True),
+        Binding("ctrl+c", "interrupt_or_clear", "Interrupt", show=False, priority=True),
+        Binding("pageup", "scroll_transcript('page_up')", "Scroll up", show=False, priority=True),
+        Binding(
+            "pagedown", "scroll_transcript('page_down')", "Scroll down", show=False, priority=True
+        ),
+        Binding("ctrl+home", "scroll_transcript('home')", "Top", show=False, priority=True),
+        Binding("ctrl+end", "scroll_transcript('end')", "Bottom", show=False, priority=True),
+    ]
+
+    def __init__(
+        self, options: RunOptions, prompt: str | None = None, gc_paused: bool = False
+    ) -> None:
+        super().__init__()
+        self.gc_paused = gc_paused
+        self.options = replace(options, headless=False)
+        self.initial_prompt = prompt
+        self.bridge = AgentBridge(self.options, self.post_message, freeze_gc=gc_paused)
+        self.session_id: str | None = None
+        self.running: Job | None = None
+        self.queue: list[Job] = []
+        self.ready = False
+
+    def compose(self) -> ComposeResult:
+        yield Transcript(typing=self._typing, id="transcript")
+        yield StatusLine(id="status-line")
+        yield WarningBar(id="warning-bar")
+        yield PromptBox(id="prompt")
+        yield StatusFooter(id="footer")
+
+    def _typing(self) -> bool:
+        return self.query_one(PromptInput).typed_within(TYPING_PAUSE_S)
+
+    def on_mount(self) -> None:
+        from agent.models import resolve_model
+
+        footer = self.query_one(StatusFooter)
+        footer.model = resolve_model(self.options.model or os.environ.get("ANTHROPIC_MODEL"))
+        footer.mode = self.options.permission_mode or "default"
+        self.view = EventView(
+            self.query_one(Transcript),
+            self.query_one(StatusLine),
+            footer,
+            self.query_one(WarningBar),
+        )
+        self.query_one(PromptInput).focus()
+        self.query_one(StatusLine).show("Starting…", hint="")
+        self.call_after_refresh(self._first_paint)
+
+    def _first_paint(self) -> None:
+        if self.gc_paused:
+            gc.enable()
+            gc.freeze()  # start-up objects live as long as the app: keep them out of collections
+            self.gc_paused = False
+        if path := os.environ.get(FIRST_PAINT_ENV):
+            with open(path, "w", encoding="utf-8") as handle:
+                json.dump(
+                    {
+                        "time": time.time(),
+                        "app_import_started": IMPORT_STARTED,
+                        "anthropic": "anthropic" in sys.modules,
+                    },
+                    handle,
+                )
+        self.bridge.start()
+        if self.initial_prompt:
+            self.send(self.initial_prompt)
+
+    def on_unmount(self) -> None:
+        self.bridge.stop()
+
+    # -- input ---------------------------------------------------------------------------
+
+    def on_prompt_box_submitted(self, message: PromptBox.Submitted) -> None:
+        self.send(message.text)
+
+    def on_prompt_box_exit_requested(self, _message: PromptBox.ExitRequested) -> None:
+        self.exit(0)
+
+    def send(self, text: str) -> None:
+        """A prompt or a slash command: run now, or queue behind the running one."""
+        name, _, args = text[1:].partition(" ") if text.startswith("/") else ("", "", "")
+        if name in ("exit", "quit"):
+            self.exit(0)
+            return
+        if name == "resume":
+            self.query_one(Transcript).add_user(text)
+            self.run_worker(self.resume(args.strip()), exclusive=True, group="resume")
+            return
+        kind = "command" if name and "/" not in name else "prompt"
+        widget = self.query_one(Transcript).add_user(text, queued=self.running is not None)
+        self.queue.append(Job(kind, text, widget))
+        self.pump()
+
+    def pump(self) -> None:
+        if self.running is not None or not self.queue:
+            return
+        job = self.running = self.queue.pop(0)
+        if job.widget is not None:
+            job.widget.remove_class("-queued")
+        job.id = self.bridge.submit(job.kind, job.text)
+        if self.ready:
+            label = "Thinking…" if job.kind == "prompt" else f"Running {job.text.split()[0]}…"
+            self.query_one(StatusLine).show(label)
+
+    def action_interrupt(self) -> None:
+        if self.running is None:
+            return
+        self.bridge.interrupt()
+        queued, self.queue = self.queue, []
+        prompt = self.query_one(PromptInput)
+        texts = [job.text for job in queued]
+        for job in queued:
+            if job.widget is not None:
+                job.widget.remove()
+        if texts and not prompt.text:
+            prompt.text = "\n".join(texts)  # queued prompts come back for editing
+
+    def action_interrupt_or_clear(self) -> None:
+        if self.running is not None:
+            self.action_interrupt()
+            return
+        prompt = self.query_one(PromptInput)
+        if prompt.text:
+            prompt.text = ""
+        else:
+            self.notify("Press ctrl+d (or type /exit) to quit.", timeout=3)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The app's priority keys belong to the modal while one is open."""
+        if action in ("cycle_mode", "scroll_transcript", "interrupt_or_clear"):
+            return not isinstance(self.screen, ModalScreen)
+        return True
+
+    def action_scroll_transcript(self, where: str) -> None:
+        transcript = self.query_one(Transcript)
+        {
+            "page_up": transcript.scroll_page_up,
+            "page_down": transcript.scroll_page_down,
+            "home": transcript.scroll_home,
+            "end": transcript.scroll_end,
+        }[where](animate=False)
+
+    def action_cycle_mode(self) -> None:
+        footer = self.query_one(StatusFooter)
+        current = footer.mode
+        mode = (
+            MODE_CYCLE[(MODE_CYCLE.index(current) + 1) % 3] if current in MODE_CYCLE else "default"
+        )
+        footer.mode = mode
+        self.bridge.set_mode(mode)
+
+    async def resume(self, session_id: str) -> None:
+        if self.running is not None:
+            self.query_one(Transcript).add_line(
+                "Finish or interrupt (esc) the current turn before resuming another session.",
+                "warning",
+            )
+            return
+        if not session_id:
+            from agent.session import list_sessions
+            from tui.screens.resume import ResumeScreen
+
+            sessions = await asyncio.to_thread(list_sessions, self.options.cwd)
+            chosen = await self.push_screen_wait(ResumeScreen(sessions, self.session_id))
+            if not chosen:
+                return
+            session_id = chosen
+        await self.query_one(Transcript).clear_all()
+        self.view.show_state(None)
+        self.ready = False
+        self.query_one(StatusLine).show(f"Resuming {session_id}…", hint="")
+        self.options = replace(self.options, resume=session_id, continue_session=False)
+        self.bridge.restart(self.options)
+
+    # -- from the agent thread -------------------------------------------------------------
+    # Messages still queued while the app shuts down find no widgets: they are dropped.
+
+    @property
+    def live(self) -> bool:
+        return self.is_running and bool(self.screen_stack)
+
+    async def on_agent_event(self, message: AgentEvent) -> None:
+        if not self.live:
+            return
+        try:
+            await self.view.show(message.event)
+        except Exception as error:  # a rendering bug must not take the session down
+            self.log.error(f"showing {message.event!r} failed: {error!r}")
+            self.query_one(Transcript).add_line(f"(could not show an event: {error})", "error")
+
+    async def on_runtime_ready(self, message: RuntimeReady) -> None:
+        if not self.live:
+            return
+        ready = message.ready
+        self.ready = True
+        self.session_id = ready.session_id
+        self.on_status_changed(StatusChanged(ready.status))
+        self.query_one(PromptBox).set_commands(ready.commands)
+        transcript = self.query_one(Transcript)
+        if ready.fallback_reason:
+            transcript.add_line(f"{ready.fallback_reason}; started a new session instead.", "error")
+        if ready.history:
+            await transcript.load_history(ready.history)
+            self.query_one(PromptBox).seed_history(
+                [e.text for e in ready.history if e.kind == "user"]
+            )
+            transcript.add_line(f"Resumed session {ready.session_id}.", "notice")
+        self.call_after_refresh(self.bridge.shown)
+        status = self.query_one(StatusLine)
+        if self.running is not None:
+            status.show("Thinking…" if self.running.kind == "prompt" else "Working…")
+        else:
+            status.clear()
+
+    def on_runtime_failed(self, message: RuntimeFailed) -> None:
+        if not self.live:
+            return
+        self.ready = True
+        self.query_one(StatusLine).clear()
+        self.query_one(Transcript).add_line(
+            f"ccx could not start the session: {message.error}", "error"
+        )
+
+    def on_status_changed(self, message: StatusChanged) -> None:
+        if not self.live:
+            return
+        status, footer = message.status, self.query_one(StatusFooter)
+        footer.model, footer.mode, footer.cost_usd = status.model, status.mode, status.cost_usd
+        self.view.show_state(status.state)
+
+    async def on_job_finished(self, message: JobFinished) -> None:
+        job = self.running
+        if job is None or job.id != message.job_id or not self.live:
+            return
+        self.running = None
+        self.query_one(StatusLine).clear()
+        self.query_one(Transcript).end_text()
+        try:
+            if message.result is not None and message.result.exit:
+                self.exit(0)
+                return
+            await self.view.show_outcome(job.text, message)
+        finally:
+            self.pump()
+
+    def on_permission_asked(self, message: PermissionAsked) -> None:
+        if not self.live:
+            return
+        from tui.screens.permission import PermissionScreen
+
+        screen = PermissionScreen(message.request)
+        self.query_one(StatusLine).show(
+            f"Waiting for permission to use {message.request.tool_name}…"
+        )
+        ask_on_screen(self, screen, message.answer, PermissionScreen.Withdrawn)
+
+    def on_plan_approval_asked(self, message: PlanApprovalAsked) -> None:
+        if not self.live:
+            return
+        from tui.screens.plan_approval import PlanApprovalScreen
+
+        screen = PlanApprovalScreen(message.plan)
+        self.query_one(StatusLine).show("Waiting for plan approval…")
+        ask_on_screen(self, screen, message.answer, PlanApprovalScreen.Withdrawn)
+
+
+def run_app(options: RunOptions, prompt: str | None = None) -> int:
+    """Run the app until the user quits; returns the process exit code."""
+    gc.disable()  # until the first paint (see CcxApp._first_paint)
+    app = CcxApp(options, prompt, gc_paused=True)
+    try:
+        app.run()
+    finally:
+        gc.enable()
+    return app.return_code or 0

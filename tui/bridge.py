@@ -1,0 +1,344 @@
+"""The agent side of the TUI: a Runtime on its own thread and asyncio loop.
+
+The app never touches the Runtime. It hands the bridge prompts and slash
+commands as jobs; the bridge runs them one at a time on its loop and posts
+every agent event back as a Textual message (``post_message`` is
+thread-safe). Text deltas are batched and flushed at most every
+``FLUSH_INTERVAL_S`` so a fast stream never floods the UI. Permission asks
+and plan approvals cross over as a ``concurrent.futures.Future`` that the UI
+resolves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import gc
+import io
+import itertools
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+from agent.events import (
+    CompactionFinished,
+    ContextUpdate,
+    Event,
+    SessionStarted,
+    TextDelta,
+    ThinkingDelta,
+)
+from tui.agent_messages import (
+    AgentEvent,
+    JobFinished,
+    PermissionAsked,
+    PlanApprovalAsked,
+    Ready,
+    RuntimeFailed,
+    RuntimeReady,
+    Status,
+    StatusChanged,
+)
+
+if TYPE_CHECKING:
+    from agent.commands import CommandResult
+    from agent.runtime import RunOptions, Runtime
+    from agent.tool_runner import PermissionRequest
+
+log = logging.getLogger(__name__)
+
+FLUSH_INTERVAL_S = 0.04
+SHOWN_WAIT_S = 2.0
+
+
+Post = Callable[[Message], Any]
+
+
+class AgentBridge:
+    """Owns the Runtime; every method is safe to call from the UI thread."""
+
+    def __init__(self, options: RunOptions, post: Post, freeze_gc: bool = False) -> None:
+        self.options = options
+        self._post = post
+        self._freeze_gc = freeze_gc
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._run_loop, name="ccx-agent", daemon=True)
+        self._job_ids = itertools.count(1)
+        # Touched only on the agent loop from here on.
+        self.runtime: Runtime | None = None
+        self._ready = asyncio.Event()
+        self._shown = asyncio.Event()
+        self._lock = asyncio.Lock()
+        self._jobs: dict[int, asyncio.Task[None]] = {}
+        self._text: list[tuple[type[Event], str]] = []
+        self._flush_handle: asyncio.TimerHandle | None = None
+        self._last_mode: str | None = None
+        self._startup_error: str | None = None
+
+    # -- called from the UI thread ------------------------------------------------------
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def submit(self, kind: str, text: str) -> int:
+        """Queue a job ("prompt" or "command"); returns its id for the JobFinished message."""
+        job_id = next(self._job_ids)
+        self.loop.call_soon_threadsafe(self._start_job, job_id, kind, text)
+        return job_id
+
+    def interrupt(self) -> None:
+        """Cancel every running or waiting job (Esc): the loop answers open tool calls."""
+        self.loop.call_soon_threadsafe(self._cancel_jobs)
+
+    def shown(self) -> None:
+        """The UI has drawn what RuntimeReady carried (the resumed history)."""
+        self.loop.call_soon_threadsafe(self._shown.set)
+
+    def set_mode(self, mode: str) -> None:
+        self.loop.call_soon_threadsafe(self._set_mode, mode)
+
+    def restart(self, options: RunOptions) -> None:
+        """Replace the Runtime (``/resume``): the next RuntimeReady carries its history."""
+        self.loop.call_soon_threadsafe(lambda: self.loop.create_task(self._restart(options)))
+
+    def stop(self, timeout: float = 3.0) -> None:
+        if not self._thread.is_alive():
+            return
+        future = asyncio.run_coroutine_threadsafe(self._shutdown(), self.loop)
+        try:
+            future.result(timeout)
+        except Exception:  # a hung shutdown must not keep the terminal
+            log.exception("agent shutdown failed")
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(timeout)
+
+    # -- the agent loop -----------------------------------------------------------------
+
+    def _run_loop(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self.loop.create_task(self._boot(self.options))
+        try:
+            self.loop.run_forever()
+        finally:
+            self.loop.close()
+
+    async def _boot(self, options: RunOptions) -> None:
+        from agent.events import Notice
+        from agent.runtime import StartupError
+
+        fallback = None
+        try:
+            runtime = self._create(options)
+        except StartupError as error:
+            fallback = str(error)
+            try:
+                runtime = self._create(_without_session_choices(options))
+            except Exception as second:
+                return self._fail(f"{error}; {second}")
+        except Exception as error:
+            log.exception("runtime start failed")
+            return self._fail(f"{type(error).__name__}: {error}")
+        self.runtime = runtime
+        self._shown.clear()
+        self._post(RuntimeReady(self._ready_info(runtime, fallback)))
+        # Importing the API client takes the GIL for a second: let the UI draw the session first.
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._shown.wait(), SHOWN_WAIT_S)
+        try:
+            await runtime.start()
+        except Exception as error:  # limits and hooks are optional; the session still works
+            log.exception("runtime.start failed")
+            self._post(AgentEvent(Notice(f"A start-up step failed: {error}", "warning")))
+        self._ready.set()
+        self._warm()
+
+    def _create(self, options: RunOptions) -> Runtime:
+        from agent.runtime import Runtime
+
+        return Runtime(options, self._emit, ask=self._ask, approve_plan=self._approve_plan)
+
+    def _fail(self, message: str) -> None:
+        self._startup_error = message
+        self._post(RuntimeFailed(message))
+        self._ready.set()
+
+    def _ready_info(self, runtime: Runtime, fallback: str | None) -> Ready:
+        from agent.commands import COMMANDS
+        from tui.history import history_entries
+
+        commands = [(name, command.help) for name, command in COMMANDS.items()]
+        history = history_entries(runtime.agent.messages) if runtime.resumed else []
+        return Ready(
+            session_id=runtime.session.id,
+            status=self._status(runtime),
+            commands=commands,
+            history=history,
+            resumed=runtime.resumed,
+            fallback_reason=fallback,
+        )
+
+    def _warm(self) -> None:
+        """Import what the first request needs, off the UI's critical path."""
+        try:
+            import anthropic  # noqa: F401
+        except ImportError:
+            pass
+        from rich.console import Console
+        from rich.markdown import Markdown
+
+        # The first code block would otherwise compile Pygments' Python lexer (~0.2 s) on the UI.
+        Console(file=io.StringIO(), width=80).print(Markdown("```python\nx = 1\n```"))
+        if self._freeze_gc:
+            # Everything alive now (modules, the runtime) lives as long as the app; freezing it
+            # keeps full collections from walking it, which otherwise stalls the UI for ~0.3 s.
+            gc.freeze()
+
+    def _status(self, runtime: Runtime) -> Status:
+        self._last_mode = runtime.gate.mode
+        return Status(
+            model=runtime.agent.model,
+            mode=runtime.gate.mode,
+            state=runtime.context.state(runtime.agent),
+            cost_usd=runtime.agent.costs.total_cost_usd,
+        )
+
+    async def _restart(self, options: RunOptions) -> None:
+        self._cancel_jobs()
+        async with self._lock:
+            self._ready.clear()
+            old, self.runtime = self.runtime, None
+            if old is not None:
+                old.close()
+            self.options = options
+            self._startup_error = None
+            await self._boot(options)
+
+    async def _shutdown(self) -> None:
+        self._cancel_jobs()
+        for task in list(self._jobs.values()):
+            try:
+                await task
+            except BaseException:
+                pass
+        if self.runtime is not None:
+            self.runtime.close()
+            self.runtime = None
+
+    def _start_job(self, job_id: int, kind: str, text: str) -> None:
+        task = self.loop.create_task(self._run_job(job_id, kind, text))
+        self._jobs[job_id] = task
+        task.add_done_callback(lambda _t: self._jobs.pop(job_id, None))
+
+    def _cancel_jobs(self) -> None:
+        for task in self._jobs.values():
+            task.cancel()
+
+    async def _run_job(self, job_id: int, kind: str, text: str) -> None:
+        outcome, result, error = "done", None, None
+        try:
+            async with self._lock:
+                await self._ready.wait()
+                result, error = await self._execute(kind, text)
+        except asyncio.CancelledError:
+            outcome = "interrupted"
+        if error is not None:
+            outcome = "error"
+        self._flush()
+        self._post(JobFinished(job_id, kind, outcome, result, error))
+        if self.runtime is not None:
+            self._post(StatusChanged(self._status(self.runtime)))
+
+    async def _execute(self, kind: str, text: str) -> tuple[CommandResult | None, str | None]:
+        from agent.api import ApiError
+        from agent.commands import run_command
+        from agent.loop import MaxTurnsReached
+
+        runtime = self.runtime
+        if runtime is None:
+            return None, f"ccx could not start: {self._startup_error or 'unknown error'}"
+        try:
+            if kind == "command":
+                return await run_command(runtime, text), None
+            await runtime.agent.submit(text)
+            return None, None
+        except ApiError as exc:
+            return None, exc.message
+        except MaxTurnsReached as exc:
+            return None, str(exc)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug must not end the session
+            log.exception("job failed")
+            return None, f"{type(exc).__name__}: {exc}"
+
+    def _set_mode(self, mode: str) -> None:
+        if self.runtime is None:
+            return
+        try:
+            self.runtime.set_permission_mode(mode)
+        except ValueError as exc:
+            self._post(RuntimeFailed(str(exc)))
+        self._post(StatusChanged(self._status(self.runtime)))
+
+    # -- events, asks ---------------------------------------------------------------------
+
+    def _emit(self, event: Event) -> None:
+        if threading.current_thread() is not self._thread:
+            self.loop.call_soon_threadsafe(self._emit, event)
+            return
+        if isinstance(event, (TextDelta, ThinkingDelta)):
+            kind = type(event)
+            if self._text and self._text[-1][0] is kind:
+                self._text[-1] = (kind, self._text[-1][1] + event.text)
+            else:
+                self._text.append((kind, event.text))
+            if self._flush_handle is None:
+                self._flush_handle = self.loop.call_later(FLUSH_INTERVAL_S, self._flush)
+            return
+        self._flush()
+        self._post(AgentEvent(event))
+        runtime = self.runtime
+        if runtime is None:
+            return
+        if isinstance(event, CompactionFinished) or (
+            not isinstance(event, (ContextUpdate, SessionStarted))
+            and runtime.gate.mode != self._last_mode
+        ):
+            self._post(StatusChanged(self._status(runtime)))
+
+    def _flush(self) -> None:
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        pending, self._text = self._text, []
+        for kind, text in pending:
+            self._post(AgentEvent(kind(text)))
+
+    async def _ask(self, request: PermissionRequest) -> Any:
+        answer: concurrent.futures.Future[str] = concurrent.futures.Future()
+        self._flush()
+        self._post(PermissionAsked(request, answer))
+        return await asyncio.wrap_future(answer)
+
+    async def _approve_plan(self, plan: str) -> bool:
+        answer: concurrent.futures.Future[bool] = concurrent.futures.Future()
+        self._flush()
+        self._post(PlanApprovalAsked(plan, answer))
+        return await asyncio.wrap_future(answer)
+
+
+def _without_session_choices(options: RunOptions) -> RunOptions:
+    """The options to fall back to when a resume id or a mode cannot be honoured."""
+    return replace(
+        options,
+        resume=None,
+        continue_session=False,
+        permission_mode=None,
+        allowed_tools=[],
+        disallowed_tools=[],
+    )

@@ -1,0 +1,155 @@
+"""How each agent event shows: transcript entries, the status line, the footer, the warning bar."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent.events import (
+    ApiRetry,
+    AssistantMessage,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionStarted,
+    ContextUpdate,
+    ErrorEvent,
+    Event,
+    Microcompacted,
+    Notice,
+    PermissionDenied,
+    RequestStarted,
+    SessionStarted,
+    TextDelta,
+    ThinkingDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+    Usage,
+)
+from tui.state import state_from_json
+from tui.widgets.compaction_block import CompactionBlock
+
+if TYPE_CHECKING:
+    from compaction.thresholds import ContextState
+    from tui.agent_messages import JobFinished
+    from tui.widgets.footer import StatusFooter
+    from tui.widgets.status_line import StatusLine
+    from tui.widgets.transcript import Transcript
+    from tui.widgets.warning_bar import WarningBar
+
+
+class EventView:
+    """Applies agent events to the app's widgets, in the order they arrive."""
+
+    def __init__(
+        self,
+        transcript: Transcript,
+        status: StatusLine,
+        footer: StatusFooter,
+        warning: WarningBar,
+    ) -> None:
+        self.transcript = transcript
+        self.status = status
+        self.footer = footer
+        self.warning = warning
+        self.compaction: CompactionBlock | None = None
+
+    def show_state(self, state: ContextState | None) -> None:
+        self.footer.state = state
+        self.warning.state = state
+
+    async def show(self, event: Event) -> None:
+        transcript = self.transcript
+        if isinstance(event, TextDelta):
+            self.status.show("Responding…")
+            transcript.append_text(event.text)
+        elif isinstance(event, (ThinkingDelta, RequestStarted)):
+            self.status.show("Thinking…")
+        elif isinstance(event, AssistantMessage):
+            transcript.end_text()
+        elif isinstance(event, ToolStarted):
+            transcript.end_text()
+            self.status.show(f"Running {event.name}…")
+            transcript.tool_started(event.tool_use_id, event.name, event.input)
+        elif isinstance(event, ToolFinished):
+            transcript.tool_finished(
+                event.tool_use_id, event.is_error, event.display, event.output_preview, event.meta
+            )
+        elif isinstance(event, PermissionDenied):
+            transcript.tool_denied(event.tool_use_id, event.reason)
+        elif isinstance(event, ContextUpdate):
+            self.show_state(state_from_json(event.state))
+        elif isinstance(event, Usage):
+            self.footer.cost_usd = event.total_cost_usd
+        elif isinstance(event, ApiRetry):
+            self.status.show(
+                f"Retrying in {event.delay_s:.1f}s (attempt {event.attempt}/{event.max_attempts}): "
+                f"{event.reason}"
+            )
+        elif isinstance(event, TurnFinished):
+            transcript.end_text()
+        else:
+            await self._show_other(event)
+
+    async def _show_other(self, event: Event) -> None:
+        transcript = self.transcript
+        if isinstance(event, CompactionStarted):
+            transcript.end_text()
+            self.status.clear()  # the block shows the progress
+            self.compaction = CompactionBlock(event.trigger, event.detail, event.tokens_before)
+            transcript.add(self.compaction)
+        elif isinstance(event, CompactionFinished):
+            block = self.compaction or transcript.add(CompactionBlock(event.record["trigger"]))
+            assert isinstance(block, CompactionBlock)
+            block.finish(event.record)
+            self.compaction = None
+        elif isinstance(event, CompactionFailed):
+            if self.compaction is not None:
+                self.compaction.fail(event.reason)
+                self.compaction = None
+            else:
+                transcript.add_line(f"Auto-compaction failed: {event.reason}", "error")
+        elif isinstance(event, Microcompacted):
+            transcript.add_line(
+                f"Cleared {event.cleared} old tool result{'s' if event.cleared != 1 else ''} "
+                f"({event.tokens_freed:,} tokens): {event.reason}",
+                "notice",
+            )
+        elif isinstance(event, Notice):
+            kind = {"error": "error", "warning": "warning"}.get(event.level, "notice")
+            transcript.add_line(event.text, kind)
+        elif isinstance(event, ErrorEvent):
+            transcript.add_line(f"Error: {event.message}", "error")
+        elif isinstance(event, SessionStarted):
+            self.footer.model = event.model
+            self.footer.mode = event.permission_mode
+
+    def cancel_compaction(self) -> None:
+        if self.compaction is not None:
+            self.compaction.cancel()
+            self.compaction = None
+
+    async def show_outcome(self, line: str, message: JobFinished) -> None:
+        """How a prompt or slash command ended: interrupted, failed, or the command's result."""
+        transcript = self.transcript
+        if message.outcome == "interrupted":
+            self.cancel_compaction()
+            transcript.add_line("⎿ Interrupted · tell ccx what to do instead", "interrupted")
+            return
+        if message.error is not None:
+            transcript.add_line(f"Error: {message.error}", "error")
+            return
+        result = message.result
+        if result is None:
+            return
+        if "context" in result.data:
+            from tui.widgets.context_view import ContextView
+
+            transcript.add(ContextView(result.data["context"]))
+            return
+        if "compaction" in result.data and not result.is_error:
+            return  # the CompactionFinished event already showed it
+        if line.split()[0] == "/clear" and not result.is_error:
+            await transcript.clear_all()
+        if result.is_error:
+            self.cancel_compaction()
+        transcript.add_line(result.text, "error" if result.is_error else "output")

@@ -1,0 +1,1 @@
+"""Modal screens: permission asks, the /resume picker, plan approval."""

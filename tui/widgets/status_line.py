@@ -1,0 +1,77 @@
+"""A transient one-line status under the transcript: thinking, retrying, starting."""
+
+from __future__ import annotations
+
+import time
+
+from rich.text import Text
+from textual.reactive import reactive
+from textual.widget import Widget
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+class StatusLine(Widget):
+    """A spinner, a message and the time since it was set; hidden when empty.
+
+    Its height never changes, so each spinner frame is a repaint of one line,
+    never a re-layout of the screen.
+    """
+
+    DEFAULT_CSS = """
+    StatusLine {
+        height: 1;
+        padding: 0 1;
+        color: $text-muted;
+        display: none;
+    }
+    StatusLine.-shown {
+        display: block;
+    }
+    """
+
+    message: reactive[str] = reactive("", repaint=False)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._since = time.monotonic()
+        self._frame = 0
+        self._hint = ""
+
+    def on_mount(self) -> None:
+        self._timer = self.set_interval(0.1, self._tick, pause=not self.message)
+
+    def show(self, message: str, hint: str = "esc to interrupt") -> None:
+        if message != self.message:
+            self._since = time.monotonic()
+        self._hint = hint
+        self.message = message
+
+    def clear(self) -> None:
+        self.message = ""
+
+    def watch_message(self, message: str) -> None:
+        self.set_class(bool(message), "-shown")
+        timer = getattr(self, "_timer", None)
+        if timer is not None:
+            if message:
+                timer.resume()
+            else:
+                timer.pause()
+        self.refresh()
+
+    def _tick(self) -> None:
+        self._frame += 1
+        self.refresh()
+
+    def render(self) -> Text:
+        if not self.message:
+            return Text()
+        text = Text()
+        text.append(f"{SPINNER[self._frame % len(SPINNER)]} ", style="bold cyan")
+        text.append(self.message)
+        suffix = f"{time.monotonic() - self._since:.0f}s"
+        if self._hint:
+            suffix += f" · {self._hint}"
+        text.append(f" ({suffix})", style="dim")
+        return text

@@ -1,0 +1,207 @@
+"""A tool call in the transcript: one compact line that expands to its diff or output."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.reactive import reactive
+from textual.widgets import Static
+
+BODY_LINES = 12
+DIFF_LINES = 40
+ARG_WIDTH = 90
+EXPANDED_BY_DEFAULT = {"Edit", "Write", "MultiEdit", "Bash"}
+
+
+def tool_label(name: str, tool_input: dict[str, Any]) -> str:
+    """`Bash(git status)`, `Read(src/app.py)`: the call in one line."""
+    keys = {
+        "Bash": "command",
+        "Read": "file_path",
+        "Edit": "file_path",
+        "Write": "file_path",
+        "Grep": "pattern",
+        "Glob": "pattern",
+        "Skill": "skill",
+    }
+    value = tool_input.get(keys.get(name, ""))
+    if value is None:
+        value = next((v for v in tool_input.values() if isinstance(v, str)), None)
+    if value is None:
+        value = json.dumps(tool_input, ensure_ascii=False) if tool_input else ""
+    arg = " ".join(str(value).split())
+    if name == "Grep" and tool_input.get("path"):
+        arg += f" in {tool_input['path']}"
+    if len(arg) > ARG_WIDTH:
+        arg = arg[: ARG_WIDTH - 1] + "…"
+    return f"{name}({arg})" if arg else name
+
+
+def diff_text(diff: str, limit: int = DIFF_LINES) -> Text:
+    lines = diff.rstrip("\n").splitlines()
+    text = Text()
+    for line in lines[:limit]:
+        if line.startswith(("+++", "---")):
+            style = "bold dim"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("@@"):
+            style = "cyan"
+        else:
+            style = "dim"
+        text.append(line + "\n", style=style)
+    if len(lines) > limit:
+        text.append(f"… {len(lines) - limit} more lines\n", style="dim italic")
+    text.rstrip()
+    return text
+
+
+def tail_text(output: str, limit: int = BODY_LINES, style: str = "") -> Text:
+    lines = output.rstrip("\n").splitlines()
+    text = Text()
+    if len(lines) > limit:
+        text.append(f"… {len(lines) - limit} earlier lines\n", style="dim italic")
+    text.append("\n".join(lines[-limit:]), style=style)
+    return text
+
+
+def first_line(text: str) -> str:
+    stripped = text.strip()
+    return stripped.splitlines()[0][:ARG_WIDTH] if stripped else ""
+
+
+def indented(text: Text, prefix: str = "    ") -> Text:
+    out = Text()
+    for index, line in enumerate(text.split("\n", allow_blank=True)):
+        if index:
+            out.append("\n")
+        out.append(prefix)
+        out.append_text(line)
+    return out
+
+
+class ToolBlock(Static, can_focus=True):
+    """Running, then done or failed; click or enter toggles the details."""
+
+    DEFAULT_CSS = """
+    ToolBlock {
+        height: auto;
+        padding: 0 1;
+        margin: 0 0 1 0;
+    }
+    ToolBlock:focus {
+        background: $boost;
+    }
+    ToolBlock.-error {
+        color: $text-error;
+    }
+    """
+
+    BINDINGS = [Binding("enter,space", "toggle", "Toggle details", show=False)]
+
+    expanded: reactive[bool] = reactive(False)
+
+    def __init__(
+        self,
+        tool_use_id: str,
+        name: str,
+        tool_input: dict[str, Any],
+        *,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.tool_use_id = tool_use_id
+        self.tool_name = name
+        self.tool_input = tool_input
+        self.status = "running"
+        self.summary = ""
+        self.body: Text | None = None
+
+    @classmethod
+    def from_history(cls, view: Any) -> ToolBlock:
+        """A collapsed block for a stored call (a ``tui.history.ToolView``)."""
+        block = cls(view.tool_use_id, view.name, view.input)
+        if not view.answered:
+            block.status, block.summary = "error", "interrupted"
+        else:
+            block.status = "error" if view.is_error else "done"
+            block.summary = first_line(view.result) if view.is_error else ""
+            if view.result.strip():
+                block.body = tail_text(view.result, style="red" if view.is_error else "")
+        block.set_class(block.status == "error", "-error")
+        return block
+
+    def finish(self, is_error: bool, display: str, preview: str, meta: dict[str, Any]) -> None:
+        self.status = "error" if is_error else "done"
+        self.set_class(is_error, "-error")
+        if is_error:
+            self.summary = first_line(display or preview) or "failed"
+        elif self.tool_name == "Bash":
+            code = meta.get("exit_code")
+            self.summary = f"exit {code}" if code not in (None, 0) else ""
+        else:
+            self.summary = first_line(meta.get("display") or display)
+        self.body = self._body(is_error, display, preview, meta)
+        if self.body is not None and (is_error or self.tool_name in EXPANDED_BY_DEFAULT):
+            self.expanded = True
+        self._refresh_content()
+
+    def deny(self, reason: str) -> None:
+        self.status = "denied"
+        self.summary = "denied"
+        self.body = Text(reason, style="red")
+        self.set_class(True, "-error")
+        self._refresh_content()
+
+    def _body(
+        self, is_error: bool, display: str, preview: str, meta: dict[str, Any]
+    ) -> Text | None:
+        if is_error:
+            return tail_text(preview or display, style="red") if (preview or display) else None
+        if meta.get("diff"):
+            return diff_text(meta["diff"])
+        if self.tool_name == "Bash":
+            output = meta.get("display") or display
+            return tail_text(output) if output.strip() else None
+        if preview.strip() and self.tool_name not in ("Read",):
+            return tail_text(preview)
+        return None
+
+    def on_mount(self) -> None:
+        self._refresh_content()
+
+    def on_click(self) -> None:
+        self.action_toggle()
+
+    def action_toggle(self) -> None:
+        if self.body is not None:
+            self.expanded = not self.expanded
+
+    def watch_expanded(self) -> None:
+        self._refresh_content()
+
+    def _refresh_content(self) -> None:
+        glyph, style = {
+            "running": ("○", "dim"),
+            "done": ("●", "green"),
+            "error": ("●", "red"),
+            "denied": ("⊘", "red"),
+        }[self.status]
+        text = Text()
+        text.append(f"{glyph} ", style=style)
+        text.append(tool_label(self.tool_name, self.tool_input), style="bold")
+        if self.status == "running":
+            text.append("  running…", style="dim italic")
+        elif self.summary:
+            text.append(f"  ⎿ {self.summary}", style="red" if self.status != "done" else "dim")
+        if self.body is not None:
+            text.append("  ▾" if self.expanded else "  ▸", style="dim")
+            if self.expanded:
+                text.append("\n")
+                text.append_text(indented(self.body))
+        self.update(text)

@@ -1,0 +1,186 @@
+"""The conversation view: prompts, streamed replies, tool blocks, notices and errors.
+
+A resumed session mounts only its last ``PAGE`` entries, with a button at
+the top that loads earlier ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Button, Static
+
+from tui.widgets.reply import HistoryReply, StreamingReply
+from tui.widgets.tool_block import ToolBlock
+
+if TYPE_CHECKING:
+    from tui.history import Entry
+
+PAGE = 100
+LINE_STYLES = {
+    "error": "red",
+    "warning": "yellow",
+    "notice": "dim",
+    "info": "dim",
+    "interrupted": "bold red",
+}
+
+
+class UserPrompt(Static):
+    DEFAULT_CSS = """
+    UserPrompt {
+        height: auto;
+        padding: 0 1;
+        margin: 0 0 1 0;
+        background: $boost;
+    }
+    UserPrompt.-queued {
+        color: $text-muted;
+        text-style: italic;
+    }
+    """
+
+    def __init__(self, text: str, queued: bool = False) -> None:
+        body = Text("> ", style="bold")
+        body.append(text)
+        super().__init__(body, classes="-queued" if queued else "")
+        self.prompt = text
+
+
+class Transcript(VerticalScroll):
+    DEFAULT_CSS = """
+    Transcript {
+        height: 1fr;
+        padding: 0 1;
+        scrollbar-size-vertical: 1;
+    }
+    Transcript > .line {
+        height: auto;
+        padding: 0 1;
+    }
+    Transcript > #load-earlier {
+        width: 100%;
+        margin: 0 0 1 0;
+    }
+    """
+
+    def __init__(
+        self, *, typing: Callable[[], bool] = lambda: False, id: str | None = None
+    ) -> None:
+        super().__init__(id=id)
+        self._typing = typing
+        self._reply: StreamingReply | None = None
+        self._tools: dict[str, ToolBlock] = {}
+        self._earlier: list[Entry] = []
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # -- live events ---------------------------------------------------------------------
+
+    def add_user(self, text: str, queued: bool = False) -> UserPrompt:
+        widget = UserPrompt(text, queued)
+        self.mount(widget)
+        return widget
+
+    def add_line(self, text: str, kind: str = "info") -> Static:
+        widget = Static(Text(text, style=LINE_STYLES.get(kind, "")), classes=f"line -{kind}")
+        self.mount(widget)
+        return widget
+
+    def add(self, widget: Widget) -> Widget:
+        self.mount(widget)
+        return widget
+
+    def append_text(self, text: str) -> None:
+        if self._reply is None:
+            self._reply = StreamingReply(self._typing)
+            self.mount(self._reply)
+        self._reply.append(text)
+
+    def end_text(self) -> None:
+        if self._reply is not None:
+            self._reply.flush()
+        self._reply = None
+
+    def tool_started(self, tool_use_id: str, name: str, tool_input: dict[str, Any]) -> None:
+        block = ToolBlock(tool_use_id, name, tool_input)
+        self._tools[tool_use_id] = block
+        self.mount(block)
+
+    def tool_finished(
+        self, tool_use_id: str, is_error: bool, display: str, preview: str, meta: dict[str, Any]
+    ) -> None:
+        block = self._tools.pop(tool_use_id, None)
+        if block is not None:
+            block.finish(is_error, display, preview, meta)
+
+    def tool_denied(self, tool_use_id: str, reason: str) -> None:
+        block = self._tools.pop(tool_use_id, None)
+        if block is not None:
+            block.deny(reason)
+
+    async def clear_all(self) -> None:
+        self.end_text()
+        self._tools.clear()
+        self._earlier = []
+        await self.remove_children()
+
+    # -- history -------------------------------------------------------------------------
+
+    async def load_history(self, entries: list[Entry]) -> None:
+        """Mount the last PAGE entries; keep the rest for "load earlier"."""
+        self._earlier = list(entries[:-PAGE]) if len(entries) > PAGE else []
+        shown = entries[-PAGE:]
+        widgets = [history_widget(entry) for entry in shown]
+        first = self.children[0] if self.children else None
+        if self._earlier:
+            widgets.insert(0, self._load_button())
+        if widgets:
+            await self.mount_all(widgets, before=first)
+        self.scroll_end(animate=False, immediate=True)
+
+    def _load_button(self) -> Button:
+        return Button(
+            f"↑ Load earlier messages ({len(self._earlier)} more)",
+            id="load-earlier",
+            variant="default",
+        )
+
+    async def load_earlier(self) -> None:
+        if not self._earlier:
+            return
+        page, self._earlier = self._earlier[-PAGE:], self._earlier[:-PAGE]
+        button = self.query_one("#load-earlier", Button)
+        widgets = [history_widget(entry) for entry in page]
+        await self.mount_all(widgets, after=button)
+        if self._earlier:
+            button.label = f"↑ Load earlier messages ({len(self._earlier)} more)"
+        else:
+            await button.remove()
+
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "load-earlier":
+            event.stop()
+            await self.load_earlier()
+
+
+def history_widget(entry: Entry) -> Widget:
+    """A light widget for a stored entry: replies render as Rich Markdown in one Static."""
+    if entry.kind == "user":
+        return UserPrompt(entry.text)
+    if entry.kind == "assistant":
+        return HistoryReply(entry.text)
+    if entry.kind == "tool" and entry.tool is not None:
+        return ToolBlock.from_history(entry.tool)
+    if entry.kind == "summary":
+        from tui.widgets.compaction_block import CompactionBlock
+
+        return CompactionBlock.from_summary(entry.text)
+    return Static(
+        Text(entry.text, style=LINE_STYLES.get(entry.kind, "dim")), classes=f"line -{entry.kind}"
+    )
