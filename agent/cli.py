@@ -9,21 +9,74 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 from agent import __version__
 
 Interactive = Callable[[Any, str | None, bool], int]
 
 
+class ParsedArgs(NamedTuple):
+    options: Any  # agent.options.RunOptions (imported lazily: it must stay off --version's path)
+    prompt: str | None
+    print_mode: bool
+    output_format: str
+    include_partial: bool
+    plain: bool
+
+
+class CliError(Exception):
+    """A usage error found while parsing; the caller shows ``message`` and exits with ``exit_code``."""
+
+    def __init__(self, message: str, exit_code: int = 2):
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+
 def run(argv: list[str], interactive: Interactive | None = None) -> int:
     if argv and argv[0] in ("--version", "-v", "-V"):
         print(f"{__version__} (ccx)")
         return 0
+    parsed = parse_args(argv, standalone=True)
+    if isinstance(parsed, int):
+        return parsed
+    return dispatch(parsed, interactive)
+
+
+def parse_interactive(argv: list[str]) -> ParsedArgs:
+    """Parse without printing (the full-screen app may already own the terminal)."""
+    parsed = parse_args(argv, standalone=False)
+    if isinstance(parsed, int):
+        raise CliError("", parsed)
+    return parsed
+
+
+def parse_args(argv: list[str], *, standalone: bool) -> ParsedArgs | int:
+    """The parsed command line, or the exit code when parsing ended the run (help, version, errors).
+
+    With ``standalone`` typer prints help and usage errors itself; without it
+    usage errors are raised as CliError.
+    """
+    holder: dict[str, ParsedArgs] = {}
+    app = _typer_app(holder)
+    try:
+        app(args=expand_rule_lists(argv), prog_name="ccx", standalone_mode=standalone)
+    except SystemExit as exc:  # typer exits when done; usage errors carry their own code
+        code = exc.code if isinstance(exc.code, int) else 1
+        if code or "parsed" not in holder:
+            return code
+    except Exception as exc:
+        if standalone or not hasattr(exc, "format_message"):
+            raise
+        raise CliError(f"ccx: {exc.format_message()}", getattr(exc, "exit_code", 2)) from exc
+    return holder.get("parsed", 0)
+
+
+def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
     import typer
 
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-    exit_code = 0
 
     @app.command(context_settings={"help_option_names": ["-h", "--help"]})
     def ccx(
@@ -96,11 +149,10 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
             bool, typer.Option("--version", "-v", help="Print the version and exit")
         ] = False,
     ) -> None:
-        nonlocal exit_code
         if version:
             print(f"{__version__} (ccx)")
             return
-        from agent.runtime import RunOptions
+        from agent.options import RunOptions
 
         if output_format not in ("text", "json", "stream-json"):
             raise typer.BadParameter("use text, json or stream-json", param_hint="--output-format")
@@ -121,29 +173,29 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
             fallback_model=fallback_model,
             headless=print_mode,
         )
-        if print_mode:
-            text = _headless_prompt(prompt)
-            if not text:
-                print("ccx: -p needs a prompt (as an argument or on stdin)", file=sys.stderr)
-                exit_code = 2
-                return
-            if message := _credentials_problem(options.cwd):
-                _report_missing_credentials(message, output_format)
-                exit_code = 1
-                return
-            exit_code = _run_headless(options, text, output_format, include_partial)
-        elif interactive is None:
-            print("ccx: no interactive front end is available; use -p", file=sys.stderr)
-            exit_code = 2
-        else:
-            exit_code = interactive(options, prompt, plain)
+        holder["parsed"] = ParsedArgs(
+            options, prompt, print_mode, output_format, include_partial, plain
+        )
 
-    try:
-        app(args=expand_rule_lists(argv), prog_name="ccx", standalone_mode=True)
-    except SystemExit as exc:  # typer exits when done; usage errors carry their own code
-        code = exc.code if isinstance(exc.code, int) else 1
-        return code or exit_code
-    return exit_code
+    return app
+
+
+def dispatch(parsed: ParsedArgs, interactive: Interactive | None = None) -> int:
+    """Run what the command line asked for: a headless prompt, or an interactive session."""
+    options = parsed.options
+    if parsed.print_mode:
+        text = _headless_prompt(parsed.prompt)
+        if not text:
+            print("ccx: -p needs a prompt (as an argument or on stdin)", file=sys.stderr)
+            return 2
+        if message := _credentials_problem(options.cwd):
+            _report_missing_credentials(message, parsed.output_format)
+            return 1
+        return _run_headless(options, text, parsed.output_format, parsed.include_partial)
+    if interactive is None:
+        print("ccx: no interactive front end is available; use -p", file=sys.stderr)
+        return 2
+    return interactive(options, parsed.prompt, parsed.plain)
 
 
 AUTOCOMPACT_VALUE = re.compile(r"^(auto|\d+(\.\d+)?[kKmM]?)$")

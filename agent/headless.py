@@ -22,7 +22,8 @@ from agent.events import (
     ThinkingDelta,
 )
 from agent.loop import MaxTurnsReached
-from agent.runtime import RunOptions, Runtime, StartupError
+from agent.options import RunOptions, StartupError
+from agent.runtime import Runtime
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 EXIT_INTERRUPTED = 130

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from agent.loop import Agent, AgentConfig
 from agent.memory import MemoryFiles
 from agent.messages import Message
 from agent.models import ModelLimits, fetch_limits, resolve_model
+from agent.options import PERMISSION_MODES, RunOptions, StartupError, split_rules
 from agent.permissions import PermissionGate, Rule
 from agent.plan import PlanState, plan_file_path
 from agent.session import Session, find_session, latest_session_path, rebuild_file_state
@@ -38,49 +38,6 @@ from tools.skill import SkillInfo, SkillTool
 from tools.watching import FileWatcher
 
 ApprovePlan = Callable[[str], Awaitable[bool]]
-
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
-
-
-class StartupError(Exception):
-    """Options that cannot be honoured (an unknown session id, a bad mode); shown as is."""
-
-
-@dataclass
-class RunOptions:
-    cwd: Path
-    model: str | None = None
-    permission_mode: str | None = None
-    allowed_tools: list[str] = field(default_factory=list)
-    disallowed_tools: list[str] = field(default_factory=list)
-    max_turns: int | None = None
-    continue_session: bool = False
-    resume: str | None = None
-    autocompact: str | None = None
-    fallback_model: str | None = None
-    headless: bool = True
-    watch_files: bool = True
-
-
-def split_rules(values: list[str]) -> list[str]:
-    """`--allowedTools "Read,Bash(git log *)" Edit` -> ["Read", "Bash(git log *)", "Edit"]."""
-    rules: list[str] = []
-    for value in values:
-        depth, current = 0, ""
-        for char in value:
-            if char == "(":
-                depth += 1
-            elif char == ")":
-                depth = max(0, depth - 1)
-            if depth == 0 and (char == "," or char.isspace()):
-                if current.strip():
-                    rules.append(current.strip())
-                current = ""
-                continue
-            current += char
-        if current.strip():
-            rules.append(current.strip())
-    return rules
 
 
 class Runtime:

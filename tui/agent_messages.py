@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import concurrent.futures
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
@@ -46,6 +46,16 @@ class AgentEvent(Message):
     def __init__(self, event: Event) -> None:
         super().__init__()
         self.event = event
+
+
+class ArgumentsParsed(Message):
+    """The command line, parsed after the first paint; ``error`` when it was refused."""
+
+    def __init__(self, parsed: Any, error: str | None, exit_code: int) -> None:
+        super().__init__()
+        self.parsed = parsed
+        self.error = error
+        self.exit_code = exit_code
 
 
 class RuntimeReady(Message):

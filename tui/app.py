@@ -19,7 +19,7 @@ try:
     import os
     import sys
     from dataclasses import dataclass, replace
-    from typing import TYPE_CHECKING
+    from typing import TYPE_CHECKING, Any
 
     from textual.app import App, ComposeResult
     from textual.binding import Binding
@@ -27,6 +27,7 @@ try:
 
     from tui.agent_messages import (
         AgentEvent,
+        ArgumentsParsed,
         JobFinished,
         PermissionAsked,
         PlanApprovalAsked,
@@ -47,7 +48,7 @@ finally:
         gc.enable()
 
 if TYPE_CHECKING:
-    from agent.runtime import RunOptions
+    from agent.options import RunOptions
 
 MODE_CYCLE = ("default", "acceptEdits", "plan")
 TYPING_PAUSE_S = 0.15  # keys closer together than this are "still typing"
@@ -79,13 +80,21 @@ class CcxApp(App[int]):
     ]
 
     def __init__(
-        self, options: RunOptions, prompt: str | None = None, gc_paused: bool = False
+        self,
+        options: RunOptions | None,
+        prompt: str | None = None,
+        gc_paused: bool = False,
+        argv: list[str] | None = None,
     ) -> None:
+        """Either ``options`` (parsed already) or ``argv``, parsed on the agent thread after the
+        first paint; ``handed_back`` then holds arguments another front end must run."""
         super().__init__()
         self.gc_paused = gc_paused
-        self.options = replace(options, headless=False)
+        self.options = replace(options, headless=False) if options is not None else None
         self.initial_prompt = prompt
-        self.bridge = AgentBridge(self.options, self.post_message, freeze_gc=gc_paused)
+        self.bridge = AgentBridge(self.options, self.post_message, freeze_gc=gc_paused, argv=argv)
+        self.handed_back: Any = None
+        self.argument_error: tuple[str, int] | None = None
         self.session_id: str | None = None
         self.running: Job | None = None
         self.queue: list[Job] = []
@@ -105,8 +114,11 @@ class CcxApp(App[int]):
         from agent.models import resolve_model
 
         footer = self.query_one(StatusFooter)
-        footer.model = resolve_model(self.options.model or os.environ.get("ANTHROPIC_MODEL"))
-        footer.mode = self.options.permission_mode or "default"
+        options = self.options
+        footer.model = resolve_model(
+            (options and options.model) or os.environ.get("ANTHROPIC_MODEL")
+        )
+        footer.mode = (options and options.permission_mode) or "default"
         self.view = EventView(
             self.query_one(Transcript),
             self.query_one(StatusLine),
@@ -227,6 +239,11 @@ class CcxApp(App[int]):
                 "warning",
             )
             return
+        if self.options is None:
+            self.query_one(Transcript).add_line(
+                "The session is still starting; try again.", "warning"
+            )
+            return
         if not session_id:
             from agent.session import list_sessions
             from tui.screens.resume import ResumeScreen
@@ -258,6 +275,20 @@ class CcxApp(App[int]):
         except Exception as error:  # a rendering bug must not take the session down
             self.log.error(f"showing {message.event!r} failed: {error!r}")
             self.query_one(Transcript).add_line(f"(could not show an event: {error})", "error")
+
+    def on_arguments_parsed(self, message: ArgumentsParsed) -> None:
+        if message.error is not None or message.exit_code:
+            self.argument_error = (message.error or "", message.exit_code)
+            self.exit(message.exit_code)
+            return
+        parsed = message.parsed
+        if parsed.print_mode or parsed.plain:
+            self.handed_back = parsed
+            self.exit(0)
+            return
+        self.options = self.bridge.options
+        if parsed.prompt:
+            self.send(parsed.prompt)
 
     async def on_runtime_ready(self, message: RuntimeReady) -> None:
         if not self.live:
@@ -333,6 +364,28 @@ class CcxApp(App[int]):
         screen = PlanApprovalScreen(message.plan)
         self.query_one(StatusLine).show("Waiting for plan approval…")
         ask_on_screen(self, screen, message.answer, PlanApprovalScreen.Withdrawn)
+
+
+def run_app_from_argv(argv: list[str]) -> tuple[int, Any]:
+    """Paint first, parse the command line after: (exit code, arguments to hand back or None).
+
+    Typer builds pydantic adapters for every option (~250 ms), so on the
+    interactive path the app draws before the arguments are parsed. A usage
+    error is printed once the terminal is restored; arguments asking for
+    another front end (-p, --plain) are handed back to the launcher.
+    """
+    gc.disable()
+    app = CcxApp(None, None, gc_paused=True, argv=argv)
+    try:
+        app.run()
+    finally:
+        gc.enable()
+    if app.argument_error is not None:
+        message, code = app.argument_error
+        if message:
+            print(message, file=sys.stderr)
+        return code, None
+    return app.return_code or 0, app.handed_back
 
 
 def run_app(options: RunOptions, prompt: str | None = None) -> int:

@@ -35,6 +35,7 @@ from agent.events import (
 )
 from tui.agent_messages import (
     AgentEvent,
+    ArgumentsParsed,
     JobFinished,
     PermissionAsked,
     PlanApprovalAsked,
@@ -47,7 +48,8 @@ from tui.agent_messages import (
 
 if TYPE_CHECKING:
     from agent.commands import CommandResult
-    from agent.runtime import RunOptions, Runtime
+    from agent.options import RunOptions
+    from agent.runtime import Runtime
     from agent.tool_runner import PermissionRequest
 
 log = logging.getLogger(__name__)
@@ -62,8 +64,15 @@ Post = Callable[[Message], Any]
 class AgentBridge:
     """Owns the Runtime; every method is safe to call from the UI thread."""
 
-    def __init__(self, options: RunOptions, post: Post, freeze_gc: bool = False) -> None:
+    def __init__(
+        self,
+        options: RunOptions | None,
+        post: Post,
+        freeze_gc: bool = False,
+        argv: list[str] | None = None,
+    ) -> None:
         self.options = options
+        self.argv = argv  # parsed on the agent thread when no options are given
         self._post = post
         self._freeze_gc = freeze_gc
         self.loop = asyncio.new_event_loop()
@@ -127,10 +136,14 @@ class AgentBridge:
         finally:
             self.loop.close()
 
-    async def _boot(self, options: RunOptions) -> None:
+    async def _boot(self, options: RunOptions | None) -> None:
         from agent.events import Notice
-        from agent.runtime import StartupError
+        from agent.options import StartupError
 
+        if options is None:
+            options = self._parse_argv()
+            if options is None:
+                return
         fallback = None
         try:
             runtime = self._create(options)
@@ -156,6 +169,22 @@ class AgentBridge:
             self._post(AgentEvent(Notice(f"A start-up step failed: {error}", "warning")))
         self._ready.set()
         self._warm()
+
+    def _parse_argv(self) -> RunOptions | None:
+        """The command line, parsed after the first paint (typer and pydantic take ~250 ms)."""
+        from agent.cli import CliError, parse_interactive
+
+        try:
+            parsed = parse_interactive(self.argv or [])
+        except CliError as error:
+            self._post(ArgumentsParsed(None, error.message, error.exit_code))
+            return None
+        options = replace(parsed.options, headless=False)
+        self.options = options
+        self._post(ArgumentsParsed(parsed, None, 0))
+        if parsed.print_mode or parsed.plain:
+            return None  # another front end runs it: the app exits and hands the arguments back
+        return options
 
     def _create(self, options: RunOptions) -> Runtime:
         from agent.runtime import Runtime

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent.fake_api import FakeApi
-from agent.runtime import RunOptions
+from agent.options import RunOptions
 from tui.demo_repo import make_demo_repo
 from tui.demo_script import DEMO_PROMPT, DemoModel
 

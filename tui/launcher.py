@@ -71,10 +71,42 @@ def _interactive(options: Any, prompt: str | None, plain: bool) -> int:
     return start_interactive(options, prompt, plain)
 
 
+# Arguments that need parsing before anything is drawn (another front end, or output only).
+NOT_DEFERRABLE = {"-p", "--print", "-h", "--help", "--version", "-v", "-V", "--plain", "--cwd"}
+
+
+def deferrable(argv: list[str]) -> bool:
+    """Whether the full-screen app may paint before the arguments are parsed (the fast path)."""
+    flags = {arg.split("=", 1)[0] for arg in argv if arg.startswith("-")}
+    return not (flags & NOT_DEFERRABLE) and plain_reason() is None
+
+
+def run_fast_interactive(argv: list[str]) -> int | None:
+    """The app first, typer after the first paint; None when the normal path must run instead."""
+    from pathlib import Path
+
+    from agent.credentials import check_credentials
+
+    if check_credentials(Path.cwd(), os.environ) is not None:
+        return None  # the normal path says how to set a key, without a flash of the app
+    try:
+        from tui.app import run_app_from_argv
+    except ImportError:
+        return None
+    code, handed_back = run_app_from_argv(argv)
+    if handed_back is None:
+        return code
+    from agent.cli import dispatch
+
+    return dispatch(handed_back, interactive=_interactive)
+
+
 def main() -> None:
     argv = sys.argv[1:]
     if argv and argv[0] == "demo":
         from tui.demo import main as demo_main
 
         sys.exit(demo_main(argv[1:]))
+    if deferrable(argv) and (code := run_fast_interactive(argv)) is not None:
+        sys.exit(code)
     sys.exit(run(argv, interactive=_interactive))

@@ -27,7 +27,8 @@ from agent import __version__, commands
 from agent.api import ApiError
 from agent.events import Event, EventSink
 from agent.loop import MaxTurnsReached
-from agent.runtime import PERMISSION_MODES, RunOptions, Runtime, StartupError
+from agent.options import PERMISSION_MODES, RunOptions, StartupError
+from agent.runtime import Runtime
 from agent.settings import config_dir
 from agent.tool_runner import Answer, PermissionRequest
 from compaction.thresholds import ContextState

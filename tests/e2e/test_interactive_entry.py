@@ -92,7 +92,7 @@ def test_interactive_without_a_terminal_falls_back_to_plain(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import tui.plain
-    from agent.runtime import RunOptions
+    from agent.options import RunOptions
     from tui.launcher import plain_reason, start_interactive
 
     calls: list[tuple[object, str | None]] = []
@@ -152,3 +152,27 @@ def test_a_key_in_the_settings_env_counts(tmp_path: Path, monkeypatch: pytest.Mo
     environ: dict[str, str] = {}
     assert check_credentials(tmp_path, environ) is None
     assert environ == {}  # the runtime applies the settings' env itself
+
+
+def test_parse_interactive_raises_instead_of_printing() -> None:
+    import pytest
+
+    from agent.cli import CliError, parse_interactive
+
+    parsed = parse_interactive(["-c", "--model", "haiku", "fix it"])
+    assert parsed.options.continue_session and parsed.options.model == "haiku"
+    assert parsed.prompt == "fix it" and not parsed.print_mode
+    with pytest.raises(CliError) as info:
+        parse_interactive(["--no-such-flag"])
+    assert info.value.exit_code == 2 and "no-such-flag" in info.value.message
+
+
+def test_only_plain_interactive_arguments_take_the_paint_first_path(monkeypatch) -> None:
+    from tui import launcher
+
+    monkeypatch.setattr(launcher, "plain_reason", lambda: None)
+    assert launcher.deferrable([]) and launcher.deferrable(["-c", "--model", "opus", "hello"])
+    for flag in ("-p", "--print", "--help", "--plain", "--cwd=/tmp", "--version"):
+        assert not launcher.deferrable([flag])
+    monkeypatch.setattr(launcher, "plain_reason", lambda: "stdout is not a terminal")
+    assert not launcher.deferrable([])

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent.fake_api import FakeApi
-from agent.runtime import RunOptions
+from agent.options import RunOptions
 from tui.app import CcxApp
 
 SUMMARY_MARK = "This turn is only for writing a summary"

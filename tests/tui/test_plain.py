@@ -23,7 +23,7 @@ from rich.console import Console
 
 from agent.events import CompactionStarted, Event, ToolStarted
 from agent.fake_api import FakeApi, Reply, text_reply, tool_reply
-from agent.runtime import RunOptions
+from agent.options import RunOptions
 from compaction.thresholds import ContextLimits, context_state, warning_text
 from tui.plain import PlainRepl
 from tui.plain_input import PipedSource, SlashCommandCompleter, toolbar_fragments
