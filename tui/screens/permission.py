@@ -31,8 +31,8 @@ def edit_diff(tool_input: dict[str, Any]) -> str:
     lines = difflib.unified_diff(
         old.splitlines(keepends=True),
         new.splitlines(keepends=True),
-        fromfile=f"a/{path}",
-        tofile=f"b/{path}",
+        fromfile=f"a/{path.lstrip('/')}",
+        tofile=f"b/{path.lstrip('/')}",
     )
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
