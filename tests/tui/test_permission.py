@@ -29,9 +29,14 @@ def script(api: FakeApi) -> None:
 async def run_until_asked(pilot, app) -> PermissionScreen:  # type: ignore[no-untyped-def]
     await wait_for(pilot, lambda: app.ready)
     await submit(pilot, "raise the limit")
-    return await wait_for(
+    screen = await wait_for(
         pilot, lambda: app.screen if isinstance(app.screen, PermissionScreen) else None
     )
+    await wait_for(
+        pilot, lambda: "Why ccx asks" in screen_text(app) and "RETRY_LIMIT" in screen_text(app)
+    )
+    await pilot.pause()
+    return screen
 
 
 @pytest.mark.parametrize("key", ["y", "1", "enter"])
