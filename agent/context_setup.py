@@ -8,7 +8,7 @@ tasks), so neither the loop nor compaction knows the other's insides.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent.models import ModelLimits, limits_for
 from compaction.manager import CompactionServices, ContextManager
@@ -72,7 +72,3 @@ def _background(runtime: Runtime) -> list[str]:
         if isinstance(tool, BashTool):
             tasks.extend(tool.background_tasks())
     return tasks
-
-
-def context_state_json(runtime: Runtime) -> dict[str, Any]:
-    return runtime.context.state(runtime.agent).to_json()

@@ -62,7 +62,3 @@ def _mark_last(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     marked = list(blocks)
     marked[-1] = {**marked[-1], "cache_control": EPHEMERAL}
     return marked
-
-
-def strip_cache_control(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{k: v for k, v in block.items() if k != "cache_control"} for block in blocks]
