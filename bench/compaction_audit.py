@@ -30,9 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agent.fake_api import FakeApi, RecordedRequest, text_reply
 from bench.audit import USER_REQUEST, ccx_args, make_repo, script
 from bench.session_overhead import CCX, user_environment
+from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 
 MODEL = "claude-sonnet-4-5"
-SUMMARY_MARK = "This turn is only for writing a summary"
 CLAUDE_CODE_BILLED = 816_000  # Claude Code 2.1.328 on the same script (the anchor)
 
 

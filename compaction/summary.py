@@ -10,6 +10,8 @@ from typing import Any, Literal
 from agent.messages import Message
 
 PROMPTS = Path(__file__).with_name("prompts")
+# Words every summary request carries, by which a gateway or the fake API can tell one apart.
+SUMMARY_REQUEST_MARK = "This turn is only for writing a summary"
 PartialMode = Literal["from", "up_to"]
 FROM_MARK = "[Summarize from here: the messages after this point are the ones to summarize.]"
 UP_TO_MARK = "[Summarize up to here: the messages before this point are the ones to summarize.]"

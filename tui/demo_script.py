@@ -29,13 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from agent.fake_api import RecordedRequest, Reply, text_reply, tool_reply
+from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from tui.demo_repo import BUGGY_LINE, FIXED_LINE
 
 DEMO_PROMPT = (
     "Give me a tour of this project: look around, read the main files one by one, "
     "and fix the bug in the monthly report if you find one."
 )
-SUMMARY_MARK = "This turn is only for writing a summary"
 INSTRUCTIONS_MARK = "The user gave these instructions for this summary"
 PROGRESS = re.compile(
     r"Tour progress: (\d+) steps? done, automatic compaction at step (\d+|pending)"

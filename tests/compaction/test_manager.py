@@ -19,12 +19,12 @@ from agent.tool_runner import ToolRunner
 from compaction.full import CompactionError
 from compaction.manager import CompactionServices, ContextFullError, ContextManager
 from compaction.microcompact import MicrocompactConfig
+from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from compaction.thresholds import ContextLimits, WindowConfig
 from tools.base import ToolContext
 from tools.file_state import FileStateCache
 from tools.registry import default_tools
 
-SUMMARY_MARK = "This turn is only for writing a summary"
 MODEL = "claude-sonnet-5-5"
 
 

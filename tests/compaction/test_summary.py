@@ -78,3 +78,10 @@ def test_media_become_placeholders_everywhere() -> None:
     assert stripped[1].content[0]["content"][0] == {"type": "text", "text": "[image]"}
     assert stripped[1].content[1] == {"type": "text", "text": "[document]"}
     assert messages[0].content[0] is image  # the conversation itself is untouched
+
+
+def test_every_summary_prompt_carries_the_request_mark() -> None:
+    from compaction.summary import SUMMARY_REQUEST_MARK
+
+    for partial in (None, "from", "up_to"):
+        assert SUMMARY_REQUEST_MARK in summary_prompt(partial=partial)

@@ -80,19 +80,6 @@ class Ccx:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / "src").mkdir(parents=True)
-    (root / "README.md").write_text("# Sample\n\nA sample project.\n")
-    (root / "src" / "app.py").write_text(
-        "RETRY_LIMIT = 3\n\n\ndef main():\n    return RETRY_LIMIT\n"
-    )
-    (root / ".git").mkdir()
-    (tmp_path / "home").mkdir()
-    return root
-
-
-@pytest.fixture
 def api() -> Iterator[FakeApi]:
     with FakeApi() as server:
         yield server

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from agent.fake_api import text_reply, tool_reply
+from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from tests.e2e.conftest import Ccx
-
-SUMMARY_MARK = "This turn is only for writing a summary"
 
 
 def summary_requests(ccx: Ccx) -> list:

@@ -14,21 +14,6 @@ from agent.fake_api import FakeApi
 from agent.options import RunOptions
 from tui.app import CcxApp
 
-SUMMARY_MARK = "This turn is only for writing a summary"
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / "src").mkdir(parents=True)
-    (root / "README.md").write_text("# Sample\n\nA sample project.\n")
-    (root / "src" / "app.py").write_text(
-        "RETRY_LIMIT = 3\n\n\ndef main():\n    return RETRY_LIMIT\n"
-    )
-    (root / ".git").mkdir()
-    (tmp_path / "home").mkdir()
-    return root
-
 
 @pytest.fixture
 def api(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeApi]:

@@ -7,7 +7,8 @@ from pathlib import Path
 from textual.widgets import Collapsible
 
 from agent.fake_api import FakeApi, text_reply, tool_reply
-from tests.tui.conftest import SUMMARY_MARK, make_app, screen_text, submit, wait_for, wait_idle
+from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
+from tests.tui.conftest import make_app, screen_text, submit, wait_for, wait_idle
 from tui.widgets.compaction_block import CompactionBlock
 from tui.widgets.context_view import ContextView
 from tui.widgets.footer import ContextMeter

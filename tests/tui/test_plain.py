@@ -24,12 +24,12 @@ from rich.console import Console
 from agent.events import CompactionStarted, Event, ToolStarted
 from agent.fake_api import FakeApi, Reply, text_reply, tool_reply
 from agent.options import RunOptions
+from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from compaction.thresholds import ContextLimits, context_state, warning_text
 from tui.plain import PlainRepl
 from tui.plain_input import PipedSource, SlashCommandCompleter, toolbar_fragments
 from tui.plain_render import meter_text
 
-SUMMARY_MARK = "This turn is only for writing a summary"
 ENTER = "\r"
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent.fake_api import FakeApi, text_reply, tool_reply
-from tests.tui.conftest import SUMMARY_MARK
+from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 
 CCX = Path(sys.executable).with_name("ccx")
 TMUX = shutil.which("tmux")
