@@ -106,7 +106,23 @@ def main() -> None:
     if argv and argv[0] == "demo":
         from tui.demo import main as demo_main
 
-        sys.exit(demo_main(argv[1:]))
+        exit_now(demo_main(argv[1:]))
     if deferrable(argv) and (code := run_fast_interactive(argv)) is not None:
-        sys.exit(code)
-    sys.exit(run(argv, interactive=_interactive))
+        exit_now(code)
+    exit_now(run(argv, interactive=_interactive))
+
+
+def exit_now(code: int) -> None:
+    """Exit without tearing down the interpreter.
+
+    By now the session is closed (the transcript is written unbuffered, the
+    watcher and shell processes are stopped); what remains is Python freeing
+    some 1,500 pydantic classes of the SDK one by one, which took 0.8 s of
+    every `ccx -p`. Standard streams are flushed first.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
