@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import random
 import re
@@ -21,10 +22,20 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent.events import ApiRetry, EventSink, TextDelta, ThinkingDelta, discard
+from agent.events import (
+    ApiRetry,
+    EventSink,
+    Notice,
+    ResponseDiscarded,
+    TextDelta,
+    ThinkingDelta,
+    discard,
+)
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
+
+log = logging.getLogger(__name__)
 
 RETRYABLE_STATUS = {408, 409, 429, 500, 502, 503, 504, 529}
 RETRYABLE_STREAM_ERRORS = {"overloaded_error", "api_error", "rate_limit_error", "timeout_error"}
@@ -64,22 +75,32 @@ class StreamStalled(Exception):
     """No event arrived on the stream for longer than the stall timeout."""
 
 
+class MalformedStream(Exception):
+    """A stream event did not have the shape the API documents; retried like a dropped stream."""
+
+
 @dataclass
 class RetryPolicy:
     max_attempts: int = 10
     base_delay_s: float = 0.5
     max_delay_s: float = 32.0
     stall_timeout_s: float = 90.0
+    # environment values that could not be used, for the client to show
+    warnings: list[str] = field(default_factory=list, compare=False)
 
     @classmethod
     def from_env(cls) -> RetryPolicy:
+        """The defaults, overridden by the CCX_* variables; an unparsable value is ignored."""
         policy = cls()
-        if value := os.environ.get("CCX_MAX_RETRIES"):
-            policy.max_attempts = max(1, int(value) + 1)
-        if value := os.environ.get("CCX_RETRY_BASE_DELAY_MS"):
-            policy.base_delay_s = float(value) / 1000
-        if value := os.environ.get("CCX_STREAM_STALL_TIMEOUT_S"):
-            policy.stall_timeout_s = float(value)
+        if (retries := _env_number(policy, "CCX_MAX_RETRIES", int)) is not None:
+            policy.max_attempts = max(1, int(retries) + 1)
+        if (base_ms := _env_number(policy, "CCX_RETRY_BASE_DELAY_MS", float)) is not None:
+            policy.base_delay_s = max(0.0, base_ms) / 1000
+        if (stall := _env_number(policy, "CCX_STREAM_STALL_TIMEOUT_S", float)) is not None:
+            if stall > 0:
+                policy.stall_timeout_s = stall
+            else:
+                policy.warnings.append(f"Ignoring CCX_STREAM_STALL_TIMEOUT_S={stall}: not positive")
         return policy
 
     def delay(self, attempt: int, retry_after: float | None) -> float:
@@ -87,6 +108,21 @@ class RetryPolicy:
             return min(max(retry_after, 0.0), 60.0)
         backoff = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
         return backoff * (1 + random.random() * 0.25)
+
+
+def _env_number(policy: RetryPolicy, name: str, kind: type[int] | type[float]) -> float | None:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return None
+    try:
+        number = kind(value)
+    except ValueError:
+        policy.warnings.append(f"Ignoring {name}={value!r}: not a number")
+        return None
+    if number != number or number in (float("inf"), float("-inf")):  # nan, inf
+        policy.warnings.append(f"Ignoring {name}={value!r}: not a finite number")
+        return None
+    return number
 
 
 @dataclass
@@ -137,14 +173,24 @@ class ModelClient:
         emit: EventSink = discard,
     ) -> None:
         self._client = client
+        self._owns_client = client is None
         self.policy = policy or RetryPolicy.from_env()
         self.emit = emit
+        for warning in self.policy.warnings:
+            log.warning("%s", warning)
+            emit(Notice(warning, "warning"))
 
     @property
     def client(self) -> AsyncAnthropic:
         if self._client is None:
             self._client = make_client()
         return self._client
+
+    async def aclose(self) -> None:
+        """Close the HTTP client if this object made it (a client passed in is its caller's)."""
+        if self._owns_client and self._client is not None:
+            client, self._client = self._client, None
+            await client.close()
 
     async def stream(
         self, request: dict[str, Any], *, stream_text: bool = True
@@ -156,31 +202,46 @@ class ModelClient:
         attempt = 0
         while True:
             attempt += 1
+            accumulator = _Accumulator(self.emit if stream_text else discard)
             try:
-                return await self._stream_once(request, stream_text=stream_text)
+                return await self._stream_once(request, accumulator)
             except anthropic.APIStatusError as exc:
                 error = _classify_status_error(exc)
                 if error is not None:
+                    self._discard_partial(accumulator, "the request failed")
                     raise error from exc
                 reason = f"{exc.status_code} {getattr(exc, 'type', None) or ''}".strip()
                 retry_after = _retry_after(exc)
                 overloaded = _is_overloaded(exc)
-            except (anthropic.APIConnectionError, httpx2.TransportError, StreamStalled) as exc:
-                reason = "stream stalled" if isinstance(exc, StreamStalled) else "connection error"
+            except (
+                anthropic.APIConnectionError,
+                httpx2.TransportError,
+                StreamStalled,
+                MalformedStream,
+            ) as exc:
+                reason = _transient_reason(exc)
                 retry_after = None
                 overloaded = False
             if attempt >= self.policy.max_attempts:
+                self._discard_partial(accumulator, "the request failed")
                 message = f"Gave up after {attempt} attempts: {reason}"
                 if overloaded:
                     raise OverloadedError(message, status=529, error_type="overloaded_error")
                 raise ApiError(message)
+            self._discard_partial(accumulator, "retrying")
             delay = self.policy.delay(attempt, retry_after)
             self.emit(ApiRetry(attempt, self.policy.max_attempts, round(delay, 3), reason))
             await asyncio.sleep(delay)
 
-    async def _stream_once(self, request: dict[str, Any], *, stream_text: bool) -> StreamedResponse:
+    def _discard_partial(self, accumulator: _Accumulator, reason: str) -> None:
+        """Tell the front end to drop text it showed from an attempt that is not kept."""
+        if accumulator.streamed and accumulator.emit is not discard:
+            self.emit(ResponseDiscarded(reason))
+
+    async def _stream_once(
+        self, request: dict[str, Any], accumulator: _Accumulator
+    ) -> StreamedResponse:
         started = time.perf_counter()
-        accumulator = _Accumulator(self.emit if stream_text else discard)
         stream = await self.client.messages.create(**request, stream=True)
         try:
             async with asyncio.timeout(self.policy.stall_timeout_s) as deadline:
@@ -189,11 +250,14 @@ class ModelClient:
                         asyncio.get_running_loop().time() + self.policy.stall_timeout_s
                     )
                     accumulator.feed(event)
+            response = accumulator.result()
         except TimeoutError as exc:
             raise StreamStalled() from exc
+        except (KeyError, ValueError, AttributeError, TypeError) as exc:
+            log.warning("malformed stream event: %s: %s", type(exc).__name__, exc)
+            raise MalformedStream(f"{type(exc).__name__}: {exc}") from exc
         finally:
             await stream.close()
-        response = accumulator.result()
         response.duration_s = time.perf_counter() - started
         return response
 
@@ -218,6 +282,14 @@ def _classify_status_error(exc: Any) -> ApiError | None:
             f"Authentication failed ({message}). Check ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN."
         )
     return ApiError(message, status=status, error_type=error_type)
+
+
+def _transient_reason(exc: Exception) -> str:
+    if isinstance(exc, StreamStalled):
+        return "stream stalled"
+    if isinstance(exc, MalformedStream):
+        return "malformed stream event"
+    return "connection error"
 
 
 def _is_overloaded(exc: Any) -> bool:
@@ -247,6 +319,7 @@ class _Accumulator:
         self.model: str | None = None
         self.stop_reason: str | None = None
         self.usage: dict[str, int] = {}
+        self.streamed = False  # a text or thinking delta went out to the front end
 
     def feed(self, event: Any) -> None:
         kind = event.type
@@ -273,11 +346,13 @@ class _Accumulator:
         kind = delta.type
         if kind == "text_delta":
             block["text"] = block.get("text", "") + delta.text
+            self.streamed = True
             self.emit(TextDelta(delta.text))
         elif kind == "input_json_delta":
             self.partial_json[index].append(delta.partial_json)
         elif kind == "thinking_delta":
             block["thinking"] = block.get("thinking", "") + delta.thinking
+            self.streamed = True
             self.emit(ThinkingDelta(delta.thinking))
         elif kind == "signature_delta":
             block["signature"] = block.get("signature", "") + delta.signature

@@ -12,14 +12,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent.models import resolve_model
 from compaction.breakdown import context_breakdown, render_breakdown
 from compaction.compactor import latest_request
 from compaction.full import CompactionError
-from compaction.restore import choose_files, visible_read_paths
 from compaction.summary import PartialMode
 from compaction.thresholds import format_tokens
-from tools.file_state import normalize_path
 
 if TYPE_CHECKING:
     from agent.runtime import Runtime
@@ -145,12 +142,7 @@ async def _context(runtime: Runtime, _args: str) -> CommandResult:
 
 def keep_preview(runtime: Runtime) -> dict[str, str]:
     """What a compaction now would keep, in words."""
-    excluded = {normalize_path(str(p)) for p in runtime.memory.paths()} | {
-        normalize_path(str(runtime.plan.path))
-    }
-    files = choose_files(
-        runtime.file_state.snapshot(), visible=visible_read_paths([]), excluded=excluded
-    )
+    files = runtime.context.services.files_to_restore([])  # a full compaction keeps no messages
     request = latest_request(runtime.agent.messages) or "(none yet)"
     preview = {
         "latest request (verbatim)": request if len(request) <= 120 else request[:117] + "...",
@@ -165,8 +157,14 @@ def keep_preview(runtime: Runtime) -> dict[str, str]:
     "undo-compact", "/undo-compact", "Bring back the conversation from before the last compaction"
 )
 async def _undo(runtime: Runtime, _args: str) -> CommandResult:
-    if not runtime.context.undo(runtime.agent):
+    if not runtime.context.can_undo:
         return CommandResult("There is no compaction to undo in this session.", is_error=True)
+    if not runtime.context.undo(runtime.agent):
+        return CommandResult(
+            "Cannot undo the last compaction: what it put in place is no longer in the "
+            "conversation (a prompt-too-long retry dropped it). The transcript keeps everything.",
+            is_error=True,
+        )
     state = runtime.context.state(runtime.agent)
     return CommandResult(
         f"Restored the conversation from before the last compaction ({format_tokens(state.used)} tokens)."
@@ -197,8 +195,7 @@ async def _clear(runtime: Runtime, _args: str) -> CommandResult:
 async def _model(runtime: Runtime, args: str) -> CommandResult:
     if not args:
         return CommandResult(f"Model: {runtime.agent.model}")
-    runtime.agent.model = resolve_model(args)
-    runtime.model = runtime.agent.model
+    runtime.set_model(args)
     await runtime.refresh_model_limits()
     return CommandResult(f"Model set to {runtime.agent.model}.")
 

@@ -14,6 +14,7 @@ from agent.models import ModelLimits, limits_for
 from compaction.manager import CompactionServices, ContextManager
 from compaction.thresholds import ContextLimits, resolve_window
 from tools.bash import BashTool
+from tools.file_state import normalize_path
 
 if TYPE_CHECKING:
     from agent.runtime import Runtime
@@ -38,6 +39,7 @@ def build_context_manager(runtime: Runtime) -> ContextManager:
         background_tasks=lambda: _background(runtime),
         announcements=lambda: list(runtime.nested_instructions),
         run_hook=runtime.hooks.run,
+        resolve_path=lambda path: normalize_path(runtime.tool_context.resolve(path)),
     )
     manager = ContextManager(
         limits_for=lambda model: _limits(runtime, model),

@@ -61,6 +61,14 @@ class ThinkingDelta(Event):
 
 
 @dataclass
+class ResponseDiscarded(Event):
+    """The text and thinking streamed since the last request are not kept (a retry follows)."""
+
+    type: ClassVar[str] = "response_discarded"
+    reason: str
+
+
+@dataclass
 class AssistantMessage(Event):
     """One complete assistant response, as stored in the conversation."""
 

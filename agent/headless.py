@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import signal
 import sys
 import time
@@ -12,9 +13,11 @@ from typing import Any, TextIO
 from agent import commands
 from agent.api import ApiError
 from agent.events import (
+    CompactionFailed,
     CompactionFinished,
     ErrorEvent,
     Event,
+    Microcompacted,
     Notice,
     PermissionDenied,
     SessionStarted,
@@ -24,6 +27,8 @@ from agent.events import (
 from agent.loop import MaxTurnsReached
 from agent.options import RunOptions, StartupError
 from agent.runtime import Runtime
+
+log = logging.getLogger(__name__)
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 EXIT_INTERRUPTED = 130
@@ -41,6 +46,8 @@ class HeadlessOutput:
         self.session_id = ""
         self.model = ""
         self.compactions: list[dict[str, Any]] = []
+        # microcompactions and failed compactions, in order (finished ones are in compactions)
+        self.context_events: list[dict[str, Any]] = []
         self.denials: list[dict[str, Any]] = []
 
     def emit(self, event: Event) -> None:
@@ -49,6 +56,19 @@ class HeadlessOutput:
             self.model = event.model
         elif isinstance(event, CompactionFinished):
             self.compactions.append(event.record)
+        elif isinstance(event, Microcompacted):
+            self.context_events.append(
+                {
+                    "type": event.type,
+                    "reason": event.reason,
+                    "cleared": event.cleared,
+                    "tokens_freed": event.tokens_freed,
+                }
+            )
+        elif isinstance(event, CompactionFailed):
+            self.context_events.append(
+                {"type": event.type, "trigger": event.trigger, "reason": event.reason}
+            )
         elif isinstance(event, PermissionDenied):
             self.denials.append({"tool_use_id": event.tool_use_id, "tool_name": event.name})
         elif isinstance(event, (Notice, ErrorEvent)) and self.format == "text":
@@ -85,6 +105,11 @@ async def run_headless(options: RunOptions, prompt: str, output: HeadlessOutput)
     except StartupError as exc:
         output.finish(_result(output, "error_during_execution", str(exc), started, None, 0))
         return 1
+    except Exception as exc:  # a bug or an unforeseen failure: still one result, exit 1
+        log.exception("ccx could not start")
+        text = _unexpected(exc)
+        output.finish(_result(output, "error_during_execution", text, started, None, 0))
+        return 1
     task = asyncio.ensure_future(_run(runtime, prompt))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -101,12 +126,27 @@ async def run_headless(options: RunOptions, prompt: str, output: HeadlessOutput)
     except ApiError as exc:
         output.emit(ErrorEvent(exc.message, kind=exc.error_type or "api_error", recoverable=False))
         subtype, text, code = "error_during_execution", exc.message, 1
+    except Exception as exc:  # a bug must still end in a result, not a bare traceback
+        log.exception("the headless run failed")
+        subtype, text, code = "error_during_execution", _unexpected(exc), 1
+        output.emit(ErrorEvent(text, kind="internal_error", recoverable=False))
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
-        runtime.close()
+        await _close(runtime)
     output.finish(_result(output, subtype, text, started, runtime, runtime.agent.turns_total))
     return code
+
+
+def _unexpected(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+async def _close(runtime: Runtime) -> None:
+    try:
+        await runtime.aclose()
+    except Exception:  # the result matters more than a clean close
+        log.exception("closing the runtime failed")
 
 
 async def _run(runtime: Runtime, prompt: str) -> tuple[str, bool]:
@@ -141,5 +181,6 @@ def _result(
         "usage": dict(costs.totals) if costs else {},
         "total_cost_usd": round(costs.total_cost_usd, 6) if costs else 0.0,
         "compactions": output.compactions,
+        "context_events": output.context_events,
         "permission_denials": output.denials,
     }

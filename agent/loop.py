@@ -26,7 +26,15 @@ from typing import Any
 from agent.api import ApiError, ModelClient, OverloadedError, PromptTooLongError, StreamedResponse
 from agent.context_policy import ContextPolicy, NoContextPolicy
 from agent.cost import CostTracker
-from agent.events import AssistantMessage, EventSink, Notice, RequestStarted, TurnFinished, Usage
+from agent.events import (
+    AssistantMessage,
+    EventSink,
+    Notice,
+    RequestStarted,
+    ResponseDiscarded,
+    TurnFinished,
+    Usage,
+)
 from agent.invariants import enforce
 from agent.messages import (
     INTERRUPTED_BY_USER,
@@ -36,7 +44,7 @@ from agent.messages import (
     tool_result_block,
     user_text,
 )
-from agent.models import limits_for
+from agent.models import ModelLimits, limits_for
 from agent.request import build_request
 from agent.tool_runner import ToolRunner
 
@@ -45,6 +53,7 @@ log = logging.getLogger(__name__)
 DEFAULT_MAX_TOKENS = 8_192
 ESCALATED_MAX_TOKENS = 64_000
 MAX_CONTINUATIONS = 3
+MAX_PROMPT_TOO_LONG_RECOVERIES = 3  # per request: reactive compaction, then dropping old rounds
 CONTINUE_NUDGE = (
     "Your last response was cut off at the output limit. Continue exactly where it stopped; "
     "do not repeat or summarize what you already wrote. "
@@ -72,6 +81,8 @@ class AgentConfig:
     max_tokens: int = DEFAULT_MAX_TOKENS
     max_turns: int | None = None
     request_extra: dict[str, Any] = field(default_factory=dict)
+    # A model's context window and output limit (the runtime prefers the Models API's figures).
+    limits: Callable[[str], ModelLimits] = limits_for
 
 
 class Agent:
@@ -123,6 +134,8 @@ class Agent:
                 if response.stop_reason == "max_tokens" and max_tokens < self._escalated_limit():
                     # Retried whole with a higher limit; the cut response is not kept.
                     max_tokens = self._escalated_limit()
+                    if _shows_text(response):
+                        self.emit(ResponseDiscarded("retrying with a higher output limit"))
                     self.emit(Notice(f"Output limit hit; retrying with max_tokens={max_tokens}"))
                     continue
                 message = self.append_response(response)
@@ -146,7 +159,7 @@ class Agent:
     # -- steps ---------------------------------------------------------------------------
 
     async def call_model(self, max_tokens: int) -> StreamedResponse:
-        tried_reactive = False
+        recoveries = 0
         tried_fallback = False
         while True:
             request = self.build_request(max_tokens)
@@ -154,8 +167,11 @@ class Agent:
             try:
                 response = await self.client.stream(request)
             except PromptTooLongError as error:
-                if not tried_reactive and await self.policy.on_prompt_too_long(self, error):
-                    tried_reactive = True
+                # The policy compacts on its first call and drops the oldest rounds after that.
+                if recoveries < MAX_PROMPT_TOO_LONG_RECOVERIES and (
+                    await self.policy.on_prompt_too_long(self, error)
+                ):
+                    recoveries += 1
                     continue
                 raise
             except OverloadedError:
@@ -175,7 +191,7 @@ class Agent:
         messages = enforce(self.messages)
         if messages is not self.messages:
             self.messages[:] = messages
-        limit = limits_for(self.model).max_output
+        limit = self.config.limits(self.model).max_output
         return build_request(
             model=self.model,
             system=self.system,
@@ -190,18 +206,31 @@ class Agent:
         results: dict[str, dict[str, Any]] = {}
         try:
             await self.runner.run(uses, invalid_inputs, results)
-        except asyncio.CancelledError:
-            self._append_results(uses, results, interrupted=True)
+        except BaseException as exc:
+            # Whatever escapes (an interrupt, a bug around a tool), every call gets its result.
+            interrupted = isinstance(exc, asyncio.CancelledError)
+            if not interrupted:
+                log.exception("running tools failed")
+            self._append_results(uses, results, interrupted=interrupted, failure=exc)
             raise
         self._append_results(uses, results, interrupted=False)
 
     def _append_results(
-        self, uses: list[dict[str, Any]], results: dict[str, dict[str, Any]], interrupted: bool
+        self,
+        uses: list[dict[str, Any]],
+        results: dict[str, dict[str, Any]],
+        interrupted: bool,
+        failure: BaseException | None = None,
     ) -> None:
+        if interrupted or failure is None:
+            missing = INTERRUPTED_TOOL_RESULT
+        else:
+            missing = (
+                "The tool failed with an internal error before it could finish "
+                f"({type(failure).__name__}: {failure}). It may not have run."
+            )
         blocks = [
-            results.get(u["id"])
-            or tool_result_block(u["id"], INTERRUPTED_TOOL_RESULT, is_error=True)
-            for u in uses
+            results.get(u["id"]) or tool_result_block(u["id"], missing, is_error=True) for u in uses
         ]
         message = Message(role="user", content=blocks, kind="tool_result")
         if interrupted:
@@ -271,7 +300,12 @@ class Agent:
         )
 
     def _escalated_limit(self) -> int:
-        return min(ESCALATED_MAX_TOKENS, limits_for(self.model).max_output)
+        return min(ESCALATED_MAX_TOKENS, self.config.limits(self.model).max_output)
+
+
+def _shows_text(response: StreamedResponse) -> bool:
+    """Whether the response streamed text or thinking that a front end has shown."""
+    return any(block.get("type") in ("text", "thinking") for block in response.content)
 
 
 def _reminder_text(reminders: list[str]) -> str:

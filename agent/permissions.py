@@ -95,6 +95,7 @@ class PermissionGate:
         project_root: Path | None = None,
         home: Path | None = None,
         plan_file: Path | None = None,
+        read_dirs: list[Path] | None = None,
     ) -> None:
         self.mode = mode
         self.allow, self.deny, self.ask = list(allow), list(deny), list(ask)
@@ -102,6 +103,9 @@ class PermissionGate:
         self.project_root = Path(project_root or cwd)
         self.home = Path(home or Path.home())
         self.plan_file = plan_file  # the one file plan mode lets the model write
+        # Beyond the working directory and the project, where reading needs no approval
+        # (ccx's own session folder, plans and skills: summaries point the model there).
+        self.read_dirs = [Path(p) for p in read_dirs or []]
         # Where the Bash tool's shell is now (it persists cd); redirections resolve there.
         self.shell_cwd: Path | None = None
         self._roots: dict[str, tuple[str, ...]] = {}
@@ -140,6 +144,12 @@ class PermissionGate:
         if rule := self._matching_rule(self.allow, tool_name, path, every_view=True):
             return Decision("allow", f"allowed by the rule {rule.describe()}", rule)
         if not is_mutating:
+            if (
+                tool_name in READ_TOOLS
+                and path is not None
+                and not self._readable_without_asking(path)
+            ):
+                return Decision("ask", f"{path} is outside the working directory {self.cwd}")
             return Decision("allow", f"{tool_name} only reads")
         if self.mode == "acceptEdits" and tool_name in EDIT_TOOLS and path is not None:
             if self._inside_cwd(path):
@@ -299,6 +309,13 @@ class PermissionGate:
 
     def _inside_cwd(self, path: str) -> bool:
         bases = self._bases("cwd")
+        return all(any(_is_within(view, base) for base in bases) for view in _views(path))
+
+    def _readable_without_asking(self, path: str) -> bool:
+        """Inside the working directory, the project, or one of the extra read directories."""
+        bases = [*self._bases("cwd"), *self._bases("project_root")]
+        for directory in self.read_dirs:
+            bases += [os.path.normpath(directory), os.path.realpath(directory)]
         return all(any(_is_within(view, base) for base in bases) for view in _views(path))
 
 

@@ -18,13 +18,19 @@ from agent.context_setup import build_context_manager
 from agent.events import EventSink, Notice, SessionStarted
 from agent.hooks import HookRunner, additional_context_text
 from agent.loop import Agent, AgentConfig
-from agent.memory import MemoryFiles
+from agent.memory import MemoryFile, MemoryFiles
 from agent.messages import Message
-from agent.models import ModelLimits, fetch_limits, resolve_model
+from agent.models import ModelLimits, fetch_limits, limits_for, resolve_model
 from agent.options import PERMISSION_MODES, RunOptions, StartupError, split_rules
 from agent.permissions import PermissionGate, Rule
 from agent.plan import PlanState, plan_file_path
-from agent.session import Session, find_session, latest_session_path, rebuild_file_state
+from agent.session import (
+    Session,
+    SessionError,
+    find_session,
+    latest_session_path,
+    rebuild_file_state,
+)
 from agent.settings import Settings, add_permission_rule, config_dir, load_settings, project_root
 from agent.skills import InvokedSkills, discover_skills, skills_listing
 from agent.system_prompt import build_system_prompt
@@ -41,7 +47,7 @@ ApprovePlan = Callable[[str], Awaitable[bool]]
 
 
 class Runtime:
-    """One session's parts, wired; ``close()`` releases the watcher and the transcript."""
+    """One session's parts, wired; ``aclose()`` (or ``close()`` without a loop) releases them."""
 
     def __init__(
         self,
@@ -53,23 +59,46 @@ class Runtime:
         self.options = options
         self.emit = emit
         self.cwd = options.cwd.resolve()
+        self._load_config()
+        restored = self._open_parts()
+        self._build_tools(ask, approve_plan)
+        self._build_agent(restored)
+        self.resumed = bool(options.continue_session or options.resume) and bool(restored)
+        emit(
+            SessionStarted(
+                session_id=self.session.id,
+                model=self.model,
+                cwd=str(self.cwd),
+                transcript_path=str(self.session.path),
+                resumed=self.resumed,
+                tools=[tool.name for tool in self.tools],
+                permission_mode=self.gate.mode,
+            )
+        )
+
+    # -- assembly (in this order) ---------------------------------------------------------
+
+    def _load_config(self) -> None:
+        """Settings (their env applied), the model, the permission gate."""
         self.settings: Settings = load_settings(self.cwd)
         for warning in self.settings.warnings:
             self.emit_notice(warning)
         for key, value in self.settings.env.items():
             os.environ.setdefault(key, str(value))
         self.model = resolve_model(
-            options.model or self.settings.model or os.environ.get("ANTHROPIC_MODEL")
+            self.options.model or self.settings.model or os.environ.get("ANTHROPIC_MODEL")
         )
         self.model_limits: dict[str, ModelLimits] = {}
         self.gate = self._permission_gate()
+
+    def _open_parts(self) -> list[Message]:
+        """Session, memory, skills, plan, hooks and system prompt; returns the restored messages."""
         self.file_state = FileStateCache()
         self._loaded_events: list[dict[str, Any]] = []
         self._loaded: Any = None
         self.session, restored = self._open_session()
-        self.session.attach_file_state(self.file_state)
+        self._watch_session()
         self.memory = MemoryFiles(self.cwd)
-        memory_files = self.memory.load()
         self.skills = discover_skills(self.cwd)
         for warning in self.skills.warnings:
             self.emit_notice(warning)
@@ -83,19 +112,17 @@ class Runtime:
             self.emit_notice(warning)
         self._hook_context: list[str] = []
         self.nested_instructions: list[str] = []  # re-sent in full after a compaction
-        self.system = build_system_prompt(self.cwd, self.model, memory_files)
-        self.memory_texts = [m.content for m in memory_files]
         self.skills_text = skills_listing(self.skills)
-        if self.skills_text:
-            self.system[-1] = {
-                **self.system[-1],
-                "text": self.system[-1]["text"] + "\n\n" + self.skills_text,
-            }
+        self.memory_files = self._load_memory()
+        self.system = self._system_prompt()
+        return restored
+
+    def _build_tools(self, ask: AskPermission | None, approve_plan: ApprovePlan | None) -> None:
         self.tool_context = ToolContext(
             cwd=self.cwd, file_state=self.file_state, session_dir=self.session.folder
         )
         self.watcher = FileWatcher(self.file_state)
-        if options.watch_files:
+        if self.options.watch_files:
             self.watcher.start()
         self.tools = [
             *default_tools(),
@@ -108,18 +135,22 @@ class Runtime:
             ),
         ]
         self.runner = ToolRunner(
-            self.tools, self.tool_context, self.gate, emit, ask, self._remember_rule
+            self.tools, self.tool_context, self.gate, self.emit, ask, self._remember_rule
         )
+
+    def _build_agent(self, restored: list[Message]) -> None:
+        """The loop, and the context manager plugged into it (history restored on resume)."""
         self.agent = Agent(
             config=AgentConfig(
                 model=self.model,
-                fallback_model=options.fallback_model or self.settings.fallback_model,
-                max_turns=options.max_turns,
+                fallback_model=self.options.fallback_model or self.settings.fallback_model,
+                max_turns=self.options.max_turns,
+                limits=self.limits_for,
             ),
-            client=ModelClient(emit=emit),
+            client=ModelClient(emit=self.emit),
             runner=self.runner,
             system=self.system,
-            emit=emit,
+            emit=self.emit,
             session=self.session,
             messages=restored,
             reminder_sources=[
@@ -132,19 +163,11 @@ class Runtime:
         self.context = build_context_manager(self)
         self.agent.policy = self.context
         if self._loaded is not None:
-            self.context.restore_history(self._loaded.segments, self._loaded.boundaries)
-        self.resumed = bool(options.continue_session or options.resume) and bool(restored)
-        emit(
-            SessionStarted(
-                session_id=self.session.id,
-                model=self.model,
-                cwd=str(self.cwd),
-                transcript_path=str(self.session.path),
-                resumed=self.resumed,
-                tools=[tool.name for tool in self.tools],
-                permission_mode=self.gate.mode,
+            self.context.restore_history(
+                self._loaded.segments, self._loaded.boundaries, live=self._loaded.messages
             )
-        )
+
+    # -- running ----------------------------------------------------------------------------
 
     async def start(self) -> None:
         """The async part of start-up: model limits from the Models API, SessionStart hooks."""
@@ -175,6 +198,23 @@ class Runtime:
     def emit_notice(self, text: str, level: str = "warning") -> None:
         self.emit(Notice(text, level))
 
+    def limits_for(self, model: str) -> ModelLimits:
+        """The Models API's figures when they were fetched, else the static table's."""
+        return self.model_limits.get(model) or limits_for(model)
+
+    def set_model(self, name: str) -> None:
+        """/model: switch the model; the system prompt names it, so it is rebuilt."""
+        self.model = resolve_model(name)
+        self.agent.model = self.model
+        self.rebuild_system_prompt()
+
+    def rebuild_system_prompt(self, reload_memory: bool = False) -> None:
+        """A fresh system prompt (a new list: the context manager caches by its identity)."""
+        if reload_memory:
+            self.memory_files = self._load_memory()
+        self.system = self._system_prompt()
+        self.agent.system = self.system
+
     def set_permission_mode(self, mode: str) -> None:
         if mode not in PERMISSION_MODES:
             raise ValueError(f"unknown permission mode {mode!r}")
@@ -190,7 +230,7 @@ class Runtime:
         self.session.close()
         self.file_state.clear()
         self.session = Session.create(self.cwd, self.model)
-        self.session.attach_file_state(self.file_state)
+        self._watch_session()
         self.agent.session = self.session
         self.agent.messages.clear()
         self.tool_context.session_dir = self.session.folder
@@ -201,8 +241,43 @@ class Runtime:
         self.hooks.transcript_path = self.session.path
         self.context = build_context_manager(self)
         self.agent.policy = self.context
-        self.memory.load()
         self.nested_instructions.clear()
+        self.rebuild_system_prompt(reload_memory=True)
+
+    def _watch_session(self) -> None:
+        """Record file reads in the transcript, and say so when it cannot be written."""
+        self.session.attach_file_state(self.file_state)
+        self.session.on_write_error = self._transcript_write_failed
+        if self.session.write_error is not None:  # failed while opening, before the hook was set
+            error = self.session.write_error
+            self._transcript_write_failed(f"{self.session.path}: {error.strerror or error}")
+
+    def _transcript_write_failed(self, detail: str) -> None:
+        self.emit_notice(
+            f"Could not write the session transcript ({detail}): the session may not resume "
+            "completely",
+            "error",
+        )
+
+    def _load_memory(self) -> list[MemoryFile]:
+        memory_files = self.memory.load()
+        self._emit_memory_warnings()
+        return memory_files
+
+    def _emit_memory_warnings(self) -> None:
+        """Memory files skipped or unreadable since the last call (each shown once)."""
+        warnings = list(self.memory.warnings)
+        self.memory.warnings.clear()
+        for warning in warnings:
+            self.emit_notice(warning)
+
+    def _system_prompt(self) -> list[dict[str, Any]]:
+        """The system prompt for the current model and memory files, with the skills listing."""
+        system = build_system_prompt(self.cwd, self.model, self.memory_files)
+        self.memory_texts = [m.content for m in self.memory_files]
+        if self.skills_text:
+            system[-1] = {**system[-1], "text": system[-1]["text"] + "\n\n" + self.skills_text}
+        return system
 
     def _drain_hook_context(self) -> list[str]:
         out, self._hook_context = self._hook_context, []
@@ -230,8 +305,15 @@ class Runtime:
             ]
         except ValueError as exc:
             raise StartupError(f"Bad permission rule: {exc}") from exc
+        readable = [config_dir(), Path.home() / ".claude"]  # sessions, saved outputs, plans, skills
         return PermissionGate(
-            mode, allow, deny, self.settings.ask, cwd=self.cwd, project_root=project_root(self.cwd)
+            mode,
+            allow,
+            deny,
+            self.settings.ask,
+            cwd=self.cwd,
+            project_root=project_root(self.cwd),
+            read_dirs=readable,
         )
 
     def _open_session(self) -> tuple[Session, list[Message]]:
@@ -247,7 +329,10 @@ class Runtime:
                 self.emit_notice("No earlier session in this directory; starting a new one", "info")
         if path is None:
             return Session.create(self.cwd, self.model), []
-        session, loaded = Session.open_existing(path, self.cwd)
+        try:
+            session, loaded = Session.open_existing(path, self.cwd)
+        except SessionError as exc:
+            raise StartupError(f"Cannot resume the session: {exc}") from exc
         self._loaded_events = list(loaded.events)
         self._loaded = loaded
         for repair in loaded.repairs:
@@ -256,8 +341,16 @@ class Runtime:
         return session, list(loaded.messages)
 
     def _remember_rule(self, rule: Rule) -> None:
+        """Save an "always allow" answer; if the file cannot take it, it holds for this session."""
         target = project_root(self.cwd) / ".claude" / "settings.local.json"
-        add_permission_rule(target, "allow", str(rule))
+        try:
+            add_permission_rule(target, "allow", str(rule))
+        except (ValueError, OSError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self.emit_notice(
+                f"Could not save the rule {rule} to {target} ({reason}); "
+                "it applies for the rest of this session only"
+            )
 
     def _after_tools(self, uses: list[dict[str, Any]], _message: Message) -> list[str]:
         """Keep the permission gate on the shell's directory; attach nested memory files."""
@@ -278,11 +371,18 @@ class Runtime:
                 )
                 self.nested_instructions.append(text)
                 reminders.append(text)
+        self._emit_memory_warnings()
         return reminders
 
     def close(self) -> None:
+        """Release the parts that need no event loop: shells, the file watcher, the transcript."""
         for tool in self.tools:
             if isinstance(tool, BashTool):
                 tool.kill_background()
         self.watcher.stop()
         self.session.close()
+
+    async def aclose(self) -> None:
+        """``close()``, then the API client's HTTP connections (they need the loop)."""
+        self.close()
+        await self.agent.client.aclose()

@@ -17,6 +17,7 @@ import re
 import stat
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -194,6 +195,8 @@ class Session:
         # only echoes a known read (rebuild_file_state, an in_context flip) writes nothing.
         self._written_reads: dict[str, tuple[Any, ...]] = {}
         self.write_error: OSError | None = None
+        # Told once, on the first failed write, so the front end can say the file is incomplete.
+        self.on_write_error: Callable[[str], None] | None = None
 
     @classmethod
     def create(
@@ -275,9 +278,12 @@ class Session:
                 self._pending_header = None
             self._writer.write(record)
         except OSError as exc:
-            # Losing a line beats crashing the session; the front end can show write_error.
+            # Losing a line beats crashing the session; on_write_error lets the user know.
+            first = self.write_error is None
             self.write_error = exc
             log.warning("could not write to session file %s: %s", self._path, exc)
+            if first and self.on_write_error is not None:
+                self.on_write_error(f"{self._path}: {exc.strerror or exc}")
 
     def attach_file_state(self, cache: FileStateCache) -> None:
         """Record every entry the cache gains, so a resumed session knows what it read."""

@@ -63,15 +63,9 @@ class Settings:
         return {str(k): _env_value(v) for k, v in env.items() if v is not None}
 
     @property
-    def auto_compact_window(self) -> int | None:
-        value = self.raw.get("autoCompactWindow")
-        if isinstance(value, bool):
-            return None
-        if isinstance(value, int) and value > 0:
-            return value
-        if isinstance(value, str) and value.strip().isdigit() and int(value) > 0:
-            return int(value)
-        return None
+    def auto_compact_window(self) -> Any:
+        """``autoCompactWindow`` as written (120000, "120k", ...); resolve_window parses it."""
+        return self.raw.get("autoCompactWindow")
 
     @property
     def _permissions(self) -> dict[str, Any]:

@@ -137,7 +137,12 @@ class ToolRunner:
     async def _authorize(self, call: ToolCall, params: ToolParams) -> ToolResult | None:
         assert call.tool is not None
         tool_input = params.model_dump(by_alias=True, exclude_none=True)
-        decision: Decision = self.gate.check(call.tool.name, tool_input, call.tool.is_mutating)
+        try:
+            decision: Decision = self.gate.check(call.tool.name, tool_input, call.tool.is_mutating)
+        except (ValueError, OSError) as exc:  # e.g. a NUL byte in a path: refuse, do not crash
+            return ToolResult.error(
+                f"{call.tool.name} cannot run on this input: {_input_problem(exc)}"
+            )
         if decision.behavior == "allow":
             return None
         suggestion = PermissionGate.suggest_rule(call.tool.name, tool_input)
@@ -166,6 +171,15 @@ class ToolRunner:
             message = f"Permission to use {call.tool.name} was denied: {decision.reason}"
         self.emit(PermissionDenied(call.id, call.tool.name, message))
         return ToolResult.error(message)
+
+
+def _input_problem(exc: ValueError | OSError) -> str:
+    """What is wrong with a path the OS refused, in words for the model."""
+    if isinstance(exc, ValueError) and "null" in str(exc).lower():
+        return "the path contains a NUL byte"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)
 
 
 def _rule_text(rule: Rule) -> str:

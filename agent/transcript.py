@@ -180,9 +180,23 @@ def message_from_record(record: dict[str, Any]) -> Message | None:
         return None
     if message.role not in ("user", "assistant") or not isinstance(message.content, list):
         return None
-    if not all(isinstance(block, dict) for block in message.content):
+    if not all(isinstance(block, dict) and _well_formed(block) for block in message.content):
         return None
     return message
+
+
+def _well_formed(block: dict[str, Any]) -> bool:
+    """Tool blocks carry the ids that pair them; without them every later request would fail."""
+    kind = block.get("type")
+    if kind == "tool_use":
+        return (
+            isinstance(block.get("id"), str)
+            and isinstance(block.get("name"), str)
+            and isinstance(block.get("input", {}), dict)
+        )
+    if kind == "tool_result":
+        return isinstance(block.get("tool_use_id"), str)
+    return True
 
 
 def file_state_from_record(record: dict[str, Any], in_context: bool) -> FileStateRecord | None:

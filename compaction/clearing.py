@@ -9,7 +9,7 @@ tokens each request adds, the g of the batching rule.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -135,13 +135,13 @@ class Clearing:
         """The read's text leaves the context, so a re-read must return it. True if the file is unchanged."""
         if not isinstance(path, str):
             return False
-        cache = self.services.file_state
-        state = cache.peek(path)
+        key = self.services.resolve_path(path)
+        # In place: clearing is not a read, so the LRU order stays and nothing is recorded.
+        state = self.services.file_state.update(key, in_context=False)
         if state is None:
             return False
-        cache.set(path, replace(state, in_context=False))
         try:
-            return Path(path).stat().st_mtime == state.mtime and not state.stale
+            return Path(key).stat().st_mtime == state.mtime and not state.stale
         except OSError:
             return False
 

@@ -5,7 +5,12 @@ After a compaction the conversation is: the kept older messages (partial
 latest request verbatim), the kept newer messages (partial "up_to"), and one
 attachment message with what was restored. The transcript gets a
 ``compact_boundary`` record followed by those messages, and the previous
-conversation is kept as a snapshot so /undo-compact can bring it back.
+conversation and file-state cache are kept as a snapshot so /undo-compact can
+bring them back.
+
+A compaction is worked out first (``prepare``: the summary message, the files
+re-read, nothing changed yet) and then committed (``commit``), so an interrupt
+or a result that is not good enough leaves the session as it was.
 """
 
 from __future__ import annotations
@@ -13,12 +18,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, EventSink, Notice
 from agent.messages import Message
-from compaction.full import CompactionError, SummaryResult, summarize
+from compaction.full import SUMMARY_MAX_OUTPUT, CompactionError, SummaryResult, summarize
 from compaction.grouping import adjust_start_index, group_by_api_round
 from compaction.restore import (
     FILE_TOKENS,
@@ -26,26 +30,41 @@ from compaction.restore import (
     SKILL_TOKENS,
     SKILLS_BUDGET,
     Restoration,
-    choose_files,
     read_file_now,
     restore_files,
     restore_skills,
     text_item,
-    visible_read_paths,
 )
 from compaction.services import CompactionServices, ConversationHost
 from compaction.summary import PartialMode, latest_user_request, summary_message_text
 from compaction.thresholds import ContextLimits
 from compaction.tokens import estimate_message
-from tools.file_state import FileState, normalize_path
+from compaction.undo import Snapshot, snapshots_from_transcript
+from tools.file_state import FileState
+
+# Claude Code's PreCompact/PostCompact hooks know only "manual" and "auto".
+HOOK_TRIGGERS = {"reactive": "auto"}
 
 
 @dataclass
-class Snapshot:
-    """The conversation just before a compaction, for /undo-compact."""
+class Replacement:
+    """A compaction worked out but not yet in place: committing it is a separate step."""
 
-    messages: list[Message]
-    replaced_count: int  # how many messages the compaction put in their place
+    previous: list[Message]
+    kept_before: list[Message]
+    summary: str
+    summary_message: Message
+    kept_after: list[Message]
+    restoration: Restoration
+    file_state: dict[str, FileState]  # the cache as it was, for /undo-compact
+    trigger: str
+    kind: str
+
+    def messages(self) -> list[Message]:
+        new = [*self.kept_before, self.summary_message, *self.kept_after]
+        if (attachment := self.restoration.message()) is not None:
+            new.append(attachment)
+        return new
 
 
 @dataclass
@@ -89,6 +108,7 @@ class Compactor:
                 instructions=instructions,
                 partial=partial,
                 pivot=pivot,
+                max_output=min(SUMMARY_MAX_OUTPUT, limits.max_output),
                 request_extra=getattr(getattr(agent, "config", None), "request_extra", None),
             )
         except CompactionError as error:
@@ -104,10 +124,18 @@ class Compactor:
             agent.costs.add(result.model or agent.model, result.usage, result.duration_s)
         if messages != agent.messages[: len(messages)]:
             raise CompactionError("the conversation changed while it was being summarized")
+        if result.truncated:
+            self.emit(
+                Notice(
+                    "Compaction: the summary was cut at the output limit; its last sections may "
+                    "be missing",
+                    "warning",
+                )
+            )
         kept_before = messages[:pivot] if partial == "from" and pivot is not None else []
         kept_after = messages[pivot:] if partial == "up_to" and pivot is not None else []
         kept_after += agent.messages[len(messages) :]  # anything added meanwhile stays
-        return await self.replace(
+        replacement = self.prepare(
             agent,
             limits,
             result.summary,
@@ -115,13 +143,17 @@ class Compactor:
             kept_after=kept_after,
             trigger=trigger,
             kind=f"partial_{partial}" if partial else "full",
+        )
+        return await self.commit(
+            agent,
+            replacement,
             tokens_before=tokens_before,
             started=started,
             summary_result=result,
             instructions=instructions,
         )
 
-    async def replace(
+    def prepare(
         self,
         agent: ConversationHost,
         limits: ContextLimits,
@@ -131,12 +163,8 @@ class Compactor:
         kept_after: list[Message],
         trigger: str,
         kind: str,
-        tokens_before: int,
-        started: float,
-        summary_result: SummaryResult | None = None,
-        instructions: str | None = None,
-    ) -> dict[str, Any]:
-        """Put the summary, the kept messages and the restored context in place of the conversation."""
+    ) -> Replacement:
+        """The conversation that would replace this one, worked out without changing anything."""
         previous = list(agent.messages)
         partial = {"partial_from": "from", "partial_up_to": "up_to"}.get(kind)
         summary_message = Message(
@@ -155,53 +183,82 @@ class Compactor:
             ],
             kind="summary",
         )
-        restoration = await self.restore(kept_before + kept_after, limits)
-        new = [*kept_before, summary_message, *kept_after]
-        if (attachment := restoration.message()) is not None:
-            new.append(attachment)
-        self.history.append(Snapshot(previous, len(new)))
+        file_state = self.services.file_state.snapshot()
+        restoration = self.restoration(file_state, kept_before + kept_after, limits)
+        return Replacement(
+            previous,
+            kept_before,
+            summary,
+            summary_message,
+            kept_after,
+            restoration,
+            file_state,
+            trigger,
+            kind,
+        )
+
+    async def commit(
+        self,
+        agent: ConversationHost,
+        replacement: Replacement,
+        *,
+        tokens_before: int,
+        started: float,
+        summary_result: SummaryResult | None = None,
+        instructions: str | None = None,
+    ) -> dict[str, Any]:
+        """Put a prepared replacement in place, then record it and run PostCompact.
+
+        Nothing changes before the SessionStart(compact) hook has answered, so an
+        interrupt there leaves the conversation and the file-state cache as they were.
+        """
+        await self._session_start_hook(replacement.restoration)
+        new = replacement.messages()
+        previous, kept = replacement.previous, len(replacement.kept_before + replacement.kept_after)
+        self.history.append(Snapshot(previous, new[-1].uuid, len(new), replacement.file_state))
         agent.messages[:] = new
+        self._refill_file_state(replacement.restoration, replacement.file_state)
         self.replaced()
         self.services.on_compacted()
         record = {
-            "trigger": trigger,
-            "kind": kind,
+            "trigger": replacement.trigger,
+            "kind": replacement.kind,
             "tokens_before": tokens_before,
             "tokens_after": self.count(agent),
             "duration_s": round(self.clock() - started, 3),
-            "messages_summarized": len(previous) - len(kept_before) - len(kept_after),
-            "messages_kept": len(kept_before) + len(kept_after),
-            "restored": restoration.summary(),
-            "restored_tokens": restoration.tokens,
-            "summary_tokens": round(estimate_message(summary_message)),
-            "summary": summary,
+            "messages_summarized": len(previous) - kept,
+            "messages_kept": kept,
+            "restored": replacement.restoration.summary(),
+            "restored_tokens": replacement.restoration.tokens,
+            "summary_tokens": round(estimate_message(replacement.summary_message)),
+            "summary": replacement.summary,
             "instructions": instructions,
             "attempts": summary_result.attempts if summary_result else 0,
             "dropped_messages": summary_result.dropped_messages if summary_result else 0,
+            "truncated": summary_result.truncated if summary_result else False,
             "usage": summary_result.usage if summary_result else {},
             "replaced_count": len(new),
+            "last_uuid": new[-1].uuid,
             "at": time.time(),
         }
         self._persist(record, new)
-        await self._post_compact_hook(trigger, summary)
+        await self._post_compact_hook(replacement.trigger, replacement.summary)
         self.emit(CompactionFinished(record))
         return record
 
-    async def restore(self, kept: list[Message], limits: ContextLimits) -> Restoration:
-        """Re-read recent files and gather skills, plan, announcements, tasks and hook context."""
+    def restoration(
+        self, snapshot: dict[str, FileState], kept: list[Message], limits: ContextLimits
+    ) -> Restoration:
+        """Recent files re-read now, invoked skills, the plan, announcements, background tasks."""
         services = self.services
-        snapshot = services.file_state.snapshot()
-        services.file_state.clear()
-        excluded = {normalize_path(p) for p in services.excluded_paths()}
-        paths = choose_files(snapshot, visible=visible_read_paths(kept), excluded=excluded)
+        paths = services.files_to_restore(kept, snapshot)
         # Budgets shrink with small windows, so what is restored can never refill the context.
         files_budget = min(FILES_BUDGET, limits.effective // 3)
-        items = restore_files(
-            paths, read_file_now, per_file=min(FILE_TOKENS, files_budget), budget=files_budget
+        restoration = Restoration(
+            restore_files(
+                paths, read_file_now, per_file=min(FILE_TOKENS, files_budget), budget=files_budget
+            )
         )
-        for item in reversed(items):  # oldest first, so the newest ends most recent in the LRU
-            self._remember_restored(item.label, item.cut, snapshot.get(item.label))
-        restoration = Restoration(items)
         skills_budget = min(SKILLS_BUDGET, limits.effective // 8)
         restoration.items += restore_skills(
             services.invoked_skills(),
@@ -220,34 +277,49 @@ class Compactor:
         if tasks := services.background_tasks():
             text = "Background tasks still running:\n" + "\n".join(f"- {t}" for t in tasks)
             restoration.items.append(text_item("tasks", "background tasks", text))
-        if services.run_hook is not None:
-            outcome = await services.run_hook("SessionStart", "compact", {"source": "compact"})
-            if context := getattr(outcome, "additional_context", []):
-                restoration.items.append(text_item("hook", "SessionStart", "\n".join(context)))
         return restoration
 
-    def _remember_restored(self, path: str, cut: bool, old: FileState | None) -> None:
-        """The re-read file is in context again: Edit may use it without another Read."""
-        text = read_file_now(path)
-        try:
-            mtime = Path(path).stat().st_mtime
-        except OSError:
+    async def _session_start_hook(self, restoration: Restoration) -> None:
+        if self.services.run_hook is None:
             return
-        if text is None:
-            return
-        read_at = old.read_at if old else time.time()
-        state = FileState(
-            content=text, mtime=mtime, read_at=read_at, is_partial_view=cut, in_context=True
-        )
-        self.services.file_state.set(path, state)
+        outcome = await self.services.run_hook("SessionStart", "compact", {"source": "compact"})
+        if context := getattr(outcome, "additional_context", []):
+            restoration.items.append(text_item("hook", "SessionStart", "\n".join(context)))
+
+    def _refill_file_state(self, restoration: Restoration, snapshot: dict[str, FileState]) -> None:
+        """Only the re-read files are in context now: Edit may use them without another Read."""
+        cache = self.services.file_state
+        cache.clear()
+        # Oldest first, so the newest ends most recent in the LRU.
+        for item in reversed(restoration.of_kind("file")):
+            if item.content is None or item.mtime is None:
+                continue
+            old = snapshot.get(item.label)
+            state = FileState(
+                content=item.content,
+                mtime=item.mtime,
+                read_at=old.read_at if old else time.time(),
+                is_partial_view=item.cut,
+                in_context=True,
+            )
+            cache.set(item.label, state)
 
     def undo(self, agent: ConversationHost) -> bool:
-        """Bring back the conversation from before the last compaction; later turns stay after it."""
+        """Bring back the conversation from before the last compaction; later turns stay after it.
+
+        Refuses (False) when what the compaction put in place can no longer be
+        found, e.g. after a prompt-too-long retry dropped the oldest rounds.
+        """
         if not self.history:
             return False
-        snapshot = self.history.pop()
-        later = agent.messages[snapshot.replaced_count :]
+        snapshot = self.history[-1]
+        end = snapshot.end_in(agent.messages)
+        if end is None:
+            return False
+        self.history.pop()
+        later = agent.messages[end:]
         agent.messages[:] = [*snapshot.messages, *later]
+        self.services.file_state.merge(snapshot.file_state)
         self.replaced()
         session = self.services.session
         if session is not None:
@@ -257,18 +329,17 @@ class Compactor:
         return True
 
     def restore_history(
-        self, segments: list[list[Message]], boundaries: list[dict[str, Any]]
+        self,
+        segments: list[list[Message]],
+        boundaries: list[dict[str, Any]],
+        live: list[Message] | None = None,
     ) -> None:
-        """Undo snapshots for a resumed session, from the transcript's segments and boundaries."""
-        self.history = [
-            Snapshot(list(segment), int(boundary.get("replaced_count", 0)))
-            for segment, boundary in zip(segments, boundaries, strict=False)
-            if boundary.get("replaced_count")
-        ]
+        self.history = snapshots_from_transcript(segments, boundaries, live)
 
     async def _pre_compact_hook(self, trigger: str, instructions: str | None) -> None:
         if self.services.run_hook is None:
             return
+        trigger = HOOK_TRIGGERS.get(trigger, trigger)
         outcome = await self.services.run_hook(
             "PreCompact", trigger, {"trigger": trigger, "custom_instructions": instructions or ""}
         )
@@ -282,6 +353,7 @@ class Compactor:
     async def _post_compact_hook(self, trigger: str, summary: str) -> None:
         if self.services.run_hook is None:
             return
+        trigger = HOOK_TRIGGERS.get(trigger, trigger)
         outcome = await self.services.run_hook(
             "PostCompact", trigger, {"trigger": trigger, "compact_summary": summary}
         )
@@ -307,8 +379,9 @@ def choose_pivot(
     if len(groups) < 2:
         raise CompactionError("there are too few turns for a partial compaction")
     rounds = min(max(1, keep_rounds or 1), len(groups) - 1)
-    kept_groups = groups[: len(groups) - rounds] if partial == "up_to" else groups[:rounds]
-    pivot = adjust_start_index(messages, sum(len(g) for g in kept_groups))
+    # The groups before the pivot: summarized in "up_to" mode, kept verbatim in "from" mode.
+    head = groups[: len(groups) - rounds] if partial == "up_to" else groups[:rounds]
+    pivot = adjust_start_index(messages, sum(len(g) for g in head))
     if pivot <= 0 or pivot >= len(messages):
         raise CompactionError("no safe point to split the conversation there")
     return pivot

@@ -11,14 +11,21 @@ gap, else a fifth) and the call retried, up to three times.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from agent.api import ApiError, ModelClient, PromptTooLongError
 from agent.messages import Message, user_text
 from agent.request import build_request
 from compaction.grouping import drop_oldest_groups
-from compaction.summary import FROM_MARK, PartialMode, format_summary, strip_media, summary_prompt
+from compaction.summary import (
+    FROM_MARK,
+    PartialMode,
+    format_summary,
+    has_summary_section,
+    strip_media,
+    summary_prompt,
+)
 
 SUMMARY_MAX_OUTPUT = 20_000
 MAX_PTL_RETRIES = 3
@@ -37,7 +44,6 @@ class SummaryResult:
     duration_s: float = 0.0
     truncated: bool = False
     model: str | None = None
-    warnings: list[str] = field(default_factory=list)
 
 
 def summary_request_messages(
@@ -107,6 +113,11 @@ async def summarize(
         text = "".join(
             block.get("text", "") for block in response.content if block.get("type") == "text"
         )
+        truncated = response.stop_reason == "max_tokens"
+        if truncated and not has_summary_section(text):
+            raise CompactionError(
+                "the summary was cut at the output limit before any of it was written"
+            )
         summary = format_summary(text)
         if not summary:
             raise CompactionError("the summarizer returned no summary")
@@ -116,7 +127,7 @@ async def summarize(
             attempts=attempt,
             dropped_messages=dropped,
             duration_s=time.perf_counter() - started,
-            truncated=response.stop_reason == "max_tokens",
+            truncated=truncated,
             model=response.model,
         )
     raise CompactionError(

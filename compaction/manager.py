@@ -53,6 +53,7 @@ class ContextManager:
     clearing: Clearing = field(init=False)
     compactor: Compactor = field(init=False)
     _overhead: tuple[int, int, float] = (0, 0, 0.0)
+    _too_long_attempts: int = 0  # prompt-too-long refusals of the current request
 
     def __post_init__(self) -> None:
         self.clearing = Clearing(self.services)
@@ -71,8 +72,7 @@ class ContextManager:
     # -- ContextPolicy --------------------------------------------------------------------
 
     async def before_request(self, agent: ConversationHost) -> None:
-        if self.compactor.running:
-            return  # the summarizer's own call never compacts (no recursion)
+        self._too_long_attempts = 0  # a new request starts the prompt-too-long ladder again
         self.clearing.learn_growth(agent.messages)
         self.microcompact(agent)
         state = self.state(agent)
@@ -104,7 +104,14 @@ class ContextManager:
         self.last_response_at = self.clock()
 
     async def on_prompt_too_long(self, agent: ConversationHost, error: PromptTooLongError) -> bool:
-        if self.window.compact_enabled:
+        """The recovery ladder (SPEC 3.7): compact, then drop the oldest rounds.
+
+        The loop calls this for each refusal of one request while it returns
+        True. The first refusal compacts (reactively); later ones, or a first one
+        when compaction is off or fails, drop the oldest API rounds to cover the gap.
+        """
+        self._too_long_attempts += 1
+        if self._too_long_attempts == 1 and self.window.compact_enabled:
             try:
                 await self.compact(agent, trigger="reactive")
                 return True
@@ -130,10 +137,6 @@ class ContextManager:
     @property
     def circuit_open(self) -> bool:
         return self.failures >= MAX_CONSECUTIVE_FAILURES
-
-    @property
-    def history(self) -> list[Any]:
-        return self.compactor.history
 
     def limits(self, agent: ConversationHost) -> ContextLimits:
         model_limits = self.limits_for(agent.model)
@@ -244,34 +247,56 @@ class ContextManager:
                 self.emit(Notice(message, "error"))
 
     async def _session_memory_compact(self, agent: ConversationHost) -> bool:
-        """The slot for session-memory compaction (SPEC 3.6): notes instead of a model call."""
+        """The slot for session-memory compaction (SPEC 3.6): notes instead of a model call.
+
+        Committed only when the result is under the auto-compact threshold;
+        otherwise nothing changes and the full compaction takes over.
+        """
         assert self.session_memory is not None
         result = await self.session_memory.try_compact(agent.messages)
         if result is None:
             return False
+        limits = self.limits(agent)
+        tokens_before = self.count(agent)
+        started = self.clock()
         start = adjust_start_index(agent.messages, result.keep_from)
-        await self.compactor.replace(
+        replacement = self.compactor.prepare(
             agent,
-            self.limits(agent),
+            limits,
             result.summary,
             kept_before=[],
             kept_after=agent.messages[start:],
             trigger="auto",
             kind="session_memory",
-            tokens_before=self.count(agent),
-            started=self.clock(),
         )
-        if self.count(agent) >= self.limits(agent).auto_compact:
-            self.undo(agent)  # not enough: fall back to a full compaction
+        prospective = self.counter.estimate(replacement.messages(), self._overhead_estimate(agent))
+        if prospective >= limits.auto_compact:
             return False
+        await self.compactor.commit(
+            agent, replacement, tokens_before=tokens_before, started=started
+        )
         return True
 
     # -- undo -----------------------------------------------------------------------------
 
+    @property
+    def can_undo(self) -> bool:
+        """Whether a compaction of this session is on record to be undone."""
+        return bool(self.compactor.history)
+
     def undo(self, agent: ConversationHost) -> bool:
+        """Bring back the conversation from before the last compaction.
+
+        False when there is none, or when what it put in place can no longer be
+        found in the conversation, so there is nothing it can undo safely.
+        """
         return self.compactor.undo(agent)
 
     def restore_history(
-        self, segments: list[list[Message]], boundaries: list[dict[str, Any]]
+        self,
+        segments: list[list[Message]],
+        boundaries: list[dict[str, Any]],
+        live: list[Message] | None = None,
     ) -> None:
-        self.compactor.restore_history(segments, boundaries)
+        """Undo snapshots for a resumed session; ``live`` is the loaded conversation."""
+        self.compactor.restore_history(segments, boundaries, live)

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from agent.messages import Message
+from compaction.microcompact import is_cleared
 from tools.file_state import FileState, normalize_path
 
 MAX_FILES = 5
@@ -32,6 +33,9 @@ class RestoredItem:
     text: str
     tokens: int
     cut: bool = False
+    # A file's text as read for ``text`` and its mtime then: the file-state cache records exactly that.
+    content: str | None = None
+    mtime: float | None = None
 
 
 @dataclass
@@ -65,8 +69,14 @@ def tokens_of(text: str) -> int:
     return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
-def visible_read_paths(messages: Iterable[Message]) -> set[str]:
-    """Files whose Read output is still in these messages (not cleared)."""
+def visible_read_paths(
+    messages: Iterable[Message], resolve: Callable[[str], str] = normalize_path
+) -> set[str]:
+    """Files whose Read output is still in these messages (not cleared), as cache keys.
+
+    ``resolve`` turns a Read's ``file_path`` into the key the file-state cache
+    uses (relative paths against the session's directory).
+    """
     reads: dict[str, str] = {}
     shown: set[str] = set()
     for message in messages:
@@ -75,11 +85,13 @@ def visible_read_paths(messages: Iterable[Message]) -> set[str]:
                 path = (block.get("input") or {}).get("file_path")
                 if isinstance(path, str):
                     reads[block["id"]] = path
-            elif block.get("type") == "tool_result" and block.get("tool_use_id") in reads:
-                content = block.get("content")
-                cleared = isinstance(content, str) and content.startswith("[Cleared")
-                if not cleared and not block.get("is_error"):
-                    shown.add(normalize_path(reads[block["tool_use_id"]]))
+            elif (
+                block.get("type") == "tool_result"
+                and block.get("tool_use_id") in reads
+                and not is_cleared(block)
+                and not block.get("is_error")
+            ):
+                shown.add(resolve(reads[block["tool_use_id"]]))
     return shown
 
 
@@ -115,7 +127,7 @@ def fit_text(text: str, max_tokens: int) -> tuple[str, bool]:
 
 def restore_files(
     paths: list[str],
-    read_text: Callable[[str], str | None],
+    read_file: Callable[[str], tuple[str, float] | None],
     *,
     per_file: int = FILE_TOKENS,
     budget: int = FILES_BUDGET,
@@ -123,9 +135,10 @@ def restore_files(
     items = []
     spent = 0
     for path in paths:
-        text = read_text(path)
-        if text is None:
+        read = read_file(path)
+        if read is None:
             continue
+        text, mtime = read
         numbered = "\n".join(f"{n}\t{line}" for n, line in enumerate(text.splitlines(), start=1))
         body, cut = fit_text(numbered, min(per_file, budget - spent))
         if not body:
@@ -133,7 +146,7 @@ def restore_files(
         note = " (only the start fits; Read the file with offset for the rest)" if cut else ""
         rendered = f"Contents of {path}, re-read from disk after the compaction{note}:\n{body}"
         tokens = tokens_of(rendered)
-        items.append(RestoredItem("file", path, rendered, tokens, cut))
+        items.append(RestoredItem("file", path, rendered, tokens, cut, text, mtime))
         spent += tokens
         if spent >= budget:
             break
@@ -170,10 +183,14 @@ def text_item(kind: str, label: str, text: str) -> RestoredItem:
     return RestoredItem(kind, label, text, tokens_of(text))
 
 
-def read_file_now(path: str, max_bytes: int = 2_000_000) -> str | None:
-    """The file's text as it is on disk now, or None if it is gone, huge or binary."""
+def read_file_now(path: str, max_bytes: int = 2_000_000) -> tuple[str, float] | None:
+    """The file's text as it is on disk now and its mtime, or None if it is gone, huge or binary.
+
+    The mtime is taken before the read, so a change during it shows as a stale entry later.
+    """
     try:
-        if os.path.getsize(path) > max_bytes:
+        stat = os.stat(path)
+        if stat.st_size > max_bytes:
             return None
         with open(path, "rb") as handle:
             data = handle.read()
@@ -181,4 +198,4 @@ def read_file_now(path: str, max_bytes: int = 2_000_000) -> str | None:
         return None
     if b"\x00" in data[:8192]:
         return None
-    return data.decode("utf-8", errors="replace")
+    return data.decode("utf-8", errors="replace"), stat.st_mtime

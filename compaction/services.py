@@ -9,14 +9,15 @@ compaction stay ignorant of each other.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from agent.api import ApiError, ModelClient
 from agent.messages import Message
-from tools.file_state import FileStateCache
+from compaction.restore import choose_files, visible_read_paths
+from tools.file_state import FileState, FileStateCache, normalize_path
 
 HookRun = Callable[[str, "str | None", dict[str, Any]], Awaitable[Any]]
 
@@ -50,6 +51,19 @@ class CompactionServices:
     announcements: Callable[[], list[str]] = list
     run_hook: HookRun | None = None
     on_compacted: Callable[[], None] = lambda: None
+    # A tool's file_path as a cache key: relative paths resolve against the session's directory.
+    resolve_path: Callable[[str], str] = normalize_path
+
+    def files_to_restore(
+        self, kept: Iterable[Message], snapshot: dict[str, FileState] | None = None
+    ) -> list[str]:
+        """The files a compaction keeping ``kept`` would re-read, newest first."""
+        excluded = {normalize_path(path) for path in self.excluded_paths()}
+        return choose_files(
+            self.file_state.snapshot() if snapshot is None else snapshot,
+            visible=visible_read_paths(kept, self.resolve_path),
+            excluded=excluded,
+        )
 
     @property
     def transcript_path(self) -> Path | None:

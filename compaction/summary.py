@@ -14,9 +14,9 @@ PROMPTS = Path(__file__).with_name("prompts")
 SUMMARY_REQUEST_MARK = "This turn is only for writing a summary"
 PartialMode = Literal["from", "up_to"]
 FROM_MARK = "[Summarize from here: the messages after this point are the ones to summarize.]"
-UP_TO_MARK = "[Summarize up to here: the messages before this point are the ones to summarize.]"
 
-_ANALYSIS = re.compile(r"<analysis>.*?(</analysis>|$)", re.DOTALL | re.IGNORECASE)
+# An analysis left unclosed ends where the summary starts, or else at the end of the reply.
+_ANALYSIS = re.compile(r"<analysis>.*?(?:</analysis>|(?=<summary>)|$)", re.DOTALL | re.IGNORECASE)
 _SUMMARY = re.compile(r"<summary>(.*?)(</summary>|$)", re.DOTALL | re.IGNORECASE)
 
 
@@ -37,6 +37,12 @@ def format_summary(reply: str) -> str:
     match = _SUMMARY.search(without_analysis)
     text = match.group(1) if match else without_analysis
     return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def has_summary_section(reply: str) -> bool:
+    """Whether the reply has a <summary> with something in it, outside the analysis."""
+    match = _SUMMARY.search(_ANALYSIS.sub("", reply))
+    return match is not None and bool(match.group(1).strip())
 
 
 def summary_message_text(

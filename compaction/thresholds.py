@@ -107,11 +107,13 @@ def _truthy(value: str | None) -> bool:
 
 
 def _parse_tokens(value: Any) -> int | None:
-    """An int, or a string like "150000", "150_000", "150k" or "1m"; None when not a number."""
+    """An int, a float, or a string like "150000", "150_000", "150k", "1m"; else None."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) else None
     if not isinstance(value, str):
         return None
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*", value.replace("_", ""))

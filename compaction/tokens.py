@@ -240,6 +240,10 @@ class TokenCounter:
             tail = raw_estimate(messages[anchor.index + 1 :])
             return anchor.tokens + math.ceil(tail * self.calibration)
         self.source = "estimate"
+        return self.estimate(messages, overhead_estimate)
+
+    def estimate(self, messages: list[Message], overhead_estimate: float) -> int:
+        """The calibrated estimate alone, for messages not (yet) in the conversation."""
         return math.ceil((overhead_estimate + raw_estimate(messages)) * self.calibration)
 
     def adjust(self, delta_tokens: int) -> None:

@@ -17,7 +17,13 @@ from pathlib import Path
 from pydantic import Field
 
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
-from tools.read import BINARY_SNIFF_BYTES, missing_file_message, number_lines, short_path
+from tools.read import (
+    BINARY_SNIFF_BYTES,
+    missing_file_message,
+    number_lines,
+    short_path,
+    unusable_path,
+)
 from tools.write import (
     atomic_write,
     count_lines,
@@ -86,8 +92,8 @@ class EditTool(Tool):
                 missing_file_message(path, params.file_path, ctx)
                 + " To create a new file, use Write (or Edit with an empty old_string)."
             )
-        except OSError as exc:
-            return ToolResult.error(f"Cannot edit {path}: {exc.strerror or exc}")
+        except (OSError, ValueError) as exc:
+            return unusable_path(path, "edit", exc)
         if stat.S_ISDIR(st.st_mode):
             return ToolResult.error(f"{path} is a directory, not a file.")
         if not stat.S_ISREG(st.st_mode):

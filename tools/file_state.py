@@ -12,6 +12,7 @@ import os
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 MAX_ENTRIES = 100
 MAX_BYTES = 25 * 1024 * 1024
@@ -87,6 +88,41 @@ class FileStateCache:
         old = self._entries.pop(normalize_path(path), None)
         if old is not None:
             self._bytes -= old.size
+
+    def update(self, path: str | os.PathLike[str], **changes: Any) -> FileState | None:
+        """Change an entry's fields where it is: its recency stays and no listener hears of it.
+
+        For bookkeeping that is not a read (microcompact marking a read as out of
+        context), which must neither refresh the LRU nor be recorded as a read.
+        """
+        key = normalize_path(path)
+        state = self._entries.get(key)
+        if state is None:
+            return None
+        updated = replace(state, **changes)
+        self._entries[key] = updated
+        self._bytes += updated.size - state.size
+        return updated
+
+    def merge(self, entries: dict[str, FileState]) -> None:
+        """Bring back a snapshot's entries (for /undo-compact), as older than those here now.
+
+        An entry already here wins only when it was read after the snapshot's one;
+        listeners hear of every entry taken from the snapshot.
+        """
+        taken = {
+            key: replace(state)
+            for key, state in entries.items()
+            if (mine := self._entries.get(key)) is None or mine.read_at <= state.read_at
+        }
+        rest = [(key, state) for key, state in self._entries.items() if key not in taken]
+        self._entries = OrderedDict([*taken.items(), *rest])
+        self._bytes = sum(state.size for state in self._entries.values())
+        self._evict()
+        for key in taken:
+            if key in self._entries:
+                for listener in self._listeners:
+                    listener(key)
 
     def mark_stale(self, path: str | os.PathLike[str]) -> bool:
         key = normalize_path(path)

@@ -98,8 +98,8 @@ class ReadTool(Tool):
             st = os.stat(path)
         except FileNotFoundError:
             return ToolResult.error(missing_file_message(path, params.file_path, ctx))
-        except OSError as exc:
-            return ToolResult.error(f"Cannot read {path}: {exc.strerror or exc}")
+        except (OSError, ValueError) as exc:
+            return unusable_path(path, "read", exc)
         if stat.S_ISDIR(st.st_mode):
             return ToolResult.error(
                 f"{path} is a directory, not a file. List it with Glob (e.g. pattern "
@@ -423,6 +423,16 @@ def _too_large_message(path: Path, st: os.stat_result) -> str:
 
 def _human_size(size: int) -> str:
     return f"{size / 1024:,.0f} KiB" if size < 1 << 20 else f"{size / 2**20:,.1f} MB"
+
+
+def unusable_path(path: Path, action: str, exc: OSError | ValueError) -> ToolResult:
+    """The error for a path the OS refuses: a NUL byte in it (ValueError), or an OSError."""
+    if isinstance(exc, ValueError):
+        return ToolResult.error(
+            f"The path contains a NUL byte, which no file name can: {str(path)!r}. "
+            "Check the path and try again."
+        )
+    return ToolResult.error(f"Cannot {action} {path}: {exc.strerror or exc}")
 
 
 def missing_file_message(path: Path, given: str, ctx: ToolContext) -> str:

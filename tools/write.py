@@ -19,7 +19,7 @@ from pydantic import Field
 
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
 from tools.file_state import FileState
-from tools.read import short_path
+from tools.read import short_path, unusable_path
 
 MAX_DIFF_CHARS = 1_000_000  # beyond this the UI gets no diff: difflib gets slow
 
@@ -60,8 +60,8 @@ class WriteTool(Tool):
             st: os.stat_result | None = os.stat(path)
         except FileNotFoundError:
             st = None
-        except OSError as exc:
-            return ToolResult.error(f"Cannot write {path}: {exc.strerror or exc}")
+        except (OSError, ValueError) as exc:
+            return unusable_path(path, "write", exc)
         if st is not None and stat.S_ISDIR(st.st_mode):
             return ToolResult.error(f"{path} is a directory; give the path of a file to write.")
 

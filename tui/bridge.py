@@ -242,7 +242,7 @@ class AgentBridge:
             self._ready.clear()
             old, self.runtime = self.runtime, None
             if old is not None:
-                old.close()
+                await self._close_runtime(old)
             self.options = options
             self._startup_error = None
             await self._boot(options)
@@ -255,8 +255,14 @@ class AgentBridge:
             except BaseException:
                 pass
         if self.runtime is not None:
-            self.runtime.close()
-            self.runtime = None
+            runtime, self.runtime = self.runtime, None
+            await self._close_runtime(runtime)
+
+    async def _close_runtime(self, runtime: Runtime) -> None:
+        try:
+            await runtime.aclose()  # the HTTP client too: one per /resume would otherwise leak
+        except Exception:
+            log.exception("closing the runtime failed")
 
     def _start_job(self, job_id: int, kind: str, text: str) -> None:
         task = self.loop.create_task(self._run_job(job_id, kind, text))

@@ -17,6 +17,7 @@ from agent.events import (
     Notice,
     PermissionDenied,
     RequestStarted,
+    ResponseDiscarded,
     SessionStarted,
     TextDelta,
     ThinkingDelta,
@@ -66,6 +67,8 @@ class EventView:
             self.status.show("Thinking…")
         elif isinstance(event, AssistantMessage):
             transcript.end_text()
+        elif isinstance(event, ResponseDiscarded):
+            transcript.discard_text()
         elif isinstance(event, ToolStarted):
             transcript.end_text()
             self.status.show(f"Running {event.name}…")

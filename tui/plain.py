@@ -121,7 +121,7 @@ class PlainRepl:
                     break
         finally:
             self.renderer.close()
-            self.runtime.close()
+            await self.runtime.aclose()
         self._goodbye()
         return 0
 

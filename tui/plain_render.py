@@ -33,6 +33,7 @@ from agent.events import (
     Event,
     Microcompacted,
     Notice,
+    ResponseDiscarded,
     TextDelta,
     ThinkingDelta,
     ToolFinished,
@@ -223,6 +224,10 @@ class PlainRenderer:
             f"({event.reason})",
             "yellow",
         )
+
+    def _on_ResponseDiscarded(self, event: ResponseDiscarded) -> None:
+        # Printed text cannot be taken back: say that what follows replaces it.
+        self.line(f"({event.reason}; the partial reply above is discarded)", "dim")
 
     def _on_Notice(self, event: Notice) -> None:
         style = {"info": "dim", "warning": "yellow", "error": "red"}.get(event.level, "yellow")

@@ -399,3 +399,22 @@ def test_suggest_file_rules_round_trip(project: Path) -> None:
     assert PermissionGate.suggest_rule("WebFetch", {"url": "u"}) == Rule(
         "WebFetch", None, "session"
     )
+
+
+def test_reading_outside_the_workspace_asks_unless_a_rule_or_read_dir_allows(tmp_path) -> None:
+    project = tmp_path / "project"
+    config = tmp_path / "config"
+    gate = PermissionGate("default", [], [], [], cwd=project, read_dirs=[config])
+    assert gate.check("Read", {"file_path": str(project / "a.py")}, False).behavior == "allow"
+    assert gate.check("Read", {"file_path": "a.py"}, False).behavior == "allow"
+    outside = gate.check("Read", {"file_path": "/etc/hosts"}, False)
+    assert outside.behavior == "ask" and "outside the working directory" in outside.reason
+    assert gate.check("Grep", {"pattern": "x", "path": "/etc"}, False).behavior == "ask"
+    assert (
+        gate.check("Read", {"file_path": str(config / "projects" / "s.jsonl")}, False).behavior
+        == "allow"
+    )
+    ruled = PermissionGate("default", [Rule.parse("Read(//etc/**)")], [], [], cwd=project)
+    assert ruled.check("Read", {"file_path": "/etc/hosts"}, False).behavior == "allow"
+    bypass = PermissionGate("bypassPermissions", [], [], [], cwd=project)
+    assert bypass.check("Read", {"file_path": "/etc/hosts"}, False).behavior == "allow"

@@ -145,6 +145,41 @@ def test_garbage_line_in_the_middle_is_skipped(cwd: Path) -> None:
     assert not loaded.torn_tail
 
 
+def test_tool_blocks_without_their_ids_are_invalid_lines(cwd: Path) -> None:
+    """One hand-edited line must not make every later request fail on a missing id."""
+    messages = [
+        *conversation(),
+        user_text("and the tests?"),
+        assistant({"type": "tool_use", "name": "Read", "input": {}}),  # no id
+        Message(role="user", content=[{"type": "tool_result", "content": "x"}], kind="tool_result"),
+        assistant({"type": "text", "text": "Fine."}),
+    ]
+    session = write_session(cwd, messages)
+    loaded = load_session(session.path)
+    assert loaded.invalid_lines == 2
+    assert [m.text() for m in loaded.messages][-2:] == ["and the tests?", "Fine."]
+    for message in loaded.messages:
+        message.to_api()
+        for block in message.content:
+            assert block.get("type") != "tool_use" or isinstance(block["id"], str)
+            assert block.get("type") != "tool_result" or isinstance(block["tool_use_id"], str)
+
+
+def test_the_first_failed_write_is_reported_once(cwd: Path) -> None:
+    session = Session.create(cwd, "claude-sonnet-5-5")
+    reported: list[str] = []
+    session.on_write_error = reported.append
+
+    def refuse(_record: dict) -> None:
+        raise OSError(28, "No space left on device")
+
+    session._writer.write = refuse  # type: ignore[method-assign]
+    session.append_message(user_text("one"))
+    session.append_message(user_text("two"))
+    assert reported == [f"{session.path}: No space left on device"]
+    assert session.write_error is not None
+
+
 def test_missing_file_raises_session_error(tmp_path: Path, cwd: Path) -> None:
     with pytest.raises(SessionError):
         load_session(tmp_path / "nope.jsonl")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from agent.messages import Message, tool_result_block, user_text
 from compaction.summary import (
     format_summary,
+    has_summary_section,
     latest_user_request,
     strip_media,
     summary_message_text,
@@ -28,6 +29,15 @@ def test_analysis_is_removed_and_summary_unwrapped() -> None:
     assert format_summary(reply) == "1. Primary request: x\n\n2. y"
     assert format_summary("no tags at all") == "no tags at all"
     assert format_summary("<analysis>cut off before the summary") == ""
+
+
+def test_an_unclosed_analysis_ends_where_the_summary_starts() -> None:
+    assert format_summary("<analysis>x\n<summary>1. Primary request: y</summary>") == (
+        "1. Primary request: y"
+    )
+    assert has_summary_section("<analysis>x\n<summary>1. y")
+    assert not has_summary_section("<analysis>x <summary> </summary>")
+    assert not has_summary_section("no tags at all")
 
 
 def test_summary_message_names_transcript_and_quotes_the_request() -> None:

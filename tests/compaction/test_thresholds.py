@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.models import ModelLimits
+from agent.settings import Settings
 from compaction.thresholds import (
     ContextLimits,
     context_state,
@@ -98,6 +99,17 @@ def test_invalid_values_are_skipped_with_a_warning(bad: str) -> None:
     assert config.source == "env"
     if bad:
         assert len(config.warnings) == 1 and repr(bad) in config.warnings[0]
+
+
+def test_the_settings_value_reaches_the_parser_as_written() -> None:
+    """ "120k" and 150000.0 in settings.json are windows, not values to drop silently."""
+    for raw, window in (("120k", 120_000), (150_000.0, 150_000), ("50000", 50_000)):
+        value = Settings(raw={"autoCompactWindow": raw}).auto_compact_window
+        config = resolve_window(200_000, None, value, {})
+        assert (config.window, config.source, config.warnings) == (window, "settings", [])
+    junk = Settings(raw={"autoCompactWindow": [1]}).auto_compact_window
+    assert "autoCompactWindow" in resolve_window(200_000, None, junk, {}).warnings[0]
+    assert resolve_window(200_000, None, float("inf"), {}).warnings
 
 
 def test_invalid_settings_value_falls_back_to_the_model() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from agent.fake_api import text_reply, tool_reply
+from agent.fake_api import Drop, text_reply, tool_reply
 from tests.e2e.conftest import Ccx
 
 
@@ -186,3 +186,15 @@ def test_transcript_is_json_lines_with_every_message(ccx: Ccx) -> None:
     assert kinds == ["prompt", "response", "tool_result", "response"]
     assert any(r["type"] == "file_state" and r["path"].endswith("README.md") for r in records)
     assert json.dumps(records)  # every line parsed
+
+
+def test_stream_json_says_when_streamed_text_is_discarded(ccx: Ccx) -> None:
+    ccx.api.add(Drop(after_events=4), text_reply("The whole answer."))
+    run = ccx.run(
+        "-p", "hi", "--output-format", "stream-json", "--include-partial-messages", timeout=30
+    )
+    assert run.returncode == 0, run.stderr
+    kinds = [event["type"] for event in run.events()]
+    discarded = kinds.index("response_discarded")
+    assert kinds.index("text_delta") < discarded < kinds.index("api_retry")
+    assert run.events()[-1]["result"] == "The whole answer."

@@ -285,3 +285,8 @@ async def test_undecodable_bytes_survive_an_edit(ctx: ToolContext, call: Call) -
     # The cache holds what Read would show, so the next edit sees the file as fresh.
     result = await call(EDIT, file_path="latin.txt", old_string="= 1", new_string="= 2")
     assert not result.is_error and path.read_bytes() == b"caf\xe9 = 2\nname = 'y'\n"
+
+
+async def test_a_nul_byte_in_the_path_is_an_error_result(call: Call) -> None:
+    result = await call(EDIT, file_path="a\0b.py", old_string="x", new_string="y")
+    assert result.is_error and "NUL byte" in result.output

@@ -118,3 +118,49 @@ def test_is_full_read(kw: dict[str, object], full: bool) -> None:
 
 def test_normalize_path_is_absolute() -> None:
     assert os.path.isabs(normalize_path("relative/file.py"))
+
+
+def test_update_changes_an_entry_in_place_silently() -> None:
+    """Microcompact's bookkeeping is not a read: no LRU move, no listener (no transcript record)."""
+    cache = FileStateCache()
+    heard: list[str] = []
+    cache.add_listener(heard.append)
+    cache.set("/a", state("aaaa"))
+    cache.set("/b", state())
+    heard.clear()
+    updated = cache.update("/a", in_context=False, content="a")
+    assert updated is not None and updated.in_context is False
+    assert cache.paths() == ["/a", "/b"] and heard == []
+    assert cache.peek("/a") == updated and cache.total_bytes == 2
+    assert cache.update("/missing", in_context=False) is None
+
+
+def test_merge_brings_back_a_snapshot_and_keeps_newer_reads() -> None:
+    cache = FileStateCache()
+    cache.set("/a", state("old a"))
+    cache.set("/b", state("old b"))
+    snap = cache.snapshot()
+    cache.clear()
+    cache.set("/b", FileState(content="new b", mtime=3.0, read_at=9.0))  # read again since
+    cache.set("/c", state("c"))
+    heard: list[str] = []
+    cache.add_listener(heard.append)
+    cache.merge(snap)
+    assert cache.paths() == ["/a", "/b", "/c"]  # the snapshot's entries are the older ones
+    assert cache.peek("/a").content == "old a"  # type: ignore[union-attr]
+    assert cache.peek("/b").content == "new b"  # type: ignore[union-attr]
+    assert heard == ["/a"]  # the watcher and the transcript hear of what came back
+    assert cache.total_bytes == len("old a") + len("new b") + 1
+
+
+def test_merge_prefers_the_snapshot_on_equal_read_times_and_evicts() -> None:
+    """An entry re-added from the same read (compaction's restore) gives way to the original."""
+    cache = FileStateCache(max_entries=2)
+    snap = {"/a": state("original"), "/b": state("b"), "/c": state("c")}
+    cache.set("/a", state("restored", is_partial_view=True))
+    cache.merge(snap)
+    assert cache.paths() == ["/b", "/c"] and len(cache) == 2
+    cache = FileStateCache()
+    cache.set("/a", state("restored", is_partial_view=True))
+    cache.merge({"/a": state("original")})
+    assert cache.peek("/a").content == "original"  # type: ignore[union-attr]

@@ -366,3 +366,8 @@ def test_open_fds_are_not_leaked(tmp_path: Path) -> None:
     for _ in range(20):
         asyncio.run(READ.run(ReadParams(file_path="a.txt", limit=2), ctx))
     assert len(os.listdir("/proc/self/fd")) <= before + 2
+
+
+async def test_a_nul_byte_in_the_path_is_an_error_result(call: Call) -> None:
+    result = await call(READ, file_path="src/a\0b.py")
+    assert result.is_error and "NUL byte" in result.output

@@ -198,3 +198,9 @@ def test_atomic_write_helper_replaces_whole_file(tmp_path: Path) -> None:
     write_module.atomic_write(path, b"2")
     assert path.read_bytes() == b"2"
     assert os.listdir(tmp_path) == ["a.bin"]
+
+
+async def test_a_nul_byte_in_the_path_is_an_error_result(ctx: ToolContext, call: Call) -> None:
+    result = await call(WRITE, file_path="a\0b.py", content="x")
+    assert result.is_error and "NUL byte" in result.output
+    assert list(ctx.cwd.iterdir()) == []

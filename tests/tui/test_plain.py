@@ -22,7 +22,7 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 from agent.events import CompactionStarted, Event, ToolStarted
-from agent.fake_api import FakeApi, Reply, text_reply, tool_reply
+from agent.fake_api import Drop, FakeApi, Reply, text_reply, tool_reply
 from agent.options import RunOptions
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from compaction.thresholds import ContextLimits, context_state, warning_text
@@ -387,3 +387,16 @@ async def test_a_plan_is_shown_and_approved_inline(workspace: tuple[FakeApi, Pat
         assert "→ approved" in session.text
         assert runtime.gate.mode == "default"
     assert api.errors == []
+
+
+async def test_a_retried_response_says_the_partial_text_is_discarded(
+    workspace: tuple[FakeApi, Path],
+) -> None:
+    api, root = workspace
+    api.add(Drop(after_events=6), text_reply("The whole answer."))
+    async with plain_session(root) as session:
+        await session.type("hi" + ENTER)
+        text = session.text
+    partial = text.index("● This answer")
+    note = text.index("(retrying; the partial reply above is discarded)")
+    assert partial < note < text.index("● The whole answer.")

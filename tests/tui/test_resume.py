@@ -116,3 +116,26 @@ def test_history_entries_pair_tools_and_skip_reminders() -> None:
     assert entries[0].text == "list"
     tool = entries[2].tool
     assert tool is not None and tool.result == "a\nb" and tool.is_error and tool.answered
+
+
+async def test_switching_and_quitting_close_the_api_clients(api: FakeApi, repo: Path) -> None:
+    old = write_session(repo, 1)
+    api.add(text_reply("fresh reply"), text_reply("resumed reply"))
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "fresh")
+        await wait_idle(pilot)
+        assert app.bridge.runtime is not None
+        first = app.bridge.runtime.agent.client.client
+        await submit(pilot, "/resume")
+        await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.session_id == old and app.ready)
+        await wait_for(pilot, first.is_closed)  # one client per /resume would otherwise leak
+        await submit(pilot, "go on")
+        await wait_idle(pilot)
+        assert app.bridge.runtime is not None
+        second = app.bridge.runtime.agent.client.client
+        assert second is not first and not second.is_closed()
+    assert second.is_closed()

@@ -6,11 +6,12 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from agent.fake_api import FakeApi, Fault, text_reply, tool_reply
+from agent.fake_api import Drop, FakeApi, Fault, text_reply, tool_reply
 from tests.tui.conftest import make_app, screen_text, submit, wait_for, wait_idle
 from tui.screens.plan_approval import PlanApprovalScreen
 from tui.widgets.footer import ContextMeter, StatusFooter
 from tui.widgets.prompt_box import PromptInput
+from tui.widgets.reply import StreamingReply
 from tui.widgets.tool_block import ToolBlock
 from tui.widgets.warning_bar import WarningBar
 
@@ -222,3 +223,16 @@ async def test_plan_approval_modal_approves_and_leaves_plan_mode(api: FakeApi, r
         assert app.query_one(StatusFooter).mode == "default"
         assert "Plan approved; starting." in screen_text(app)
     assert api.errors == []
+
+
+async def test_text_of_a_retried_response_is_not_shown_twice(api: FakeApi, repo: Path) -> None:
+    api.add(Drop(after_events=6), text_reply("The whole answer, once."))
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "hi")
+        await wait_idle(pilot)
+        text = screen_text(app)
+        assert "The whole answer, once." in text
+        assert "This answer" not in text  # the dropped attempt's partial text
+        assert len(app.query(StreamingReply)) == 1

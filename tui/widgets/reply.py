@@ -142,6 +142,13 @@ class StreamingReply(MarkdownLines):
             self._scheduled = None
         self._apply()
 
+    def cancel(self) -> None:
+        """Render nothing more: the reply is being discarded."""
+        self._finished = True
+        if self._scheduled is not None:
+            self._scheduled.stop()
+            self._scheduled = None
+
     def _schedule(self) -> None:
         if self._scheduled is None and not self._rendering:
             self._scheduled = self.set_timer(APPLY_INTERVAL_S, self._apply)

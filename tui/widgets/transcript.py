@@ -107,6 +107,13 @@ class Transcript(VerticalScroll):
             self._reply.flush()
         self._reply = None
 
+    def discard_text(self) -> None:
+        """Remove the reply being streamed: its response was thrown away and is retried."""
+        reply, self._reply = self._reply, None
+        if reply is not None:
+            reply.cancel()
+            reply.remove()
+
     def tool_started(self, tool_use_id: str, name: str, tool_input: dict[str, Any]) -> None:
         block = ToolBlock(tool_use_id, name, tool_input)
         self._tools[tool_use_id] = block

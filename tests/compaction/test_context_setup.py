@@ -1,0 +1,28 @@
+"""The session's context manager: wired to the session's own parts, not the process's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent.events import Event
+from agent.options import RunOptions
+from agent.runtime import Runtime
+
+
+def test_tool_paths_resolve_against_the_session_directory(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CCX_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.chdir(tmp_path)  # `ccx --cwd repo` started elsewhere
+    events: list[Event] = []
+    runtime = Runtime(RunOptions(cwd=repo, watch_files=False), events.append)
+    try:
+        services = runtime.context.services
+        assert services.resolve_path("src/app.py") == str(repo.resolve() / "src" / "app.py")
+        assert services.resolve_path(str(tmp_path / "x.py")) == str(tmp_path / "x.py")
+    finally:
+        runtime.close()
