@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from agent.locations import config_dir as user_config_dir
+
 log = logging.getLogger(__name__)
 
 MemoryKind = Literal["user", "project", "local", "agents", "nested", "import"]
@@ -61,8 +63,7 @@ class MemoryFiles:
         self.cwd = Path(os.path.abspath(os.fspath(cwd)))
         self.home = Path(os.path.abspath(os.fspath(home))) if home else Path.home()
         if config_dir is None:
-            configured = os.environ.get("CCX_CONFIG_DIR")
-            config_dir = Path(configured).expanduser() if configured else self.home / ".ccx"
+            config_dir = user_config_dir(self.home)
         self.config_dir = Path(os.path.abspath(os.fspath(config_dir)))
         self.warnings: list[str] = []
         self._seen: set[Path] = set()  # resolved paths already returned (or being imported)

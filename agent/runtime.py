@@ -17,6 +17,7 @@ from agent.api import ModelClient
 from agent.context_setup import build_context_manager
 from agent.events import EventSink, Notice, SessionStarted
 from agent.hooks import HookRunner, additional_context_text
+from agent.locations import config_dir
 from agent.loop import Agent, AgentConfig
 from agent.memory import MemoryFile, MemoryFiles
 from agent.messages import Message
@@ -31,7 +32,7 @@ from agent.session import (
     latest_session_path,
     rebuild_file_state,
 )
-from agent.settings import Settings, add_permission_rule, config_dir, load_settings, project_root
+from agent.settings import Settings, add_permission_rule, load_settings, project_root
 from agent.skills import InvokedSkills, discover_skills, skills_listing
 from agent.system_prompt import build_system_prompt
 from agent.tool_runner import AskPermission, ToolRunner

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from agent import __version__
+from agent.locations import config_dir
 from agent.messages import Message
 from agent.transcript import (
     FileStateRecord,
@@ -46,11 +47,6 @@ class SessionError(Exception):
 
 
 # -- locations ---------------------------------------------------------------------------
-
-
-def config_dir() -> Path:
-    configured = os.environ.get("CCX_CONFIG_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / ".ccx"
 
 
 def _config_root(override: Path | None) -> Path:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.locations import config_dir
 from agent.permissions import MODES, Rule
 
 RULE_LISTS = ("allow", "ask", "deny")
@@ -71,12 +72,6 @@ class Settings:
     def _permissions(self) -> dict[str, Any]:
         permissions = self.raw.get("permissions")
         return permissions if isinstance(permissions, dict) else {}
-
-
-def config_dir() -> Path:
-    """Where the user's ccx files live: $CCX_CONFIG_DIR, else ~/.ccx."""
-    configured = os.environ.get("CCX_CONFIG_DIR")
-    return Path(configured).expanduser() if configured else Path.home() / ".ccx"
 
 
 def project_root(cwd: Path) -> Path:

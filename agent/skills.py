@@ -10,13 +10,13 @@ and ``InvokedSkills`` keeps what was loaded so compaction can put it back.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from agent.locations import config_dir as user_config_dir
 from agent.settings import project_root
 from tools.skill import SKILL_FILE, FrontmatterError, SkillInfo, read_skill_body, split_frontmatter
 
@@ -37,8 +37,7 @@ def skill_dirs(cwd: Path, home: Path | None = None, config_dir: Path | None = No
     """The directories holding skill folders, highest precedence first."""
     home = Path(home) if home is not None else Path.home()
     if config_dir is None:
-        configured = os.environ.get("CCX_CONFIG_DIR")
-        config_dir = Path(configured).expanduser() if configured else home / ".ccx"
+        config_dir = user_config_dir(home)
     return [
         project_root(cwd) / ".claude" / "skills",
         Path(config_dir) / "skills",

@@ -98,10 +98,6 @@ class Tool:
             )
             return ToolResult.error(f"Invalid input for {self.name}: {problems}")
 
-    def permission_subject(self, params: ToolParams) -> str | None:
-        """The string permission rules match against (a command, a path), if any."""
-        return None
-
     def summary(self, params: ToolParams) -> str:
         """A short one-line label for the UI."""
         return self.name

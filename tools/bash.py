@@ -222,10 +222,6 @@ class BashTool(Tool):
         self.cwd: Path | None = None  # persists between calls, like a real shell
         self._lingering_groups: dict[int, str] = {}  # process group -> the command that left it
 
-    def permission_subject(self, params: ToolParams) -> str | None:
-        assert isinstance(params, BashParams)
-        return params.command
-
     def summary(self, params: ToolParams) -> str:
         assert isinstance(params, BashParams)
         if params.description:

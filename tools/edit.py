@@ -70,10 +70,6 @@ class EditTool(Tool):
     name = "Edit"
     Params = EditParams
 
-    def permission_subject(self, params: ToolParams) -> str | None:
-        assert isinstance(params, EditParams)
-        return params.file_path
-
     def summary(self, params: ToolParams) -> str:
         assert isinstance(params, EditParams)
         return f"Edit {short_path(params.file_path)}"

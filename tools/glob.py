@@ -53,10 +53,6 @@ class GlobTool(Tool):
     Params = GlobParams
     is_mutating = False
 
-    def permission_subject(self, params: ToolParams) -> str | None:
-        assert isinstance(params, GlobParams)
-        return given_path(params.path) or "."
-
     def summary(self, params: ToolParams) -> str:
         assert isinstance(params, GlobParams)
         where = given_path(params.path)

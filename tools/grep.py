@@ -98,10 +98,6 @@ class GrepTool(Tool):
         self.engine = engine
         self.timeout_s = timeout_s
 
-    def permission_subject(self, params: ToolParams) -> str | None:
-        assert isinstance(params, GrepParams)
-        return given_path(params.path) or "."
-
     def summary(self, params: ToolParams) -> str:
         assert isinstance(params, GrepParams)
         where = given_path(params.path)

@@ -78,10 +78,6 @@ class ReadTool(Tool):
     Params = ReadParams
     is_mutating = False
 
-    def permission_subject(self, params: ToolParams) -> str | None:
-        assert isinstance(params, ReadParams)
-        return params.file_path
-
     def summary(self, params: ToolParams) -> str:
         assert isinstance(params, ReadParams)
         label = f"Read {short_path(params.file_path)}"

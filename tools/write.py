@@ -45,10 +45,6 @@ class WriteTool(Tool):
     name = "Write"
     Params = WriteParams
 
-    def permission_subject(self, params: ToolParams) -> str | None:
-        assert isinstance(params, WriteParams)
-        return params.file_path
-
     def summary(self, params: ToolParams) -> str:
         assert isinstance(params, WriteParams)
         return f"Write {short_path(params.file_path)}"

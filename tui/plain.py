@@ -26,10 +26,10 @@ from rich.markup import escape
 from agent import __version__, commands
 from agent.api import ApiError
 from agent.events import Event, EventSink
+from agent.locations import config_dir
 from agent.loop import MaxTurnsReached
 from agent.options import PERMISSION_MODES, RunOptions, StartupError
 from agent.runtime import Runtime
-from agent.settings import config_dir
 from agent.tool_runner import Answer, PermissionRequest
 from compaction.thresholds import ContextState
 from tui.plain_input import LineSource, PipedSource, PromptSource, toolbar_fragments

@@ -16,17 +16,13 @@ from agent.fake_api import FakeApi
 from agent.headless import HeadlessOutput, run_headless
 from agent.options import RunOptions
 from agent.runtime import Runtime
+from tests.fake_env import use_fake_api
 
 
 @pytest.fixture
 def api(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeApi]:
     with FakeApi() as server:
-        monkeypatch.delenv("ANTHROPIC_MODEL", raising=False)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        monkeypatch.setenv("CCX_CONFIG_DIR", str(tmp_path / "config"))
-        monkeypatch.setenv("HOME", str(tmp_path / "home"))
-        monkeypatch.setenv("CCX_SKIP_MODELS_API", "1")
+        use_fake_api(server, tmp_path, monkeypatch)
         yield server
 
 

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from agent.locations import config_dir
 from agent.permissions import Rule
-from agent.settings import add_permission_rule, config_dir, load_settings, project_root
+from agent.settings import add_permission_rule, load_settings, project_root
 
 
 @pytest.fixture

@@ -249,7 +249,6 @@ def test_schema_and_labels(bash: BashTool) -> None:
     assert set(schema["properties"]) == {"command", "timeout", "description"}
     assert "Read" in BashTool.description()
     params = BashParams(command="npm test -- --watch=false")
-    assert bash.permission_subject(params) == "npm test -- --watch=false"
     assert bash.summary(params) == "npm test -- --watch=false"
     assert bash.summary(BashParams(command="x", description="Run tests")) == "Run tests"
     assert BashTool.is_mutating

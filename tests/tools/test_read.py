@@ -51,11 +51,10 @@ def test_null_and_numeric_strings_are_accepted() -> None:
     assert (params.offset, params.limit) == (None, 20)
 
 
-def test_summary_and_permission_subject() -> None:
+def test_summary() -> None:
     params = READ.parse({"file_path": "src/app.py", "offset": 10, "limit": 5})
     assert isinstance(params, ReadParams)
     assert READ.summary(params) == "Read src/app.py (lines 10-14)"
-    assert READ.permission_subject(params) == "src/app.py"
 
 
 async def test_numbered_lines_and_file_state(ctx: ToolContext, call: Call) -> None:

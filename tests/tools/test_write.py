@@ -31,7 +31,6 @@ def test_bad_input() -> None:
     params = WRITE.parse('{"file_path": "src/a.py", "content": ""}')
     assert isinstance(params, WriteParams)
     assert WRITE.summary(params) == "Write src/a.py"
-    assert WRITE.permission_subject(params) == "src/a.py"
 
 
 async def test_creates_file_and_parents(ctx: ToolContext, call: Call) -> None:

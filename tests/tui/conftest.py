@@ -12,19 +12,14 @@ import pytest
 
 from agent.fake_api import FakeApi
 from agent.options import RunOptions
+from tests.fake_env import use_fake_api
 from tui.app import CcxApp
 
 
 @pytest.fixture
 def api(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeApi]:
     with FakeApi() as server:
-        for name in ("ANTHROPIC_MODEL", "ANTHROPIC_AUTH_TOKEN", "CCX_AUTO_COMPACT_WINDOW"):
-            monkeypatch.delenv(name, raising=False)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        monkeypatch.setenv("CCX_CONFIG_DIR", str(tmp_path / "config"))
-        monkeypatch.setenv("HOME", str(tmp_path / "home"))
-        monkeypatch.setenv("CCX_RETRY_BASE_DELAY_MS", "5")
+        use_fake_api(server, tmp_path, monkeypatch, models_api=True)
         yield server
 
 

@@ -26,6 +26,7 @@ from agent.fake_api import Drop, FakeApi, Reply, text_reply, tool_reply
 from agent.options import RunOptions
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from compaction.thresholds import ContextLimits, context_state, warning_text
+from tests.fake_env import use_fake_api
 from tui.plain import PlainRepl
 from tui.plain_input import PipedSource, SlashCommandCompleter, toolbar_fragments
 from tui.plain_render import meter_text
@@ -43,14 +44,7 @@ def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple
     (root / ".git").mkdir()
     (tmp_path / "home").mkdir()
     with FakeApi() as api:
-        for name in ("ANTHROPIC_MODEL", "ANTHROPIC_AUTH_TOKEN", "CCX_AUTO_COMPACT_WINDOW"):
-            monkeypatch.delenv(name, raising=False)
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-        monkeypatch.setenv("CCX_CONFIG_DIR", str(tmp_path / "config"))
-        monkeypatch.setenv("HOME", str(tmp_path / "home"))
-        monkeypatch.setenv("CCX_SKIP_MODELS_API", "1")
-        monkeypatch.setenv("CCX_RETRY_BASE_DELAY_MS", "5")
+        use_fake_api(api, tmp_path, monkeypatch)
         yield api, root
 
 
