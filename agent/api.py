@@ -135,6 +135,8 @@ class StreamedResponse:
     # tool_use ids whose streamed input was not valid JSON, with the raw text
     invalid_inputs: dict[str, str] = field(default_factory=dict)
     duration_s: float = 0.0
+    # what the API's context editing cleared from this request (context_management.applied_edits)
+    applied_edits: list[dict[str, Any]] = field(default_factory=list)
 
 
 def make_client(provider: str | None = None) -> AsyncAnthropic:
@@ -319,6 +321,7 @@ class _Accumulator:
         self.model: str | None = None
         self.stop_reason: str | None = None
         self.usage: dict[str, int] = {}
+        self.applied_edits: list[dict[str, Any]] = []
         self.streamed = False  # a text or thinking delta went out to the front end
 
     def feed(self, event: Any) -> None:
@@ -340,6 +343,8 @@ class _Accumulator:
         elif kind == "message_delta":
             self.stop_reason = event.delta.stop_reason
             self._merge_usage(event.usage)
+            # Not a field of the non-beta event type: the SDK keeps it as an extra (a dict).
+            self.applied_edits = _applied_edits(getattr(event, "context_management", None))
 
     def _delta(self, index: int, delta: Any) -> None:
         block = self.blocks[index]
@@ -400,5 +405,29 @@ class _Accumulator:
                 continue  # the API refuses empty text blocks when the history is sent back
             content.append(block)
         return StreamedResponse(
-            content, self.api_id, self.model, self.stop_reason, self.usage, invalid
+            content,
+            self.api_id,
+            self.model,
+            self.stop_reason,
+            self.usage,
+            invalid,
+            applied_edits=self.applied_edits,
         )
+
+
+def _applied_edits(context_management: Any) -> list[dict[str, Any]]:
+    """``context_management.applied_edits`` as plain dicts, from a dict or an SDK model."""
+    if context_management is None:
+        return []
+    if hasattr(context_management, "model_dump"):
+        context_management = context_management.model_dump()
+    edits = (
+        context_management.get("applied_edits") if isinstance(context_management, dict) else None
+    )
+    if not isinstance(edits, list):
+        return []
+    return [
+        edit.model_dump() if hasattr(edit, "model_dump") else edit
+        for edit in edits
+        if isinstance(edit, dict) or hasattr(edit, "model_dump")
+    ]

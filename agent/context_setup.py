@@ -1,5 +1,8 @@
 """Wiring context management into a session: window settings, restoration sources, hooks.
 
+The switch between local microcompact and the API's context editing is read
+here too (settings ``serverContextEditing``, env ``CCX_SERVER_CONTEXT_EDITING``).
+
 Part of the composition root: it builds the compaction/ ContextManager from
 the session's parts (file-state cache, skills, plan, hooks, background shell
 tasks), so neither the loop nor compaction knows the other's insides.
@@ -12,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from agent.models import ModelLimits, limits_for
 from compaction.manager import CompactionServices, ContextManager
+from compaction.server_editing import resolve_server_editing
 from compaction.thresholds import ContextLimits, resolve_window
 from tools.bash import BashTool
 from tools.file_state import normalize_path
@@ -41,13 +45,17 @@ def build_context_manager(runtime: Runtime) -> ContextManager:
         run_hook=runtime.hooks.run,
         resolve_path=lambda path: normalize_path(runtime.tool_context.resolve(path)),
     )
+    server_editing, switch_warnings = resolve_server_editing(
+        runtime.settings.server_context_editing, os.environ
+    )
     manager = ContextManager(
         limits_for=lambda model: _limits(runtime, model),
         window=window,
         services=services,
         emit=runtime.emit,
+        server_editing=server_editing,
     )
-    for warning in window.warnings:
+    for warning in [*window.warnings, *switch_warnings]:
         runtime.emit_notice(warning)
     return manager
 

@@ -185,9 +185,18 @@ class CompactionFailed(Event):
     consecutive_failures: int = 0
 
 
+SERVER_CLEARING = "server"  # Microcompacted.reason when the API cleared, not ccx
+
+
 @dataclass
 class Microcompacted(Event):
-    """Old tool results were cleared (no model call)."""
+    """Old tool results were cleared (no model call).
+
+    ``reason`` is why ccx cleared ("time", "cost", "pressure"), or
+    ``SERVER_CLEARING`` when the API's context editing cleared them from what
+    the model sees: then the counts are what the API reported for the latest
+    request, and nothing is saved.
+    """
 
     type: ClassVar[str] = "microcompact"
     reason: str

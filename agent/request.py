@@ -62,3 +62,20 @@ def _mark_last(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     marked = list(blocks)
     marked[-1] = {**marked[-1], "cache_control": EPHEMERAL}
     return marked
+
+
+def with_beta(extra: dict[str, Any] | None, beta: str) -> dict[str, Any]:
+    """A copy of the request ``extra`` whose anthropic-beta header also names ``beta``.
+
+    The SDK sends ``extra_headers`` as they are, so a beta already there is kept
+    and the new one joins it, comma-separated, once.
+    """
+    merged = dict(extra or {})
+    headers = dict(merged.get("extra_headers") or {})
+    key = next((k for k in headers if k.lower() == "anthropic-beta"), "anthropic-beta")
+    betas = [b.strip() for b in str(headers.get(key) or "").split(",") if b.strip()]
+    if beta not in betas:
+        betas.append(beta)
+    headers[key] = ",".join(betas)
+    merged["extra_headers"] = headers
+    return merged

@@ -69,6 +69,11 @@ class Settings:
         return self.raw.get("autoCompactWindow")
 
     @property
+    def server_context_editing(self) -> Any:
+        """``serverContextEditing`` as written; resolve_server_editing checks it is a bool."""
+        return self.raw.get("serverContextEditing")
+
+    @property
     def _permissions(self) -> dict[str, Any]:
         permissions = self.raw.get("permissions")
         return permissions if isinstance(permissions, dict) else {}

@@ -26,6 +26,8 @@ from compaction.microcompact import (
 from compaction.services import CompactionServices
 from compaction.tokens import estimate_block, estimate_message
 
+INITIAL_GROWTH = 2_000.0  # clearable tokens per request, assumed until the session shows its own
+
 
 @dataclass
 class ClearingOutcome:
@@ -39,7 +41,7 @@ class ClearingOutcome:
 class Clearing:
     services: CompactionServices
     config: MicrocompactConfig = field(default_factory=MicrocompactConfig)
-    growth: float = 2_000.0
+    growth: float = INITIAL_GROWTH
     _samples: int = 0
     _counted: set[str] = field(default_factory=set)
     _index: ResultIndex = field(
@@ -116,7 +118,7 @@ class Clearing:
             text = result_text(results.get(candidate.tool_use_id, {}))
             lines = text.count("\n") + 1 if text else None
             if candidate.tool_name == "Read":
-                unchanged = self._forget_read(candidate.tool_input.get("file_path"))
+                unchanged = self.forget_read(candidate.tool_input.get("file_path"))
                 markers[candidate.tool_use_id] = marker_for(
                     candidate, file_unchanged=unchanged, line_count=lines
                 )
@@ -131,7 +133,7 @@ class Clearing:
             )
         return markers, saved
 
-    def _forget_read(self, path: Any) -> bool:
+    def forget_read(self, path: Any) -> bool:
         """The read's text leaves the context, so a re-read must return it. True if the file is unchanged."""
         if not isinstance(path, str):
             return False

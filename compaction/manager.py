@@ -5,7 +5,9 @@ that pays (microcompact), counts the context, and compacts when the count
 reaches the auto-compact threshold; after each response it anchors the count
 on the API's usage; on prompt-too-long it compacts reactively, then drops the
 oldest rounds. ``compact()`` is what `/compact` calls, and ``undo()`` brings
-back the conversation from before the last compaction.
+back the conversation from before the last compaction. With ``server_editing``
+the API clears old tool results instead (server_editing.py): each request asks
+for it, and each response says what it cleared.
 
 This class keeps the session's state (the token counter, the failure count
 behind the circuit breaker) and sequences the parts: ``Clearing`` carries out
@@ -21,13 +23,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.api import PromptTooLongError, StreamedResponse
-from agent.events import CompactionFailed, ContextUpdate, EventSink, Microcompacted, Notice
+from agent.events import (
+    SERVER_CLEARING,
+    CompactionFailed,
+    ContextUpdate,
+    EventSink,
+    Microcompacted,
+    Notice,
+)
 from agent.messages import Message
 from compaction.clearing import Clearing
 from compaction.compactor import Compactor
 from compaction.full import CompactionError
 from compaction.grouping import adjust_start_index, drop_oldest_groups
 from compaction.microcompact import ClearPlan, MicrocompactConfig
+from compaction.server_editing import (
+    ClearToolUses,
+    ServerClearing,
+    cleared_read_paths,
+    cleared_tool_use_ids,
+    plan_server_edit,
+    server_clearing,
+    with_server_edit,
+)
 from compaction.services import CompactionServices, ContextFullError, ConversationHost
 from compaction.session_memory import SessionMemory
 from compaction.summary import PartialMode
@@ -46,6 +64,8 @@ class ContextManager:
     services: CompactionServices
     emit: EventSink
     session_memory: SessionMemory | None = None
+    # The API's context editing clears old tool results instead of microcompact (server_editing.py).
+    server_editing: bool = False
     clock: Callable[[], float] = time.time
     counter: TokenCounter = field(default_factory=TokenCounter)
     failures: int = 0
@@ -54,6 +74,8 @@ class ContextManager:
     compactor: Compactor = field(init=False)
     _overhead: tuple[int, int, float] = (0, 0, 0.0)
     _too_long_attempts: int = 0  # prompt-too-long refusals of the current request
+    _server_edit: ClearToolUses | None = None  # the edit the last request asked for
+    _server_cleared: ServerClearing = field(default_factory=ServerClearing)  # last reported
 
     def __post_init__(self) -> None:
         self.clearing = Clearing(self.services)
@@ -73,8 +95,11 @@ class ContextManager:
 
     async def before_request(self, agent: ConversationHost) -> None:
         self._too_long_attempts = 0  # a new request starts the prompt-too-long ladder again
-        self.clearing.learn_growth(agent.messages)
-        self.microcompact(agent)
+        if self.server_editing:
+            self.request_server_clearing(agent)
+        else:
+            self.clearing.learn_growth(agent.messages)
+            self.microcompact(agent)
         state = self.state(agent)
         if (
             state.used >= state.limits.auto_compact
@@ -97,11 +122,20 @@ class ContextManager:
         self, agent: ConversationHost, response: StreamedResponse, message: Message
     ) -> None:
         position = len(agent.messages) - 1
+        sent = agent.messages[:position]
         overhead = self._overhead_estimate(agent)
+        cleared = server_clearing(response.applied_edits)
         self.counter.observe_response(
-            agent.messages[:position], response.usage, message, overhead, position=position
+            sent,
+            response.usage,
+            message,
+            overhead,
+            position=position,
+            cleared_input_tokens=cleared.input_tokens,
         )
         self.last_response_at = self.clock()
+        if self.server_editing:
+            self._server_cleared_now(sent, cleared)
 
     async def on_prompt_too_long(self, agent: ConversationHost, error: PromptTooLongError) -> bool:
         """The recovery ladder (SPEC 3.7): compact, then drop the oldest rounds.
@@ -188,6 +222,50 @@ class ContextManager:
                 )
             )
         return outcome.plan
+
+    # -- server-side clearing -------------------------------------------------------------
+
+    def request_server_clearing(self, agent: ConversationHost) -> None:
+        """Ask the API to clear old tool results by the local rule's parameters, on this request.
+
+        The edit goes into the agent's request extra, which the summary fork
+        sends too, so the fork sees the same cleared prefix and reads its cache.
+        """
+        agent_config = getattr(agent, "config", None)  # the loop's AgentConfig
+        if agent_config is None:
+            return
+        edit = plan_server_edit(
+            self.limits(agent),
+            auto_enabled=self.window.auto_enabled and self.window.compact_enabled,
+            tool_names=[tool["name"] for tool in agent.tools_api],
+            config=self.config,
+        )
+        agent_config.request_extra = with_server_edit(agent_config.request_extra, edit)
+        self._server_edit = edit
+
+    def _server_cleared_now(self, sent: list[Message], cleared: ServerClearing) -> None:
+        """Say when what the API clears changes, and stop counting its cleared reads as seen.
+
+        The API clears the request's copy, so it reports clearing on every
+        request once past the trigger; only a change is news.
+        """
+        if cleared == self._server_cleared:
+            return
+        self._server_cleared = cleared
+        if not cleared.tool_uses or self._server_edit is None:
+            return
+        ids = cleared_tool_use_ids(sent, cleared.tool_uses, self._server_edit)
+        for path in cleared_read_paths(sent, ids, self.services.resolve_path):
+            self.clearing.forget_read(path)  # a re-read must return the text, not "unchanged"
+        self.services.record_event(
+            {
+                "type": "microcompact",
+                "reason": SERVER_CLEARING,
+                "cleared": cleared.tool_uses,
+                "tokens_freed": cleared.input_tokens,
+            }
+        )
+        self.emit(Microcompacted(SERVER_CLEARING, cleared.tool_uses, cleared.input_tokens))
 
     # -- compaction -----------------------------------------------------------------------
 

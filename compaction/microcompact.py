@@ -194,6 +194,13 @@ def _path_key(path: Any) -> str:
     return os.path.normpath(str(path)) if path else ""
 
 
+def economic_batch(rewrite_tokens: float, growth_per_request: float) -> float:
+    """The economic batch S: clearing pays once S >= sqrt(2 (write - read) / read * R * g)."""
+    return math.sqrt(
+        2 * (CACHE_WRITE - CACHE_READ) * rewrite_tokens * growth_per_request / CACHE_READ
+    )
+
+
 def plan_clearing(
     messages: list[Message],
     *,
@@ -216,7 +223,7 @@ def plan_clearing(
     clearable = sum(c.tokens for c in candidates)
     rewrite = max(0.0, index.tokens_from(candidates[0].message_index) - clearable)
     growth = max(growth_per_request, 1.0)
-    batch = math.sqrt(2 * (CACHE_WRITE - CACHE_READ) * rewrite * growth / CACHE_READ)
+    batch = economic_batch(rewrite, growth)
     plan = ClearPlan("none", [], clearable, rewrite, batch)
     if last_response_at is None or now - last_response_at > config.cache_ttl_s:
         plan.reason = "time"

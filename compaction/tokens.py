@@ -206,6 +206,7 @@ class TokenCounter:
         request_overhead_estimate: float,
         *,
         position: int | None = None,
+        cleared_input_tokens: int = 0,
     ) -> None:
         """Learn from a response's usage.
 
@@ -213,6 +214,15 @@ class TokenCounter:
         taken to sit right after them in the conversation unless ``position``
         says otherwise. ``request_overhead_estimate`` is the raw estimate of
         the system prompt and tools of that request.
+
+        ``cleared_input_tokens`` is what the API's context editing took out of
+        the request before counting it (server-side clearing). The reported
+        input is then smaller than the messages sent, so the calibration, which
+        compares the API's count with the estimate of those same messages, adds
+        it back; skipping the response instead would stop calibrating for good
+        once clearing starts, since the API clears on every request after that.
+        The anchor keeps the reported figure: that is what the model sees, and
+        what the next request, cleared the same way, will cost.
         """
         input_tokens = sum(_usage_int(usage, key) for key in INPUT_USAGE_KEYS)
         if input_tokens <= 0:
@@ -222,7 +232,7 @@ class TokenCounter:
             self.observations += 1
             # The starting value counts as one observation, so the first response weighs half.
             weight = max(self.SMOOTHING, 1 / (self.observations + 1))
-            ratio = _clamp(input_tokens / raw)
+            ratio = _clamp((input_tokens + max(0, cleared_input_tokens)) / raw)
             self.calibration = _clamp(self.calibration + weight * (ratio - self.calibration))
         index = len(request_messages) if position is None else position
         total = input_tokens + _usage_int(usage, "output_tokens")

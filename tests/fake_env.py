@@ -9,7 +9,12 @@ import pytest
 from agent.fake_api import FakeApi
 
 # Variables from the developer's shell that would change what the tests see.
-USER_VARIABLES = ("ANTHROPIC_MODEL", "ANTHROPIC_AUTH_TOKEN", "CCX_AUTO_COMPACT_WINDOW")
+USER_VARIABLES = (
+    "ANTHROPIC_MODEL",
+    "ANTHROPIC_AUTH_TOKEN",
+    "CCX_AUTO_COMPACT_WINDOW",
+    "CCX_SERVER_CONTEXT_EDITING",
+)
 
 
 def use_fake_api(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.events import (
+    SERVER_CLEARING,
     ApiRetry,
     AssistantMessage,
     CompactionFailed,
@@ -112,11 +113,15 @@ class EventView:
             else:
                 transcript.add_line(f"Auto-compaction failed: {event.reason}", "error")
         elif isinstance(event, Microcompacted):
-            transcript.add_line(
-                f"Cleared {event.cleared} old tool result{'s' if event.cleared != 1 else ''} "
-                f"({event.tokens_freed:,} tokens): {event.reason}",
-                "notice",
-            )
+            results = f"{event.cleared} old tool result{'s' if event.cleared != 1 else ''}"
+            if event.reason == SERVER_CLEARING:
+                text = (
+                    f"The API clears {results} from what the model sees "
+                    f"({event.tokens_freed:,} tokens)"
+                )
+            else:
+                text = f"Cleared {results} ({event.tokens_freed:,} tokens): {event.reason}"
+            transcript.add_line(text, "notice")
         elif isinstance(event, Notice):
             kind = {"error": "error", "warning": "warning"}.get(event.level, "notice")
             transcript.add_line(event.text, kind)

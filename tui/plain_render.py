@@ -23,6 +23,7 @@ from rich.markup import escape
 
 from agent.commands import compaction_line
 from agent.events import (
+    SERVER_CLEARING,
     ApiRetry,
     AssistantMessage,
     CompactionFailed,
@@ -248,9 +249,16 @@ class PlainRenderer:
                 self.line(f"⚠ {text}", LEVEL_STYLES.get(self.level, "yellow"))
 
     def _on_Microcompacted(self, event: Microcompacted) -> None:
+        results = f"{event.cleared} old tool result{'s' if event.cleared != 1 else ''}"
+        if event.reason == SERVER_CLEARING:
+            self.line(
+                f"  The API clears {results} from what the model sees "
+                f"({format_tokens(event.tokens_freed)} tokens)",
+                "dim",
+            )
+            return
         self.line(
-            f"  Cleared {event.cleared} old tool result{'s' if event.cleared != 1 else ''} "
-            f"({format_tokens(event.tokens_freed)} tokens freed, no model call)",
+            f"  Cleared {results} ({format_tokens(event.tokens_freed)} tokens freed, no model call)",
             "dim",
         )
 

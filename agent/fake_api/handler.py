@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
 from agent.fake_api.billing import RequestBilling, flatten_request
+from agent.fake_api.context_editing import apply_context_management
 from agent.fake_api.recording import RecordedRequest
 from agent.fake_api.script import Drop, Fault, Reply, Stall, StreamError, new_id
 from agent.fake_api.validation import Rejection, check_headers, check_model, check_request
@@ -137,12 +138,18 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
         if isinstance(spec, Rejection):
             self._reject(record, spec)
             return
-        segments = flatten_request(record.body, self.api.cache.ttl_s)
+        editing = apply_context_management(record.body, record.headers)
+        if isinstance(editing, Rejection):
+            self._reject(record, editing)
+            return
+        record.context_editing = editing
+        body = record.body if editing is None else editing.body  # what the model sees
+        segments = flatten_request(body, self.api.cache.ttl_s)
         estimated = sum(segment.tokens for segment in segments)
         record.billing = RequestBilling(estimated_tokens=estimated)
         count_only = record.path.endswith("/count_tokens")
         if self.api.strict and (
-            rejection := check_request(record.body, spec, estimated, count_only=count_only)
+            rejection := check_request(body, spec, estimated, count_only=count_only)
         ):
             self._reject(record, rejection)
             return
@@ -160,15 +167,17 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
         reply = reply.resolved()
         if isinstance(item, Reply):
             record.response_item = reply
-        record.billing = self.api.charge(record.body, segments, reply)
+        record.billing = self.api.charge(body, segments, reply)
         usage = wire_usage(reply, record.billing)
         model = reply.model or str(record.body.get("model"))
+        edits = None if editing is None else editing.response_field()
         record.status = 200
         self._wait(reply.delay_s)
         if record.body.get("stream") is True:
-            self._send_stream(reply, model, usage, fault=None if isinstance(item, Reply) else item)
+            fault = None if isinstance(item, Reply) else item
+            self._send_stream(reply, model, usage, fault=fault, context_management=edits)
         else:
-            self._send_message(reply, model, usage, item)
+            self._send_message(reply, model, usage, item, context_management=edits)
 
     def _reject(self, record: RecordedRequest, rejection: Rejection) -> None:
         self.api.record_error(rejection.message)
@@ -215,7 +224,14 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
             headers["retry-after"] = f"{fault.retry_after:g}"
         self._send_error(fault.status, str(fault.error_type), str(fault.message), headers)
 
-    def _send_message(self, reply: Reply, model: str, usage: dict[str, int], item: Any) -> None:
+    def _send_message(
+        self,
+        reply: Reply,
+        model: str,
+        usage: dict[str, int],
+        item: Any,
+        context_management: dict[str, Any] | None = None,
+    ) -> None:
         if isinstance(item, StreamError):
             status = _STATUS_FOR_ERROR_TYPE.get(item.error_type, 500)
             self._send_error(status, item.error_type, item.message)
@@ -224,7 +240,7 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
             self._drop()
         if isinstance(item, Stall):
             self._wait(item.seconds)
-        self._send_json(200, message_json(reply, model, usage))
+        self._send_json(200, message_json(reply, model, usage, context_management))
 
     def _send_stream(
         self,
@@ -232,6 +248,7 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
         model: str,
         usage: dict[str, int],
         fault: StreamError | Drop | Stall | None,
+        context_management: dict[str, Any] | None = None,
     ) -> None:
         """Write the SSE stream, batching events into one write unless paced or broken."""
         head = {
@@ -244,7 +261,7 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
         sent = 0
         pace = reply.tokens_per_s
         due = time.perf_counter()
-        for event in stream_events(reply, model, usage):
+        for event in stream_events(reply, model, usage, context_management):
             if fault is not None and sent >= fault.after_events and event.name != "ping":
                 if not self._break_stream(fault, pending):
                     return

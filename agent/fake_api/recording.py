@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from agent.fake_api.billing import RequestBilling
+    from agent.fake_api.context_editing import ContextEditing
     from agent.fake_api.script import ResponseItem
 
 
@@ -24,6 +25,18 @@ class RecordedRequest:
     billing: RequestBilling | None = None
     connection_id: int = 0  # 1 for the first connection the server accepted, and so on
     error: str | None = None  # the validation or server error this request was answered with
+    # what context management did to the request (None: it asked for none)
+    context_editing: ContextEditing | None = None
+
+    @property
+    def applied_edits(self) -> list[dict[str, Any]]:
+        """The context-management edits applied to this request, as the response reported them."""
+        return self.context_editing.applied_edits if self.context_editing else []
+
+    @property
+    def cleared_tool_use_ids(self) -> list[str]:
+        """tool_use_id of every result context management cleared from this request."""
+        return self.context_editing.cleared_tool_use_ids if self.context_editing else []
 
     @property
     def messages(self) -> list[dict[str, Any]]:

@@ -25,9 +25,14 @@ class WireEvent:
         return f"event: {self.name}\ndata: {payload}\n\n".encode()
 
 
-def message_json(reply: Reply, model: str, usage: dict[str, int]) -> dict[str, Any]:
-    """The non-streaming response: one Message object."""
-    return {
+def message_json(
+    reply: Reply,
+    model: str,
+    usage: dict[str, int],
+    context_management: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The non-streaming response: one Message object (``context_management`` when asked for)."""
+    message = {
         "id": reply.id,
         "type": "message",
         "role": "assistant",
@@ -37,6 +42,9 @@ def message_json(reply: Reply, model: str, usage: dict[str, int]) -> dict[str, A
         "stop_sequence": None,
         "usage": usage,
     }
+    if context_management is not None:
+        message["context_management"] = context_management
+    return message
 
 
 def error_json(error_type: str, message: str, request_id: str | None = None) -> dict[str, Any]:
@@ -46,8 +54,17 @@ def error_json(error_type: str, message: str, request_id: str | None = None) -> 
     return body
 
 
-def stream_events(reply: Reply, model: str, usage: dict[str, int]) -> Iterator[WireEvent]:
-    """message_start, ping, each block's start/deltas/stop, message_delta, message_stop."""
+def stream_events(
+    reply: Reply,
+    model: str,
+    usage: dict[str, int],
+    context_management: dict[str, Any] | None = None,
+) -> Iterator[WireEvent]:
+    """message_start, ping, each block's start/deltas/stop, message_delta, message_stop.
+
+    The applied context-management edits, when the request asked for them,
+    come on message_delta, as the API sends them.
+    """
     start_usage = {**usage, "output_tokens": 1}
     start = message_json(reply, model, start_usage)
     start.update(content=[], stop_reason=None)
@@ -55,14 +72,14 @@ def stream_events(reply: Reply, model: str, usage: dict[str, int]) -> Iterator[W
     yield WireEvent("ping", {"type": "ping"})
     for index, block in enumerate(reply.content):
         yield from _block_events(index, block, reply.chunk_chars)
-    yield WireEvent(
-        "message_delta",
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
-            "usage": usage,
-        },
-    )
+    delta: dict[str, Any] = {
+        "type": "message_delta",
+        "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
+        "usage": usage,
+    }
+    if context_management is not None:
+        delta["context_management"] = context_management
+    yield WireEvent("message_delta", delta)
     yield WireEvent("message_stop", {"type": "message_stop"})
 
 

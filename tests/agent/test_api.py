@@ -64,6 +64,39 @@ async def test_giving_up_discards_the_partial_text_too(api: FakeApi) -> None:
     assert kinds(events).count("response_discarded") == 2
 
 
+async def test_the_edits_the_api_applied_come_with_the_response(api: FakeApi) -> None:
+    api.add(text_reply("plain"), text_reply("edited"))
+    client = client_for(api, [])
+    assert (await client.stream(REQUEST)).applied_edits == []
+    edit = {"type": "clear_tool_uses_20250919", "trigger": {"type": "input_tokens", "value": 1}}
+    edited = await client.stream(
+        {
+            **REQUEST,
+            "messages": [
+                {"role": "user", "content": "read it"},
+                {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}],
+                },
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "x" * 400}],
+                },
+            ],
+            "tools": [{"name": "Read", "description": "d", "input_schema": {"type": "object"}}],
+            "extra_headers": {"anthropic-beta": "context-management-2025-06-27"},
+            "extra_body": {
+                "context_management": {
+                    "edits": [{**edit, "keep": {"type": "tool_uses", "value": 0}}]
+                }
+            },
+        }
+    )
+    assert edited.applied_edits == api.requests[-1].applied_edits
+    assert edited.applied_edits[0]["cleared_tool_uses"] == 1
+    assert edited.applied_edits[0]["cleared_input_tokens"] > 80
+
+
 async def test_a_summary_call_that_streams_no_text_emits_no_discard(api: FakeApi) -> None:
     api.add(Drop(after_events=4), text_reply("summary"))
     events: list[Event] = []

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from agent import headless
-from agent.events import CompactionFailed, Microcompacted
+from agent.events import SERVER_CLEARING, CompactionFailed, Microcompacted
 from agent.fake_api import FakeApi
 from agent.headless import HeadlessOutput, run_headless
 from agent.options import RunOptions
@@ -73,9 +73,11 @@ def test_the_result_lists_microcompactions_and_failed_compactions_in_order() -> 
     out = HeadlessOutput("json", out=io.StringIO())
     out.emit(Microcompacted("time gap", cleared=3, tokens_freed=1200, saved_paths=["/x"]))
     out.emit(CompactionFailed("auto", "the summary was empty", consecutive_failures=1))
+    out.emit(Microcompacted(SERVER_CLEARING, cleared=9, tokens_freed=40_000))
     result = headless._result(out, "success", "done", 0.0, None, 1)
     assert result["context_events"] == [
         {"type": "microcompact", "reason": "time gap", "cleared": 3, "tokens_freed": 1200},
         {"type": "compaction_failed", "trigger": "auto", "reason": "the summary was empty"},
+        {"type": "microcompact", "reason": "server", "cleared": 9, "tokens_freed": 40_000},
     ]
     assert result["compactions"] == []

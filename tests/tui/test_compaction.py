@@ -6,6 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Collapsible
 
+from agent.events import SERVER_CLEARING, Microcompacted
 from agent.fake_api import FakeApi, text_reply, tool_reply
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from tests.tui.conftest import make_app, screen_text, submit, wait_for, wait_idle
@@ -152,3 +153,15 @@ async def test_auto_compaction_shows_as_a_block(api: FakeApi, repo: Path) -> Non
         assert blocks and blocks[0].trigger == "auto"
         assert str(blocks[0]._line.render()).startswith("✓ Compacted (auto)")
     assert api.errors == []
+
+
+async def test_clearing_by_ccx_and_by_the_api_read_differently(api: FakeApi, repo: Path) -> None:
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await app.view.show(Microcompacted("cost", 3, 4_500))
+        await app.view.show(Microcompacted(SERVER_CLEARING, 12, 34_000))
+        await pilot.pause()
+        text = screen_text(app)
+        assert "Cleared 3 old tool results (4,500 tokens): cost" in text
+        assert "The API clears 12 old tool results from what the model sees (34,000 tokens)" in text

@@ -21,7 +21,7 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
-from agent.events import CompactionStarted, Event, ToolStarted
+from agent.events import SERVER_CLEARING, CompactionStarted, Event, Microcompacted, ToolStarted
 from agent.fake_api import Drop, FakeApi, Reply, text_reply, tool_reply
 from agent.options import RunOptions
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
@@ -29,7 +29,7 @@ from compaction.thresholds import ContextLimits, context_state, warning_text
 from tests.fake_env import use_fake_api
 from tui.plain import PlainRepl
 from tui.plain_input import PipedSource, SlashCommandCompleter, toolbar_fragments
-from tui.plain_render import meter_text
+from tui.plain_render import PlainRenderer, meter_text
 
 ENTER = "\r"
 
@@ -394,3 +394,13 @@ async def test_a_retried_response_says_the_partial_text_is_discarded(
     partial = text.index("● This answer")
     note = text.index("(retrying; the partial reply above is discarded)")
     assert partial < note < text.index("● The whole answer.")
+
+
+def test_clearing_by_ccx_and_by_the_api_read_differently() -> None:
+    out = io.StringIO()
+    renderer = PlainRenderer(Console(file=out, width=200))
+    renderer.handle(Microcompacted("pressure", 3, 4_500))
+    renderer.handle(Microcompacted(SERVER_CLEARING, 1, 34_000))
+    local, server = out.getvalue().splitlines()
+    assert "Cleared 3 old tool results" in local and "no model call" in local
+    assert server.strip().startswith("The API clears 1 old tool result from what the model sees")
