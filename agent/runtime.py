@@ -26,11 +26,11 @@ from agent.options import PERMISSION_MODES, RunOptions, StartupError, split_rule
 from agent.permissions import PermissionGate, Rule
 from agent.plan import PlanState, plan_file_path
 from agent.session import (
+    LoadedSession,
     Session,
     SessionError,
-    find_session,
-    latest_session_path,
     rebuild_file_state,
+    session_path_for,
 )
 from agent.settings import Settings, add_permission_rule, load_settings, project_root
 from agent.skills import InvokedSkills, discover_skills, skills_listing
@@ -56,8 +56,11 @@ class Runtime:
         emit: EventSink,
         ask: AskPermission | None = None,
         approve_plan: ApprovePlan | None = None,
+        preloaded: tuple[Path, LoadedSession] | None = None,
     ):
+        """``preloaded``: the transcript -c / -r names, read already (path, content)."""
         self.options = options
+        self._preloaded = preloaded
         self.emit = emit
         self.cwd = options.cwd.resolve()
         self._load_config()
@@ -319,19 +322,18 @@ class Runtime:
 
     def _open_session(self) -> tuple[Session, list[Message]]:
         options = self.options
-        path: Path | None = None
-        if options.resume:
-            path = find_session(options.resume, self.cwd)
-            if path is None:
-                raise StartupError(f"No session with id {options.resume!r} was found")
-        elif options.continue_session:
-            path = latest_session_path(self.cwd)
-            if path is None:
-                self.emit_notice("No earlier session in this directory; starting a new one", "info")
+        try:
+            path = session_path_for(options.resume, options.continue_session, self.cwd)
+        except SessionError as exc:
+            raise StartupError(str(exc)) from exc
+        if path is None and options.continue_session:
+            self.emit_notice("No earlier session in this directory; starting a new one", "info")
         if path is None:
             return Session.create(self.cwd, self.model), []
+        early = self._preloaded[1] if self._preloaded and self._preloaded[0] == path else None
+        self._preloaded = None
         try:
-            session, loaded = Session.open_existing(path, self.cwd)
+            session, loaded = Session.open_existing(path, self.cwd, loaded=early)
         except SessionError as exc:
             raise StartupError(f"Cannot resume the session: {exc}") from exc
         self._loaded_events = list(loaded.events)

@@ -112,6 +112,22 @@ def find_session(
     return None
 
 
+def session_path_for(
+    resume: str | None, continue_session: bool, cwd: str | os.PathLike[str]
+) -> Path | None:
+    """The transcript ``-r ID`` or ``-c`` names; None for a new session.
+
+    SessionError when ``resume`` names no session; ``-c`` with no earlier
+    session in ``cwd`` is None.
+    """
+    if resume:
+        path = find_session(resume, cwd)
+        if path is None:
+            raise SessionError(f"No session with id {resume!r} was found")
+        return path
+    return latest_session_path(cwd) if continue_session else None
+
+
 # -- loading -----------------------------------------------------------------------------
 
 
@@ -221,14 +237,18 @@ class Session:
         path_or_id: str | os.PathLike[str],
         cwd: str | os.PathLike[str],
         config_dir: Path | None = None,
+        loaded: LoadedSession | None = None,
     ) -> tuple[Session, LoadedSession]:
         """Load a session by path or id and continue it in the same file.
 
-        Writes a resume record and, when loading repaired the conversation,
-        the repair record, so the file replays to exactly what is returned.
+        ``loaded`` is the file's content when the caller has read it already
+        (the TUI does, to draw the history sooner). Writes a resume record and,
+        when loading repaired the conversation, the repair record, so the file
+        replays to exactly what is returned.
         """
         path = _locate(path_or_id, cwd, config_dir)
-        loaded = load_session(path)
+        if loaded is None:
+            loaded = load_session(path)
         session = cls(path, path.stem)
         for record in loaded.file_states:
             session._written_reads[record.path] = _read_signature(

@@ -38,6 +38,7 @@ class Ready:
     history: list[Entry] = field(default_factory=list)
     resumed: bool = False
     fallback_reason: str | None = None
+    history_shown_early: bool = False  # HistoryLoaded came first
 
 
 class AgentEvent(Message):
@@ -56,6 +57,14 @@ class ArgumentsParsed(Message):
         self.parsed = parsed
         self.error = error
         self.exit_code = exit_code
+
+
+class HistoryLoaded(Message):
+    """A resumed session's history, read before the runtime is built so it is drawn sooner."""
+
+    def __init__(self, history: list[Entry]) -> None:
+        super().__init__()
+        self.history = history
 
 
 class RuntimeReady(Message):

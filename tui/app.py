@@ -28,6 +28,7 @@ try:
     from tui.agent_messages import (
         AgentEvent,
         ArgumentsParsed,
+        HistoryLoaded,
         JobFinished,
         PermissionAsked,
         PlanApprovalAsked,
@@ -49,6 +50,7 @@ finally:
 
 if TYPE_CHECKING:
     from agent.options import RunOptions
+    from tui.history import Entry
 
 MODE_CYCLE = ("default", "acceptEdits", "plan")
 TYPING_PAUSE_S = 0.15  # keys closer together than this are "still typing"
@@ -290,6 +292,16 @@ class CcxApp(App[int]):
         if parsed.prompt:
             self.send(parsed.prompt)
 
+    async def on_history_loaded(self, message: HistoryLoaded) -> None:
+        if not self.live:
+            return
+        await self._show_history(message.history)
+        self.call_after_refresh(self.bridge.shown)
+
+    async def _show_history(self, history: list[Entry]) -> None:
+        await self.query_one(Transcript).load_history(history)
+        self.query_one(PromptBox).seed_history([e.text for e in history if e.kind == "user"])
+
     async def on_runtime_ready(self, message: RuntimeReady) -> None:
         if not self.live:
             return
@@ -300,12 +312,12 @@ class CcxApp(App[int]):
         self.query_one(PromptBox).set_commands(ready.commands)
         transcript = self.query_one(Transcript)
         if ready.fallback_reason:
+            if ready.history_shown_early:  # drawn, but that session could not be continued
+                await transcript.clear_all()
             transcript.add_line(f"{ready.fallback_reason}; started a new session instead.", "error")
         if ready.history:
-            await transcript.load_history(ready.history)
-            self.query_one(PromptBox).seed_history(
-                [e.text for e in ready.history if e.kind == "user"]
-            )
+            await self._show_history(ready.history)
+        if ready.resumed:
             transcript.add_line(f"Resumed session {ready.session_id}.", "notice")
         self.call_after_refresh(self.bridge.shown)
         status = self.query_one(StatusLine)

@@ -36,6 +36,7 @@ from agent.events import (
 from tui.agent_messages import (
     AgentEvent,
     ArgumentsParsed,
+    HistoryLoaded,
     JobFinished,
     PermissionAsked,
     PlanApprovalAsked,
@@ -47,9 +48,12 @@ from tui.agent_messages import (
 )
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agent.commands import CommandResult
     from agent.options import RunOptions
     from agent.runtime import Runtime
+    from agent.session import LoadedSession
     from agent.tool_runner import PermissionRequest
 
 log = logging.getLogger(__name__)
@@ -144,9 +148,10 @@ class AgentBridge:
             options = self._parse_argv()
             if options is None:
                 return
+        preloaded = await self._show_history_early(options)
         fallback = None
         try:
-            runtime = self._create(options)
+            runtime = self._create(options, preloaded)
         except StartupError as error:
             fallback = str(error)
             try:
@@ -158,7 +163,7 @@ class AgentBridge:
             return self._fail(f"{type(error).__name__}: {error}")
         self.runtime = runtime
         self._shown.clear()
-        self._post(RuntimeReady(self._ready_info(runtime, fallback)))
+        self._post(RuntimeReady(self._ready_info(runtime, fallback, preloaded is not None)))
         # Importing the API client takes the GIL for a second: let the UI draw the session first.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._shown.wait(), SHOWN_WAIT_S)
@@ -186,22 +191,51 @@ class AgentBridge:
             return None  # another front end runs it: the app exits and hands the arguments back
         return options
 
-    def _create(self, options: RunOptions) -> Runtime:
+    async def _show_history_early(self, options: RunOptions) -> tuple[Path, LoadedSession] | None:
+        """Read the session -c / -r names and let the UI draw its history before the runtime
+        is built: importing and building that takes ~0.3 s the user would otherwise wait."""
+        from agent.session import SessionError, load_session, session_path_for
+        from tui.history import history_entries
+
+        try:
+            path = session_path_for(options.resume, options.continue_session, options.cwd)
+            if path is None:
+                return None
+            loaded = load_session(path)
+        except (SessionError, OSError):
+            return None  # building the runtime reports it
+        self._shown.clear()
+        self._post(HistoryLoaded(history_entries(loaded.messages)))
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._shown.wait(), SHOWN_WAIT_S)
+        return path, loaded
+
+    def _create(
+        self, options: RunOptions, preloaded: tuple[Path, LoadedSession] | None = None
+    ) -> Runtime:
         from agent.runtime import Runtime
 
-        return Runtime(options, self._emit, ask=self._ask, approve_plan=self._approve_plan)
+        return Runtime(
+            options,
+            self._emit,
+            ask=self._ask,
+            approve_plan=self._approve_plan,
+            preloaded=preloaded,
+        )
 
     def _fail(self, message: str) -> None:
         self._startup_error = message
         self._post(RuntimeFailed(message))
         self._ready.set()
 
-    def _ready_info(self, runtime: Runtime, fallback: str | None) -> Ready:
+    def _ready_info(self, runtime: Runtime, fallback: str | None, shown_early: bool) -> Ready:
         from agent.commands import COMMANDS
         from tui.history import history_entries
 
         commands = [(name, command.help) for name, command in COMMANDS.items()]
-        history = history_entries(runtime.agent.messages) if runtime.resumed else []
+        history = []
+        if runtime.resumed and not shown_early:
+            history = history_entries(runtime.agent.messages)
         return Ready(
             session_id=runtime.session.id,
             status=self._status(runtime),
@@ -209,6 +243,7 @@ class AgentBridge:
             history=history,
             resumed=runtime.resumed,
             fallback_reason=fallback,
+            history_shown_early=shown_early,
         )
 
     def _warm(self) -> None:

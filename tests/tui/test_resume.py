@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from textual.widgets import OptionList
 
+import agent.session as session_module
 from agent.fake_api import FakeApi, text_reply
 from agent.messages import Message
 from tests.tui.conftest import make_app, screen_text, submit, wait_for, wait_idle, write_session
+from tui.app import CcxApp
 from tui.history import history_entries
 from tui.screens.resume import ResumeScreen
 from tui.widgets.tool_block import ToolBlock
@@ -30,6 +34,38 @@ async def test_resume_option_loads_the_history(api: FakeApi, repo: Path) -> None
         assert "continuing" in screen_text(app)
     assert "question 2" in api.requests[-1].all_text()
     assert api.errors == []
+
+
+async def test_the_history_is_drawn_before_the_runtime_and_read_once(
+    api: FakeApi, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session_id = write_session(repo, 3)
+    reads: list[Path] = []
+    real_load = session_module.load_session
+
+    def counting_load(path: Any) -> Any:
+        reads.append(Path(path))
+        return real_load(path)
+
+    monkeypatch.setattr(session_module, "load_session", counting_load)
+    order: list[str] = []
+    for name, label in (("on_history_loaded", "history"), ("on_runtime_ready", "runtime")):
+        monkeypatch.setattr(CcxApp, name, _recording(getattr(CcxApp, name), order, label))
+    app = make_app(repo, resume=session_id)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: f"Resumed session {session_id}" in screen_text(app))
+        prompts = [w.prompt for w in app.query(UserPrompt)]
+    assert order == ["history", "runtime"]
+    assert prompts == ["question 0", "question 1", "question 2"]  # drawn once, not twice
+    assert len(reads) == 1  # the runtime took over what the UI side had read
+
+
+def _recording(handler: Any, order: list[str], name: str) -> Any:
+    async def wrapper(self: CcxApp, message: Any) -> None:
+        order.append(name)
+        await handler(self, message)
+
+    return wrapper
 
 
 async def test_resume_picker_switches_session(api: FakeApi, repo: Path) -> None:
