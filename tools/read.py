@@ -455,7 +455,7 @@ def similar_names(directory: Path, name: str, limit: int = 3) -> list[str]:
     return list(dict.fromkeys(close + sorted(same_stem)))[:limit]
 
 
-def short_path(path: str, cwd: Path | None = None) -> str:
+def short_path(path: str, cwd: str | os.PathLike[str] | None = None) -> str:
     """A path as the user would write it: relative to `cwd` (default: the current directory)."""
     if os.path.isabs(path):
         try:

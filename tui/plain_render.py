@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -42,6 +41,7 @@ from agent.events import (
     TurnFinished,
 )
 from compaction.thresholds import ContextState, format_tokens, warning_text
+from tools.read import short_path
 
 BAR_CELLS = 10
 LEVEL_STYLES = {"ok": "green", "warning": "yellow", "error": "red", "blocking": "bold red"}
@@ -83,31 +83,20 @@ def status_text(model: str, mode: str, state: dict[str, Any] | None) -> str:
 # -- tool lines -----------------------------------------------------------------------------
 
 
-def relative(path: str, cwd: str) -> str:
-    if os.path.isabs(path):
-        try:
-            rel = os.path.relpath(path, cwd)
-        except ValueError:
-            return path
-        if not rel.startswith(".."):
-            return rel
-    return path
-
-
 def tool_label(name: str, tool_input: dict[str, Any], cwd: str) -> str:
     """What a call touches, in a few words: a path, a command, a pattern."""
     value: Any = None
     if name in ("Read", "Write", "Edit"):
         value = tool_input.get("file_path")
         if isinstance(value, str):
-            value = relative(value, cwd)
+            value = short_path(value, cwd)
     elif name == "Bash":
         value = tool_input.get("command")
     elif name in ("Grep", "Glob"):
         value = tool_input.get("pattern")
         where = tool_input.get("path")
         if isinstance(value, str) and isinstance(where, str) and where:
-            value = f"{value} in {relative(where, cwd)}"
+            value = f"{value} in {short_path(where, cwd)}"
     elif name == "Skill":
         value = tool_input.get("skill") or tool_input.get("name")
     if not isinstance(value, str):
@@ -277,7 +266,7 @@ class PlainRenderer:
         record = dict(event.record)
         restored = dict(record.get("restored") or {})
         if restored.get("files"):
-            restored["files"] = [relative(path, self.cwd) for path in restored["files"]]
+            restored["files"] = [short_path(path, self.cwd) for path in restored["files"]]
         record["restored"] = restored
         self.line(compaction_line(record), "green")
         summary_tokens = event.record.get("summary_tokens")
