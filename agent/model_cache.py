@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from agent.models import ModelLimits
+from tools.atomic_file import atomic_write
 
 TTL_S = 24 * 3600
 
@@ -54,8 +55,6 @@ def store(config_dir: Path, model: str, limits: ModelLimits) -> None:
     }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(entries), encoding="utf-8")
-        os.replace(temporary, path)
+        atomic_write(path, json.dumps(entries).encode())
     except OSError:
         pass  # a cache that cannot be written only costs a lookup next time

@@ -14,7 +14,6 @@ import contextlib
 import fcntl
 import json
 import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 from agent.locations import config_dir
 from agent.permissions import MODES, Rule
+from tools.atomic_file import atomic_write
 
 RULE_LISTS = ("allow", "ask", "deny")
 
@@ -154,7 +154,9 @@ def add_permission_rule(path: Path, behavior: str, rule: str) -> None:
         if text in rules or rule in rules:
             return
         rules.append(text)
-        _write_atomically(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        atomic_write(
+            path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode(), durable=True
+        )
 
 
 def _read_json(path: Path, warnings: list[str]) -> dict[str, Any] | None:
@@ -220,23 +222,6 @@ def _merge_permissions(settings: Settings, value: dict[str, Any], source: str) -
                 target.append(Rule.parse(text, source=source))
             except ValueError as exc:
                 settings.warnings.append(f"Bad permission rule in {source}: {exc}; ignored.")
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    mode = path.stat().st_mode & 0o777 if path.exists() else None
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 @contextlib.contextmanager

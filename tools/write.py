@@ -7,31 +7,20 @@ mode, and the cache update after a write.
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import os
 import stat
-import tempfile
 import time
 from pathlib import Path
 
 from pydantic import Field
 
+from tools.atomic_file import atomic_write
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
 from tools.file_state import FileState
 from tools.read import short_path, unusable_path
 
 MAX_DIFF_CHARS = 1_000_000  # beyond this the UI gets no diff: difflib gets slow
-
-
-def _current_umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
-
-
-# Read once: os.umask can only be read by setting it, which is not thread-safe later on.
-_UMASK = _current_umask()
 
 
 class WriteParams(ToolParams):
@@ -119,25 +108,6 @@ def freshness_problem(ctx: ToolContext, path: Path, st: os.stat_result, current:
         f"{path} was modified on disk after you last read it (by the user, a formatter or "
         "another program). Read it again to see its current content, then retry."
     )
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write to a temp file beside `path`, then rename it over: readers never see half a file."""
-    target = Path(os.path.realpath(path))  # write through a symlink, do not replace it
-    try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        mode = 0o666 & ~_UMASK
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".ccx-tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def remember_written(ctx: ToolContext, path: Path, text: str) -> None:

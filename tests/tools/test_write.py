@@ -8,7 +8,7 @@ import pytest
 
 from tests.tools.conftest import Call
 from tests.tools.helpers import assert_schema_matches_snapshot, bump_mtime
-from tools import write as write_module
+from tools import atomic_file
 from tools.base import ToolContext, ToolResult
 from tools.read import ReadTool
 from tools.write import WriteParams, WriteTool
@@ -41,7 +41,7 @@ async def test_creates_file_and_parents(ctx: ToolContext, call: Call) -> None:
     assert path.read_text() == "a = 1\nb = 2\n"
     assert result.meta["created"] is True
     assert "+a = 1" in result.meta["diff"] and "b/pkg/sub/new.py" in result.meta["diff"]
-    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~write_module._UMASK
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~atomic_file._UMASK
     state = ctx.file_state.peek(path)
     assert state is not None and state.content == "a = 1\nb = 2\n"
     assert state.mtime == path.stat().st_mtime and state.is_full_read
@@ -194,7 +194,7 @@ async def test_directory_and_bad_parent(ctx: ToolContext, call: Call) -> None:
 def test_atomic_write_helper_replaces_whole_file(tmp_path: Path) -> None:
     path = tmp_path / "a.bin"
     path.write_bytes(b"1" * 100)
-    write_module.atomic_write(path, b"2")
+    atomic_file.atomic_write(path, b"2")
     assert path.read_bytes() == b"2"
     assert os.listdir(tmp_path) == ["a.bin"]
 
