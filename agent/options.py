@@ -30,6 +30,8 @@ class RunOptions:
     fallback_model: str | None = None
     headless: bool = True
     watch_files: bool = True
+    # False: the project's settings apply only as far as an untrusted folder's may (agent.trust).
+    project_trusted: bool = True
 
 
 def split_rules(values: list[str]) -> list[str]:

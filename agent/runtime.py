@@ -84,9 +84,15 @@ class Runtime:
 
     def _load_config(self) -> None:
         """Settings (their env applied), the model, the permission gate."""
-        self.settings: Settings = load_settings(self.cwd)
+        self.settings: Settings = load_settings(self.cwd, trusted=self.options.project_trusted)
         for warning in self.settings.warnings:
             self.emit_notice(warning)
+        for path in self.settings.untrusted_ignored:
+            self.emit_notice(
+                f"This folder is not trusted: only the deny and ask rules of {path} apply "
+                "(its hooks, env, allow rules and other settings do not)",
+                "info",
+            )
         for key, value in self.settings.env.items():
             os.environ.setdefault(key, str(value))
         self.model = resolve_model(
@@ -123,7 +129,10 @@ class Runtime:
 
     def _build_tools(self, ask: AskPermission | None, approve_plan: ApprovePlan | None) -> None:
         self.tool_context = ToolContext(
-            cwd=self.cwd, file_state=self.file_state, session_dir=self.session.folder
+            cwd=self.cwd,
+            file_state=self.file_state,
+            session_dir=self.session.folder,
+            read_denied=self.gate.read_denied,
         )
         self.watcher = FileWatcher(self.file_state)
         if self.options.watch_files:
@@ -318,6 +327,7 @@ class Runtime:
             cwd=self.cwd,
             project_root=project_root(self.cwd),
             read_dirs=readable,
+            config_dir=config_dir(),
         )
 
     def _open_session(self) -> tuple[Session, list[Message]]:

@@ -24,6 +24,10 @@ from agent.permissions import MODES, Rule
 from tools.atomic_file import atomic_write
 
 RULE_LISTS = ("allow", "ask", "deny")
+# What a project's settings may set before the folder is trusted (agent.trust): rules that
+# only restrict, and keys that neither run anything nor loosen a check.
+RESTRICTING_RULES = ("deny", "ask")
+HARMLESS_KEYS = frozenset({"$schema", "model", "fallbackModel", "autoCompactWindow"})
 
 
 @dataclass
@@ -34,6 +38,8 @@ class Settings:
     allow: list[Rule] = field(default_factory=list)
     ask: list[Rule] = field(default_factory=list)
     deny: list[Rule] = field(default_factory=list)
+    # Project files whose hooks, env, allow rules... were left out: the folder is not trusted.
+    untrusted_ignored: list[Path] = field(default_factory=list)
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.raw.get(key, default)
@@ -97,19 +103,22 @@ def project_root(cwd: Path) -> Path:
 
 def settings_files(cwd: Path, config_dir_path: Path | None = None) -> list[Path]:
     """The settings files that apply in ``cwd``, lowest priority first."""
-    root = project_root(cwd)
     user_dir = config_dir_path if config_dir_path is not None else config_dir()
-    return [
-        user_dir / "settings.json",
-        root / ".claude" / "settings.json",
-        root / ".claude" / "settings.local.json",
-    ]
+    return [user_dir / "settings.json", *project_settings_files(project_root(cwd))]
 
 
-def load_settings(cwd: Path, config_dir: Path | None = None) -> Settings:
+def project_settings_files(root: Path) -> list[Path]:
+    """The project's shared and local settings files, lowest priority first."""
+    return [root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"]
+
+
+def load_settings(cwd: Path, config_dir: Path | None = None, trusted: bool = True) -> Settings:
+    """The merged settings; with ``trusted`` false, the project's files contribute only what
+    ``untrusted_view`` keeps (see agent.trust)."""
     settings = Settings()
     seen: set[Path] = set()
-    for path in settings_files(cwd, config_dir):
+    user_file, *project_files = settings_files(cwd, config_dir)
+    for path in (user_file, *project_files):
         resolved = path.resolve()
         if resolved in seen:
             continue  # the project is the config dir's parent, e.g. run from ~
@@ -117,9 +126,26 @@ def load_settings(cwd: Path, config_dir: Path | None = None) -> Settings:
         data = _read_json(path, settings.warnings)
         if data is None:
             continue
+        if not trusted and path in project_files:
+            kept = untrusted_view(data)
+            if kept != data:
+                settings.untrusted_ignored.append(path)
+            data = kept
         settings.files.append(path)
         _merge_into(settings, data, source=str(path))
     return settings
+
+
+def untrusted_view(data: dict[str, Any]) -> dict[str, Any]:
+    """A project settings file as it applies before the folder is trusted: its deny and
+    ask rules and the harmless keys only."""
+    view = {k: v for k, v in data.items() if k in HARMLESS_KEYS}
+    permissions = data.get("permissions")
+    if isinstance(permissions, dict):
+        kept = {k: v for k, v in permissions.items() if k in RESTRICTING_RULES}
+        if kept:
+            view["permissions"] = kept
+    return view
 
 
 def add_permission_rule(path: Path, behavior: str, rule: str) -> None:

@@ -20,6 +20,7 @@ from importlib import resources
 from typing import Any
 
 from agent.memory import MemoryFile
+from agent.safe_git import safe_git_env
 
 GIT_TIMEOUT_S = 2.0
 GIT_STATUS_LINES = 40
@@ -104,9 +105,11 @@ def git_info(cwd: str) -> dict[str, str] | None:
     if executable is None:
         return None
     base = [executable, "--no-optional-locks", "-C", cwd]
+    # Nothing the repository configures may run before the user has even typed a word.
+    env = safe_git_env([cwd])
     # Both commands start at once; together they take about as long as one.
-    status = _start([*base, "status", "--short", "--branch"])
-    log = _start([*base, "log", f"-{GIT_LOG_COMMITS}", "--oneline", "--no-decorate"])
+    status = _start([*base, "status", "--short", "--branch", "--ignore-submodules=dirty"], env)
+    log = _start([*base, "log", f"-{GIT_LOG_COMMITS}", "--oneline", "--no-decorate"], env)
     deadline = time.monotonic() + GIT_TIMEOUT_S
     status_out = _finish(status, deadline)
     log_out = _finish(log, deadline)
@@ -131,7 +134,7 @@ def _branch_from_header(header: str) -> str:
     return header.split("...", 1)[0].split(" ", 1)[0]
 
 
-def _start(command: list[str]) -> subprocess.Popen[str] | None:
+def _start(command: list[str], git_env: dict[str, str]) -> subprocess.Popen[str] | None:
     try:
         return subprocess.Popen(
             command,
@@ -141,7 +144,7 @@ def _start(command: list[str]) -> subprocess.Popen[str] | None:
             text=True,
             encoding="utf-8",
             errors="replace",
-            env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
+            env={**os.environ, **git_env, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
         )
     except OSError:
         return None

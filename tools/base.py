@@ -9,6 +9,7 @@ Expected failures (missing file, non-unique edit) come back as a
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -48,6 +49,11 @@ class ToolContext:
     cwd: Path
     file_state: FileStateCache
     session_dir: Path | None = None
+    # Files a deny rule keeps from the model: Grep and Glob leave them out of what they return.
+    read_denied: Callable[[str], bool] | None = None
+
+    def hidden(self, path: str | Path) -> bool:
+        return self.read_denied is not None and self.read_denied(str(path))
 
     def resolve(self, path: str) -> Path:
         candidate = Path(path).expanduser()

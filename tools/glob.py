@@ -76,7 +76,7 @@ class GlobTool(Tool):
         except asyncio.CancelledError:
             cancel.set()
             raise
-        return _result(matches)
+        return _result([m for m in matches if not ctx.hidden(m[1])])
 
 
 def given_path(path: str | None) -> str | None:

@@ -132,6 +132,7 @@ class GrepTool(Tool):
         if isinstance(found, ToolResult):
             return found
         outcome, engine = found
+        outcome.files = [hits for hits in outcome.files if not ctx.hidden(hits.path)]
         return format_result(outcome, query, params, ctx.cwd, engine)
 
     async def _search(

@@ -116,3 +116,15 @@ class PlanApprovalAsked(Message):
         super().__init__()
         self.plan = plan
         self.answer = answer
+
+
+class TrustAsked(Message):
+    """The project configures things that run; ``answer`` gets "trust", "untrusted" or "exit"."""
+
+    def __init__(
+        self, project: str, items: list[str], answer: concurrent.futures.Future[str]
+    ) -> None:
+        super().__init__()
+        self.project = project
+        self.items = items
+        self.answer = answer

@@ -15,6 +15,7 @@ _gc_enabled = gc.isenabled()
 gc.disable()  # Textual's import makes ~100K objects that all survive: collecting them is waste
 try:
     import asyncio
+    import concurrent.futures
     import json
     import os
     import sys
@@ -35,6 +36,7 @@ try:
         RuntimeFailed,
         RuntimeReady,
         StatusChanged,
+        TrustAsked,
     )
     from tui.bridge import AgentBridge
     from tui.event_view import EventView
@@ -367,6 +369,20 @@ class CcxApp(App[int]):
             f"Waiting for permission to use {message.request.tool_name}…"
         )
         ask_on_screen(self, screen, message.answer, PermissionScreen.Withdrawn)
+
+    def on_trust_asked(self, message: TrustAsked) -> None:
+        if not self.live:
+            return
+        from tui.screens.trust import TrustScreen
+
+        def exit_if_declined(answer: concurrent.futures.Future[str]) -> None:
+            if not answer.cancelled() and answer.result() == "exit":
+                self.exit(0)
+
+        message.answer.add_done_callback(exit_if_declined)
+        self.query_one(StatusLine).show("Waiting for your answer: trust this folder?", hint="")
+        screen = TrustScreen(message.project, message.items)
+        ask_on_screen(self, screen, message.answer, TrustScreen.Withdrawn)
 
     def on_plan_approval_asked(self, message: PlanApprovalAsked) -> None:
         if not self.live:

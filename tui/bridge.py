@@ -45,6 +45,7 @@ from tui.agent_messages import (
     RuntimeReady,
     Status,
     StatusChanged,
+    TrustAsked,
 )
 
 if TYPE_CHECKING:
@@ -92,6 +93,7 @@ class AgentBridge:
         self._flush_handle: asyncio.TimerHandle | None = None
         self._last_mode: str | None = None
         self._startup_error: str | None = None
+        self._boot_task: asyncio.Task[None] | None = None
 
     # -- called from the UI thread ------------------------------------------------------
 
@@ -134,7 +136,7 @@ class AgentBridge:
 
     def _run_loop(self) -> None:
         asyncio.set_event_loop(self.loop)
-        self.loop.create_task(self._boot(self.options))
+        self._boot_task = self.loop.create_task(self._boot(self.options))
         try:
             self.loop.run_forever()
         finally:
@@ -148,6 +150,9 @@ class AgentBridge:
             options = self._parse_argv()
             if options is None:
                 return
+        options = await self._settle_trust(options)
+        if options is None:
+            return
         preloaded = await self._show_history_early(options)
         fallback = None
         try:
@@ -174,6 +179,30 @@ class AgentBridge:
             self._post(AgentEvent(Notice(f"A start-up step failed: {error}", "warning")))
         self._ready.set()
         self._warm()
+
+    async def _settle_trust(self, options: RunOptions) -> RunOptions | None:
+        """Ask whether to trust the project before any of its settings apply; None: exit."""
+        from agent import trust
+        from agent.events import Notice
+        from agent.settings import project_root
+
+        project = project_root(options.cwd)
+        question = trust.trust_question(project)
+        if question is None:
+            return replace(options, project_trusted=True)
+        answer: concurrent.futures.Future[str] = concurrent.futures.Future()
+        self._post(TrustAsked(str(project), question.items, answer))
+        choice = await asyncio.wrap_future(answer)
+        if choice == "exit":
+            return None
+        if choice == "trust":
+            try:
+                trust.trust(project)
+            except OSError as error:
+                self._post(AgentEvent(Notice(f"Could not remember the trust: {error}", "warning")))
+        options = replace(options, project_trusted=choice == "trust")
+        self.options = options
+        return options
 
     def _parse_argv(self) -> RunOptions | None:
         """The command line, parsed after the first paint (typer and pydantic take ~250 ms)."""
@@ -283,6 +312,11 @@ class AgentBridge:
             await self._boot(options)
 
     async def _shutdown(self) -> None:
+        boot = self._boot_task
+        if boot is not None and not boot.done():  # e.g. a SessionStart hook still running
+            boot.cancel()
+            with contextlib.suppress(BaseException):
+                await boot
         self._cancel_jobs()
         for task in list(self._jobs.values()):
             try:

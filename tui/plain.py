@@ -88,6 +88,8 @@ class PlainRepl:
     # -- the session ------------------------------------------------------------------------
 
     async def run(self) -> int:
+        if not await self._settle_trust():
+            return 0
         try:
             self.runtime = Runtime(
                 self.options, self._emit, ask=self._ask, approve_plan=self._approve_plan
@@ -221,6 +223,52 @@ class PlainRepl:
                 signal.signal(signal.SIGINT, previous)
 
     # -- permissions ------------------------------------------------------------------------
+
+    async def _settle_trust(self) -> bool:
+        """Ask whether to trust the project before its settings apply; False: the user quit."""
+        from agent import trust
+        from agent.settings import project_root
+
+        project = project_root(self.options.cwd)
+        question = trust.trust_question(project)
+        if question is None:
+            self.options.project_trusted = True
+            return True
+        self.options.project_trusted = False
+        if not self.source.interactive:
+            self.renderer.line(
+                f"ccx: {project} is not trusted, so its hooks, env and allow rules are not used; "
+                "run ccx there in a terminal once to trust it",
+                "yellow",
+            )
+            return True
+        self.renderer.markup(f"[bold yellow]? Do you trust the files in {escape(str(project))}?[/]")
+        self.renderer.line("  Trusting it lets its settings take effect, which can run commands:")
+        for item in question.items:
+            self.renderer.line(f"  • {item}", "dim")
+        self.renderer.line(
+            "  y = yes, trust this folder · n = continue without its settings · Ctrl-C = exit",
+            "dim",
+        )
+        self.waiting = "permission"
+        try:
+            reply = await self.source.read_permission()
+        except (EOFError, KeyboardInterrupt):
+            reply = "interrupt"
+        finally:
+            self.waiting = None
+        if reply == "interrupt":
+            return False
+        if reply in ("allow", "always"):
+            self.options.project_trusted = True
+            try:
+                trust.trust(project)
+            except OSError as exc:
+                self.renderer.line(f"  could not remember it: {exc}", "red")
+            self.renderer.line("  → trusted", "green")
+        else:
+            self.renderer.line("  → continuing without the project's settings", "red")
+        return True
 
     async def _ask(self, request: PermissionRequest) -> Answer:
         self.renderer.quiet_running(request.tool_use_id)

@@ -1,0 +1,119 @@
+"""The trust question in the full-screen app and the plain REPL, before any project setting applies."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from rich.console import Console
+
+from agent import trust
+from agent.fake_api import FakeApi
+from agent.options import RunOptions
+from tests.tui.conftest import make_app, screen_text, wait_for
+from tests.tui.test_plain import ENTER, Driver
+from tui.plain import PlainRepl
+from tui.screens.trust import TrustScreen
+
+
+def hostile_settings(repo: Path) -> Path:
+    marker = repo / "HOOK_RAN"
+    hook = {"hooks": [{"type": "command", "command": f"touch {marker}"}]}
+    settings = {"hooks": {"SessionStart": [hook]}, "permissions": {"allow": ["Bash"]}}
+    (repo / ".claude").mkdir(exist_ok=True)
+    (repo / ".claude" / "settings.json").write_text(json.dumps(settings))
+    return marker
+
+
+def config_dir() -> Path:
+    return Path(os.environ["CCX_CONFIG_DIR"])
+
+
+async def asked(pilot, app) -> TrustScreen:  # type: ignore[no-untyped-def]
+    screen = await wait_for(
+        pilot, lambda: app.screen if isinstance(app.screen, TrustScreen) else None
+    )
+    await wait_for(pilot, lambda: "Do you trust" in screen_text(app))
+    return screen
+
+
+@pytest.mark.parametrize("key", ["n", "2"])
+async def test_continuing_untrusted_runs_no_project_hook(
+    api: FakeApi, repo: Path, key: str
+) -> None:
+    marker = hostile_settings(repo)
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await asked(pilot, app)
+        shown = screen_text(app)
+        assert "SessionStart" in shown and "(y)" in shown and "(n)" in shown
+        assert not marker.exists()
+        await pilot.press(key)
+        await wait_for(pilot, lambda: app.ready and "not trusted" in screen_text(app))
+        assert app.bridge.runtime is not None
+        assert app.bridge.runtime.gate.allow == []
+    assert not marker.exists()
+    assert not trust.is_trusted(repo, config_dir())
+
+
+async def test_trusting_applies_the_settings_and_is_remembered(api: FakeApi, repo: Path) -> None:
+    marker = hostile_settings(repo)
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await asked(pilot, app)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: marker.exists())
+    assert trust.is_trusted(repo, config_dir())
+    again = make_app(repo)
+    async with again.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: again.ready)
+        assert not isinstance(again.screen, TrustScreen)
+
+
+async def test_exit_leaves_without_running_anything(api: FakeApi, repo: Path) -> None:
+    marker = hostile_settings(repo)
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await asked(pilot, app)
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+    assert app.return_code == 0
+    assert app.bridge.runtime is None
+    assert not marker.exists()
+
+
+async def test_a_plain_project_is_not_asked_about(api: FakeApi, repo: Path) -> None:
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        assert not isinstance(app.screen, TrustScreen)
+
+
+async def test_the_plain_repl_asks_too(api: FakeApi, repo: Path) -> None:
+    marker = hostile_settings(repo)
+    out = io.StringIO()
+    with create_pipe_input() as pipe:
+        repl = PlainRepl(
+            RunOptions(cwd=repo, watch_files=False),
+            console=Console(file=out, width=100, color_system=None),
+            pt_input=pipe,
+            pt_output=DummyOutput(),
+            history_path=repo.parent / "history",
+        )
+        driver = Driver(repl, pipe, out)
+        task = asyncio.create_task(repl.run())
+        await driver.until(lambda: repl.waiting == "permission")
+        assert "Do you trust the files in" in driver.text and "SessionStart" in driver.text
+        assert repl.runtime is None
+        pipe.send_text("n")
+        await driver.until(lambda: repl.waiting == "prompt")
+        assert repl.runtime is not None and repl.runtime.gate.allow == []
+        pipe.send_text("/exit" + ENTER)
+        assert await asyncio.wait_for(task, 10) == 0
+    assert not marker.exists()

@@ -1,0 +1,75 @@
+"""The trust question for a project that configures hooks, env or rules (see agent.trust)."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+ANSWERS = ("trust", "untrusted", "exit")
+
+
+class TrustScreen(ModalScreen[str]):
+    """Dismissed with "trust" (remembered), "untrusted" (continue without the project's
+    settings) or "exit"."""
+
+    DEFAULT_CSS = """
+    TrustScreen {
+        align: center middle;
+    }
+    TrustScreen > #trust-dialog {
+        width: 90%;
+        max-width: 100;
+        height: auto;
+        max-height: 100%;
+        border: thick $warning;
+        background: $surface;
+        padding: 0 1;
+    }
+    TrustScreen #trust-items {
+        height: auto;
+        max-height: 10;
+    }
+    TrustScreen #trust-keys {
+        margin-top: 1;
+    }
+    """
+
+    BINDINGS = [
+        Binding("y,1", "answer('trust')", "Trust"),
+        Binding("n,2", "answer('untrusted')", "Continue without"),
+        Binding("q,3,escape", "answer('exit')", "Exit"),
+    ]
+
+    class Withdrawn(Message):
+        """The session closed while the question was open."""
+
+    def __init__(self, project: str, items: list[str]) -> None:
+        super().__init__()
+        self.project = project
+        self.items = items
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="trust-dialog"):
+            yield Static(f"[b]Do you trust the files in {self.project}?[/b]", markup=True)
+            yield Static(
+                "Trusting it lets its settings take effect, which can run commands:", markup=False
+            )
+            with VerticalScroll(id="trust-items"):
+                yield Static("\n".join(f"• {item}" for item in self.items), markup=False)
+            yield Static(
+                "1. Yes, trust this folder (y)\n"
+                "2. No, continue without its settings (n)\n"
+                "3. Exit (q / esc)",
+                id="trust-keys",
+                markup=False,
+            )
+
+    def action_answer(self, answer: str) -> None:
+        self.dismiss(answer)
+
+    def on_trust_screen_withdrawn(self, _event: Withdrawn) -> None:
+        self.dismiss("exit")
