@@ -40,7 +40,7 @@ from agent.command_paths import (
     write_targets,
 )
 from agent.readonly_commands import is_read_only
-from agent.shell_split import WRAPPERS, CommandPart, iter_all_parts, split_command
+from agent.shell_split import SHELLS, WRAPPERS, CommandPart, iter_all_parts, split_command
 
 if TYPE_CHECKING:
     from agent.permissions import Decision, PermissionGate, Rule
@@ -276,7 +276,15 @@ def _unwrap(words: list[str]) -> list[str]:
 
 
 def _dynamic_program(part: CommandPart) -> bool:
-    """Whether what ``part`` runs cannot be known from the text."""
+    """Whether what ``part`` runs cannot be known from the text: a computed program name, or
+    a shell reading its commands from stdin (``echo rm x | sh``)."""
+    name = os.path.basename(part.words[0]) if part.words else ""
+    if name in SHELLS:
+        rest = part.words[1:]
+        if not any(w.startswith("-") and "c" in w[1:] and not w.startswith("--") for w in rest):
+            operands = [w for w in rest if not w.startswith("-")]
+            if not operands or "-s" in rest:
+                return True
     flagged = getattr(part, "dynamic_program", None)
     if flagged is not None:
         return bool(flagged)

@@ -29,7 +29,8 @@ NON_READERS = frozenset(
 # Options (long ones matched by unique prefix) that make a program run another program or
 # write a file of the caller's choosing.
 RUNS_CODE_OPTIONS: dict[str, tuple[str, ...]] = {
-    "npm": ("--script-shell", "--node-options", "--userconfig", "--globalconfig", "--call"),
+    "npm": ("--script-shell", "--node-options", "--userconfig", "--globalconfig", "--call",
+            "--prefix", "--workspace", "--workspaces", "-w"),
     "npx": ("--script-shell", "--node-options", "--userconfig", "--call", "--package"),
     "pnpm": ("--script-shell", "--node-options", "--shell-emulator"),
     "yarn": ("--script-shell", "--node-options"),
