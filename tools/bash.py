@@ -4,13 +4,12 @@ The output the model sees is capped (head and tail kept, the middle counted);
 the full output of a long command is streamed to a file under the session
 folder so the model can Read or Grep it. Timeouts and cancellation (Esc) kill
 the whole process group, so nothing the command started is left behind.
+Starting and supervising the process is ``tools.bash_process``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import fcntl
 import os
 import re
 import shlex
@@ -25,15 +24,12 @@ from typing import BinaryIO, ClassVar
 from pydantic import Field
 
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
+from tools.bash_process import Outcome, run_command, signal_group
+from tools.process_guard import process_guard
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
-KILL_GRACE_S = 1.0
-# After the shell exits, how long to wait for the pipe to close: background
-# children that inherited it may hold it open for ever.
-DRAIN_S = 0.3
 DISPLAY_LINES = 5
-_PIPE_SIZE = 1 << 20
 
 _QUIET_ENV = {
     "PAGER": "cat",
@@ -204,13 +200,6 @@ class BashParams(ToolParams):
     )
 
 
-@dataclass
-class _Outcome:
-    returncode: int | None
-    timed_out: bool
-    lingering: bool  # background processes still hold the output pipe
-
-
 class BashTool(Tool):
     name: ClassVar[str] = "Bash"
     Params: ClassVar[type[ToolParams]] = BashParams
@@ -257,6 +246,7 @@ class BashTool(Tool):
             with contextlib.suppress(OSError):
                 os.unlink(cwd_file)
         if outcome.lingering:
+            self._lingering_groups[outcome.pgid] = params.command
             notes.append(
                 "Background processes the command started are still running and hold its output "
                 "open; their later output is not captured (redirect it to a file to keep it)."
@@ -268,14 +258,18 @@ class BashTool(Tool):
     def kill_background(self) -> None:
         """Kill process groups left running by earlier commands (call on shutdown)."""
         for pgid in self._lingering_groups:
-            _signal_group(pgid, signal.SIGKILL)
+            signal_group(pgid, signal.SIGKILL)
+            process_guard().unregister(pgid)
         self._lingering_groups.clear()
 
     def background_tasks(self) -> list[str]:
         """Process groups that earlier commands left running, still alive."""
-        alive = {
-            pgid: cmd for pgid, cmd in self._lingering_groups.items() if _signal_group(pgid, 0)
-        }
+        alive = {}
+        for pgid, cmd in self._lingering_groups.items():
+            if signal_group(pgid, 0):
+                alive[pgid] = cmd
+            else:
+                process_guard().unregister(pgid)
         self._lingering_groups = alive
         return [f"process group {pgid}, started by `{cmd[:200]}`" for pgid, cmd in alive.items()]
 
@@ -300,67 +294,25 @@ class BashTool(Tool):
         return Path(ctx.cwd)
 
     async def _execute(
-        self, command: str, cwd: Path, cwd_file: str, capture: OutputCapture, timeout_ms: int
-    ) -> _Outcome:
+        self,
+        command: str,
+        cwd: Path,
+        cwd_file: str,
+        capture: OutputCapture,
+        timeout_ms: int,
+    ) -> Outcome:
         # The trap records where the command left the shell, keeping its exit status;
         # it shares line 1 with the command so bash's error line numbers stay right.
         script = f"trap 'pwd -P >| {shlex.quote(cwd_file)} 2>/dev/null' EXIT; {command}"
         env = {**os.environ, **_QUIET_ENV, **self.extra_env}
         env.setdefault("TERM", "dumb")
-        loop = asyncio.get_running_loop()
-        read_fd, write_fd = os.pipe()
-        _grow_pipe(write_fd)
-        reader = _PipeReader(capture, loop.create_future())
-        try:
-            transport, _ = await loop.connect_read_pipe(
-                lambda: reader, os.fdopen(read_fd, "rb", buffering=0)
-            )
-        except BaseException:
-            os.close(write_fd)
-            raise
-        try:
-            try:
-                # Our own pipe rather than PIPE: asyncio's wait() would also wait for
-                # background children that inherited the pipe to close it.
-                proc = await asyncio.create_subprocess_exec(
-                    self.shell, "-c", script,
-                    stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
-                    cwd=cwd, env=env, start_new_session=True,
-                )  # fmt: skip
-            finally:
-                os.close(write_fd)
-            return await self._supervise(proc, reader, timeout_ms, command)
-        finally:
-            transport.close()
-
-    async def _supervise(
-        self, proc: asyncio.subprocess.Process, reader: _PipeReader, timeout_ms: int, command: str
-    ) -> _Outcome:
-        """Wait for the command within its timeout; kill its group on timeout or cancellation."""
-        waiter = asyncio.ensure_future(proc.wait())
-        try:
-            done, _ = await asyncio.wait({waiter}, timeout=timeout_ms / 1000)
-            timed_out = not done
-            if timed_out:
-                await _kill_group(proc.pid, waiter, reader.closed)
-            await asyncio.wait({reader.closed}, timeout=DRAIN_S)
-            lingering = not reader.closed.done()
-            if lingering:
-                self._lingering_groups[proc.pid] = command
-            await asyncio.wait({waiter}, timeout=KILL_GRACE_S)
-            return _Outcome(proc.returncode, timed_out, lingering)
-        except asyncio.CancelledError:
-            await _kill_group(proc.pid, waiter, reader.closed)
-            raise
-        finally:
-            if not waiter.done():
-                waiter.cancel()
+        return await run_command([self.shell, "-c", script], cwd, env, capture, timeout_ms)
 
     def _result(
         self,
         command: str,
         captured: CapturedOutput,
-        outcome: _Outcome,
+        outcome: Outcome,
         notes: list[str],
         timeout_ms: int,
         duration: float,
@@ -401,7 +353,7 @@ def _cwd_gone(gone: str | Path, back_in: Path) -> str:
     return f"The working directory {gone} no longer exists; the shell is back in {back_in}."
 
 
-def _status_line(outcome: _Outcome, timeout_ms: int) -> str:
+def _status_line(outcome: Outcome, timeout_ms: int) -> str:
     if outcome.timed_out:
         return f"Command timed out after {timeout_ms / 1000:g} s"
     code = outcome.returncode
@@ -414,54 +366,3 @@ def _status_line(outcome: _Outcome, timeout_ms: int) -> str:
             name = f"signal {-code}"
         return f"Exit code {128 - code} (killed by {name})"
     return f"Exit code {code}"
-
-
-class _PipeReader(asyncio.Protocol):
-    """Feeds the merged stdout/stderr pipe into an OutputCapture as data arrives."""
-
-    def __init__(self, capture: OutputCapture, closed: asyncio.Future[None]) -> None:
-        self.capture = capture
-        self.closed = closed
-
-    def data_received(self, data: bytes) -> None:
-        self.capture.feed(data)
-
-    def eof_received(self) -> bool | None:
-        return None
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.closed.done():
-            self.closed.set_result(None)
-
-
-def _grow_pipe(fd: int) -> None:
-    """Fewer, larger reads for chatty commands (Linux only; harmless elsewhere)."""
-    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)
-    if set_size is not None:
-        with contextlib.suppress(OSError):
-            fcntl.fcntl(fd, set_size, _PIPE_SIZE)
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> bool:
-    """Signal a process group; False once the group no longer exists."""
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return False
-    return True
-
-
-async def _kill_group(pgid: int, *exited: asyncio.Future[object]) -> None:
-    """SIGTERM the whole group, give it a moment to exit, then SIGKILL whatever is left.
-
-    ``exited`` (the shell's exit, the output pipe's close) end the grace early:
-    orphaned zombies still count as group members until something reaps them.
-    """
-    try:
-        if not _signal_group(pgid, signal.SIGTERM):
-            return
-        await asyncio.wait(exited, timeout=KILL_GRACE_S, return_when=asyncio.ALL_COMPLETED)
-    finally:
-        _signal_group(pgid, signal.SIGKILL)
