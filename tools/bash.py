@@ -4,7 +4,9 @@ The output the model sees is capped (head and tail kept, the middle counted);
 the full output of a long command is streamed to a file under the session
 folder so the model can Read or Grep it. Timeouts and cancellation (Esc) kill
 the whole process group, so nothing the command started is left behind.
-Starting and supervising the process is ``tools.bash_process``.
+With a sandbox policy, commands run in the OS sandbox (``tools.sandbox``)
+unless a call sets ``dangerouslyDisableSandbox``; starting and supervising the
+process is ``tools.bash_process``.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import re
 import shlex
 import signal
+import subprocess
 import tempfile
 import time
 import uuid
@@ -26,6 +29,8 @@ from pydantic import Field
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
 from tools.bash_process import Outcome, run_command, signal_group
 from tools.process_guard import process_guard
+from tools.sandbox import Launch, Sandbox, SandboxPolicy, protected_note
+from tools.sandbox.protect import Snapshot
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -198,6 +203,14 @@ class BashParams(ToolParams):
         default=None,
         description="A short (5-10 words) description of what the command does, shown to the user.",
     )
+    dangerouslyDisableSandbox: bool | None = Field(  # Claude Code's name
+        default=None,
+        description=(
+            "Run this command outside the OS sandbox. Set it only when the user asked for it, "
+            "or when the command just failed because the sandbox refused a write or a network "
+            "connection it needs; the user is asked to approve every such call."
+        ),
+    )
 
 
 class BashTool(Tool):
@@ -205,9 +218,15 @@ class BashTool(Tool):
     Params: ClassVar[type[ToolParams]] = BashParams
     is_mutating: ClassVar[bool] = True
 
-    def __init__(self, shell: str | None = None, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        shell: str | None = None,
+        env: dict[str, str] | None = None,
+        sandbox: SandboxPolicy | None = None,
+    ) -> None:
         self.shell = shell or ("/bin/bash" if os.access("/bin/bash", os.X_OK) else "/bin/sh")
         self.extra_env = dict(env or {})
+        self.sandbox = Sandbox(sandbox) if sandbox is not None and sandbox.enabled else None
         self.cwd: Path | None = None  # persists between calls, like a real shell
         self._lingering_groups: dict[int, str] = {}  # process group -> the command that left it
 
@@ -228,32 +247,50 @@ class BashTool(Tool):
             )
             timeout_ms = MAX_TIMEOUT_MS
         cwd = self._start_dir(ctx, notes)
+        sandbox = None if params.dangerouslyDisableSandbox else self.sandbox
+        try:
+            launch = sandbox.launch(cwd) if sandbox is not None else Launch([], None, None)
+        except OSError as exc:
+            return ToolResult.error(_sandbox_failed(exc))
         spill = None
         if ctx.session_dir is not None:
             spill = Path(ctx.session_dir) / "tool-outputs" / f"{uuid.uuid4()}.txt"
         capture = OutputCapture(spill)
         fd, cwd_file = tempfile.mkstemp(prefix="ccx-cwd-", suffix=".txt")
         os.close(fd)
+        snapshot = sandbox.record() if sandbox is not None and launch.backend else None
         started = time.monotonic()
         try:
             try:
-                outcome = await self._execute(params.command, cwd, cwd_file, capture, timeout_ms)
+                outcome = await self._execute(
+                    params.command, cwd, cwd_file, capture, timeout_ms, launch
+                )
             except OSError as exc:
                 return ToolResult.error(f"Could not start {self.shell}: {exc}")
+            except subprocess.SubprocessError as exc:  # the sandbox failed in the child
+                return ToolResult.error(_sandbox_failed(exc))
             self.cwd = self._learn_cwd(cwd_file, cwd, ctx, notes)
         finally:
             capture.close()
             with contextlib.suppress(OSError):
                 os.unlink(cwd_file)
+            if snapshot is not None and sandbox is not None:
+                notes += _undo_protected_changes(sandbox, snapshot, ctx)
         if outcome.lingering:
             self._lingering_groups[outcome.pgid] = params.command
             notes.append(
                 "Background processes the command started are still running and hold its output "
                 "open; their later output is not captured (redirect it to a file to keep it)."
             )
-        return self._result(
-            params.command, capture.finish(), outcome, notes, timeout_ms, time.monotonic() - started
+        captured = capture.finish()
+        failed = outcome.timed_out or outcome.returncode not in (0, None)
+        if sandbox is not None and launch.backend:
+            notes += filter(None, [sandbox.refusal_note(captured.head + captured.tail, failed)])
+        result = self._result(
+            params.command, captured, outcome, notes, timeout_ms, time.monotonic() - started
         )
+        result.meta["sandbox"] = launch.backend
+        return result
 
     def kill_background(self) -> None:
         """Kill process groups left running by earlier commands (call on shutdown)."""
@@ -300,13 +337,15 @@ class BashTool(Tool):
         cwd_file: str,
         capture: OutputCapture,
         timeout_ms: int,
+        launch: Launch,
     ) -> Outcome:
         # The trap records where the command left the shell, keeping its exit status;
         # it shares line 1 with the command so bash's error line numbers stay right.
         script = f"trap 'pwd -P >| {shlex.quote(cwd_file)} 2>/dev/null' EXIT; {command}"
         env = {**os.environ, **_QUIET_ENV, **self.extra_env}
         env.setdefault("TERM", "dumb")
-        return await run_command([self.shell, "-c", script], cwd, env, capture, timeout_ms)
+        argv = [*launch.prefix, self.shell, "-c", script]
+        return await run_command(argv, cwd, env, capture, timeout_ms, launch.preexec)
 
     def _result(
         self,
@@ -347,6 +386,22 @@ class BashTool(Tool):
             "display": display,
         }
         return ToolResult(output=output, display=display, is_error=bool(status), meta=meta)
+
+
+def _sandbox_failed(exc: BaseException) -> str:
+    return (
+        f"ccx's sandbox could not be set up for this command ({exc}); it did not run. Retry "
+        "with `dangerouslyDisableSandbox: true` to run it unsandboxed (the user is asked)."
+    )
+
+
+def _undo_protected_changes(sandbox: Sandbox, snapshot: Snapshot, ctx: ToolContext) -> list[str]:
+    if ctx.session_dir is not None:
+        save_dir = Path(ctx.session_dir) / "sandbox-reverted"
+    else:
+        save_dir = Path(tempfile.gettempdir()) / f"ccx-sandbox-reverted-{os.getuid()}"
+    repairs = sandbox.restore(snapshot, save_dir)
+    return [protected_note(repairs)] if repairs else []
 
 
 def _cwd_gone(gone: str | Path, back_in: Path) -> str:
