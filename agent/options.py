@@ -30,6 +30,8 @@ class RunOptions:
     fallback_model: str | None = None
     headless: bool = True
     watch_files: bool = True
+    sandbox: bool | None = None  # --sandbox / --no-sandbox; None: env, settings, default
+    sandbox_network: bool | None = None  # --sandbox-network / --no-sandbox-network
 
 
 def split_rules(values: list[str]) -> list[str]:

@@ -1,0 +1,129 @@
+"""The Bash sandbox policy of a session, from the command line, the environment and settings.
+
+On or off: ``--sandbox`` / ``--no-sandbox``, else ``CCX_SANDBOX=1|0``, else the
+settings key ``sandbox.enabled`` (Claude Code's), else on — whenever a backend
+works here. The network: ``--[no-]sandbox-network``, else
+``CCX_SANDBOX_NETWORK=1|0``, else ``sandbox.allowNetwork`` (ccx's key: Claude
+Code filters by domain through a proxy, ccx can only allow or refuse it all),
+else allowed. ``sandbox.filesystem.allowWrite`` / ``denyRead`` (Claude Code's)
+add writable trees and hidden paths (``//abs``, ``~/…``, absolute, or relative
+to the project root); Read deny rules with a path hide what they match.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.options import RunOptions
+from agent.permissions import PermissionGate
+from agent.settings import Settings, project_root
+from tools.sandbox import SandboxPolicy, choose_backend
+
+ENV_SWITCH = "CCX_SANDBOX"
+ENV_NETWORK = "CCX_SANDBOX_NETWORK"
+_ON = ("1", "true", "yes", "on")
+_OFF = ("0", "false", "no", "off")
+
+
+@dataclass
+class SandboxSetup:
+    policy: SandboxPolicy
+    requested: bool  # turned on explicitly (flag, env or settings), not just by default
+    notices: list[tuple[str, str]] = field(default_factory=list)  # (text, level)
+
+
+def build_sandbox(
+    options: RunOptions,
+    settings: Settings,
+    gate: PermissionGate | None,
+    cwd: Path,
+    env: Mapping[str, str] = os.environ,
+) -> SandboxSetup:
+    """The policy for this session, and what to tell the user about it (each once)."""
+    notices: list[tuple[str, str]] = []
+    config = settings.sandbox if isinstance(settings.sandbox, dict) else {}
+    if settings.sandbox is not None and not isinstance(settings.sandbox, dict):
+        notices.append(
+            (
+                f'Ignoring the setting "sandbox": expected an object, got {settings.sandbox!r}',
+                "warning",
+            )
+        )
+    enabled, requested = _switch(
+        options.sandbox, env, ENV_SWITCH, config.get("enabled"), "sandbox.enabled", notices
+    )
+    network, _ = _switch(
+        options.sandbox_network, env, ENV_NETWORK, config.get("allowNetwork"),
+        "sandbox.allowNetwork", notices,
+    )  # fmt: skip
+    root = project_root(cwd)
+    filesystem = config.get("filesystem") if isinstance(config.get("filesystem"), dict) else {}
+    policy = SandboxPolicy(
+        enabled=enabled,
+        project_dirs=tuple(dict.fromkeys([cwd, root])),
+        extra_writable=_paths(filesystem.get("allowWrite"), root, "allowWrite", notices),
+        denied_reads=_paths(filesystem.get("denyRead"), root, "denyRead", notices),
+        network=network,
+        deny_read=_read_denied_by(gate) if gate is not None else None,
+    )
+    if enabled:
+        backend, reason = choose_backend(policy)
+        if backend is None:
+            level = "warning" if requested else "info"
+            notices.append((f"Bash commands run without an OS sandbox: {reason}.", level))
+    return SandboxSetup(policy, requested and enabled, notices)
+
+
+def _switch(
+    flag: bool | None,
+    env: Mapping[str, str],
+    variable: str,
+    setting: Any,
+    key: str,
+    notices: list[tuple[str, str]],
+) -> tuple[bool, bool]:
+    """(value, set explicitly): the flag, else the variable, else the setting, else on."""
+    if flag is not None:
+        return flag, True
+    raw = env.get(variable, "").strip()
+    if raw:
+        if raw.lower() in _ON or raw.lower() in _OFF:
+            return raw.lower() in _ON, True
+        notices.append((f"Ignoring {variable}={raw!r}: expected 1 or 0", "warning"))
+    if isinstance(setting, bool):
+        return setting, True
+    if setting is not None:
+        notices.append(
+            (f"Ignoring the setting {key}={setting!r}: expected true or false", "warning")
+        )
+    return True, False
+
+
+def _paths(value: Any, root: Path, key: str, notices: list[tuple[str, str]]) -> tuple[Path, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        notices.append((f"Ignoring sandbox.filesystem.{key}: expected a list of paths", "warning"))
+        return ()
+    paths = []
+    for text in value:
+        if text.startswith("//"):
+            paths.append(Path(text[1:]))
+        elif text == "~" or text.startswith("~/"):
+            paths.append(Path(text).expanduser())
+        else:
+            paths.append(root / text)  # an absolute path stays absolute
+    return tuple(paths)
+
+
+def _read_denied_by(gate: PermissionGate) -> Callable[[str], bool]:
+    def denied(path: str) -> bool:
+        decision = gate.check("Read", {"file_path": path}, False)
+        rule = decision.rule
+        return decision.behavior == "deny" and rule is not None and rule.specifier is not None
+
+    return denied
