@@ -227,6 +227,8 @@ class BashTool(Tool):
         self.shell = shell or ("/bin/bash" if os.access("/bin/bash", os.X_OK) else "/bin/sh")
         self.extra_env = dict(env or {})
         self.sandbox = Sandbox(sandbox) if sandbox is not None and sandbox.enabled else None
+        if self.sandbox is not None:
+            self.sandbox.warm_up()
         self.cwd: Path | None = None  # persists between calls, like a real shell
         self._lingering_groups: dict[int, str] = {}  # process group -> the command that left it
 

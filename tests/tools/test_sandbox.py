@@ -281,3 +281,23 @@ def test_no_backend_says_why(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) ->
     monkeypatch.setenv("PATH", str(tmp_path))  # no bwrap on this PATH
     backend, reason = choose_backend(SandboxPolicy(backend="bwrap"))
     assert backend is None and reason == "bwrap (bubblewrap) is not on PATH"
+
+
+async def test_git_works_in_a_worktree_whose_hooks_stay_protected(base: Path, backend: str) -> None:
+    main, tree = base / "main", base / "tree"
+    main.mkdir()
+    git = "git -c user.email=a@b -c user.name=n"
+    setup = await run(
+        BashTool(), context(main),
+        f"git init -q . && {git} commit -q --allow-empty -m first && git worktree add -q {tree}",
+    )  # fmt: skip
+    assert not setup.is_error, setup.output
+    result = await run(
+        sandboxed(tree, backend), context(tree),
+        f"echo a > a.txt && git add a.txt && {git} commit -q -m 'add a' && "
+        f"echo evil > {main}/.git/hooks/pre-commit; echo evil >> {main}/.git/config; "
+        "git log --oneline | wc -l",
+    )  # fmt: skip
+    assert "2" in [line.strip() for line in result.output_text().splitlines()], result.output
+    assert not (main / ".git" / "hooks" / "pre-commit").exists()
+    assert "evil" not in (main / ".git" / "config").read_text()

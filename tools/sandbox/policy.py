@@ -53,17 +53,24 @@ class SandboxPolicy:
         return _existing_dirs(self.project_dirs)
 
     def writable_dirs(self) -> list[Path]:
-        """Every directory tree a sandboxed command may write in, resolved, outermost first."""
-        return _existing_dirs([*self.project_dirs, *self.extra_writable, *temp_dirs()])
+        """Every directory tree a sandboxed command may write in, resolved, outermost first.
+
+        A worktree's (or submodule's) git directories count, so that git works in it.
+        """
+        linked = [d for root in self.roots() for d in linked_git_dirs(root)]
+        return _existing_dirs([*self.project_dirs, *linked, *self.extra_writable, *temp_dirs()])
 
     def protected_paths(self) -> list[Path]:
         """The read-only paths inside the project directories (existing or not)."""
         paths: list[Path] = []
         for root in self.roots():
             paths.extend(root / rel for rel in PROTECTED)
-            if (root / ".git").is_file():  # a worktree's pointer to its git directory
+            linked = linked_git_dirs(root)
+            if linked:  # the pointer to them, and their hooks and config
                 paths.append(root / ".git")
-        return paths
+            for git_dir in linked:
+                paths += [git_dir / "hooks", git_dir / "config", git_dir / "config.worktree"]
+        return list(dict.fromkeys(paths))
 
     def describe_writable(self) -> str:
         """E.g. "/work/app and the temp directories (/tmp, /var/tmp)"."""
@@ -72,6 +79,25 @@ class SandboxPolicy:
         temp_list = ", ".join(str(p) for p in _existing_dirs(temp_dirs()))
         where = ", ".join(own) if own else "nothing in the project"
         return f"{where} and the temp directories ({temp_list})"
+
+
+def linked_git_dirs(root: Path) -> list[Path]:
+    """Where a ``.git`` file (a worktree's or submodule's) points: its git and common dirs."""
+    try:
+        first = (root / ".git").read_text(encoding="utf-8", errors="replace")[:4096].strip()
+    except OSError:  # no .git, or a directory
+        return []
+    if not first.startswith("gitdir:"):
+        return []
+    git_dir = Path(os.path.realpath(root / first.splitlines()[0][len("gitdir:") :].strip()))
+    dirs = [git_dir]
+    try:
+        common = (git_dir / "commondir").read_text(encoding="utf-8").strip()
+    except OSError:
+        common = ""
+    if common:
+        dirs.append(Path(os.path.realpath(git_dir / common)))
+    return [d for d in dirs if d.is_dir()]
 
 
 def _existing_dirs(paths: list[Path] | tuple[Path, ...]) -> list[Path]:

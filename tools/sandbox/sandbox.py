@@ -12,8 +12,10 @@ the reason, by whoever builds the session. What each cannot do:
   file from reading without also hiding files created later beside it, so
   denied reads are left to the permission rules; with the network off it
   refuses TCP bind/connect (ABI >= 4) but not UDP.
-- bubblewrap masks denied paths that exist when the session's first command
-  runs (a bounded walk of the project finds those the Read deny rules match).
+- bubblewrap masks the denied paths that exist when the session starts: the
+  listed ones, and those the Read deny rules match among the first
+  ``MAX_WALK_ENTRIES`` entries of the project (dependency trees skipped),
+  found in the background; a file created later is not masked.
 - Neither drops root's other powers beyond what they restrict; bubblewrap
   runs the command with no capabilities in its own user namespace.
 """
@@ -21,6 +23,7 @@ the reason, by whoever builds the session. What each cannot do:
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +32,11 @@ from tools.sandbox import bubblewrap, landlock
 from tools.sandbox.policy import DEVICE_DIRS, DEVICES, SandboxPolicy
 from tools.sandbox.protect import ProtectedPathGuard, Snapshot
 
-MAX_WALK_ENTRIES = 20_000
+MAX_WALK_ENTRIES = 10_000
+# Not searched for denied paths: dependency and build trees are large and hold no user secrets.
+_WALK_SKIPS = frozenset(
+    {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache", "target"}
+)
 _FILE_REFUSALS = ("Read-only file system", "Permission denied", "Operation not permitted")
 _NETWORK_REFUSALS = (
     "Network is unreachable", "Could not resolve host", "Temporary failure in name resolution",
@@ -73,7 +80,19 @@ class Sandbox:
         self._chosen: tuple[str | None, str | None] | None = None
         self._ruleset: landlock.LandlockRuleset | None = None
         self._masked: list[Path] | None = None
+        self._masked_lock = threading.Lock()
         self.guard = ProtectedPathGuard()
+
+    def warm_up(self) -> None:
+        """Choose the backend and find the paths to hide in the background, before the first
+        command needs them (the walk checks each entry against the deny rules)."""
+        if self.policy.deny_read is None:
+            return
+        threading.Thread(
+            target=lambda: self.backend == "bwrap" and self.masked_paths(),
+            name="ccx-sandbox-warm-up",
+            daemon=True,
+        ).start()
 
     @property
     def backend(self) -> str | None:
@@ -110,16 +129,20 @@ class Sandbox:
 
     def masked_paths(self) -> list[Path]:
         """Denied paths to hide (bubblewrap): the listed ones and what the deny check matches."""
-        if self._masked is None:
-            found: dict[str, None] = {}
-            for path in self.policy.denied_reads:
+        with self._masked_lock:
+            if self._masked is None:
+                self._masked = self._find_masked()
+            return self._masked
+
+    def _find_masked(self) -> list[Path]:
+        found: dict[str, None] = {}
+        for path in self.policy.denied_reads:
+            found.setdefault(os.path.realpath(path))
+        if self.policy.deny_read is not None:
+            for path in _walk_denied(self.policy.roots(), self.policy.deny_read):
+                found.setdefault(path)
                 found.setdefault(os.path.realpath(path))
-            if self.policy.deny_read is not None:
-                for path in _walk_denied(self.policy.roots(), self.policy.deny_read):
-                    found.setdefault(path)
-                    found.setdefault(os.path.realpath(path))
-            self._masked = [Path(p) for p in found if os.path.lexists(p)]
-        return self._masked
+        return [Path(p) for p in found if os.path.lexists(p)]
 
     def refusal_note(self, output: str, failed: bool) -> str | None:
         """When the output looks like a sandbox refusal: what the sandbox allows, how to retry.
@@ -180,6 +203,6 @@ def _walk_denied(roots: list[Path], denied: Callable[[str], bool]) -> list[str]:
             seen += 1
             if denied(entry.path):
                 found.append(entry.path)
-            elif entry.is_dir(follow_symlinks=False) and entry.name != ".git":
+            elif entry.is_dir(follow_symlinks=False) and entry.name not in _WALK_SKIPS:
                 pending.append(entry.path)
     return found
