@@ -301,3 +301,14 @@ async def test_git_works_in_a_worktree_whose_hooks_stay_protected(base: Path, ba
     assert "2" in [line.strip() for line in result.output_text().splitlines()], result.output
     assert not (main / ".git" / "hooks" / "pre-commit").exists()
     assert "evil" not in (main / ".git" / "config").read_text()
+
+
+async def test_commands_get_no_capabilities_even_as_root(project: Path, backend: str) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root has capabilities to lose")
+    result = await run(
+        sandboxed(project, backend), context(project), "grep CapEff /proc/self/status"
+    )
+    assert result.output_text().split() == ["CapEff:", "0000000000000000"]
+    unsandboxed = await run(BashTool(), context(project), "grep CapEff /proc/self/status")
+    assert unsandboxed.output_text().split()[1] != "0000000000000000"

@@ -11,8 +11,8 @@ Only writing is handled: reading and executing stay allowed everywhere, so a
 ruleset lists the writable trees and the few writable devices. With the network
 off (ABI >= 4) TCP bind and connect are refused; UDP and Unix sockets are not
 covered by Landlock. The ruleset is applied to the child only: ccx itself is
-never restricted. The child's work after fork is three prctl/syscall calls on
-functions resolved beforehand.
+never restricted. The child's work after fork is a few prctl/syscall calls on
+functions resolved beforehand (under root, one more per capability to drop).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ _NR_RESTRICT_SELF = 446
 _CREATE_RULESET_VERSION = 1
 _RULE_PATH_BENEATH = 1
 _PR_SET_PDEATHSIG = 1
+_PR_CAPBSET_DROP = 24
 _PR_SET_NO_NEW_PRIVS = 38
 
 # Access rights (include/uapi/linux/landlock.h).
@@ -109,6 +110,13 @@ def unavailable_reason() -> str | None:
     return None
 
 
+def _last_capability() -> int:
+    try:
+        return int(Path("/proc/sys/kernel/cap_last_cap").read_text())
+    except (OSError, ValueError):
+        return 40  # CAP_CHECKPOINT_RESTORE, the last one in Linux 6.x
+
+
 class LandlockRuleset:
     """An open ruleset: write access beneath ``writable`` trees and to ``devices`` only."""
 
@@ -162,7 +170,12 @@ class LandlockRuleset:
             os.close(target)
 
     def preexec(self) -> Callable[[], None]:
-        """The function the child runs after fork: die with ccx, no new privileges, restrict."""
+        """The function the child runs after fork: die with ccx, no new privileges, restrict.
+
+        Run as root, it also empties the capability bounding set, so that the
+        programs the shell runs get no capabilities (Landlock does not restrict
+        e.g. loading kernel modules or changing file owners).
+        """
         assert _LIBC is not None
         prctl = _LIBC.prctl
         prctl.restype = ctypes.c_int
@@ -173,9 +186,12 @@ class LandlockRuleset:
             ctypes.c_long(_NR_RESTRICT_SELF), ctypes.c_int(self.fd), ctypes.c_uint32(0)
         )  # fmt: skip
         sigkill = int(signal.SIGKILL)
+        capabilities = range(_last_capability() + 1) if os.geteuid() == 0 else range(0)
 
         def enter_sandbox() -> None:
             prctl(_PR_SET_PDEATHSIG, sigkill, 0, 0, 0)
+            for capability in capabilities:
+                prctl(_PR_CAPBSET_DROP, capability, 0, 0, 0)
             if prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
                 raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
             if syscall(restrict_nr, fd, flags) != 0:

@@ -16,8 +16,10 @@ the reason, by whoever builds the session. What each cannot do:
   listed ones, and those the Read deny rules match among the first
   ``MAX_WALK_ENTRIES`` entries of the project (dependency trees skipped),
   found in the background; a file created later is not masked.
-- Neither drops root's other powers beyond what they restrict; bubblewrap
-  runs the command with no capabilities in its own user namespace.
+- Landlock does not cover changes of metadata (chmod, chown, timestamps) or
+  connecting to existing Unix sockets; neither backend covers the latter. Both
+  run the command without capabilities, also under root (bubblewrap in its own
+  user namespace; Landlock by emptying the bounding set).
 """
 
 from __future__ import annotations
