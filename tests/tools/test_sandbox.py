@@ -312,3 +312,26 @@ async def test_commands_get_no_capabilities_even_as_root(project: Path, backend:
     assert result.output_text().split() == ["CapEff:", "0000000000000000"]
     unsandboxed = await run(BashTool(), context(project), "grep CapEff /proc/self/status")
     assert unsandboxed.output_text().split()[1] != "0000000000000000"
+
+
+async def test_symlinks_put_over_protected_paths_are_undone(
+    project: Path, outside: Path, backend: str
+) -> None:
+    evil_hooks = outside / "hooks"
+    evil_hooks.mkdir()
+    (evil_hooks / "pre-commit").write_text("#!/bin/sh\ntouch PWN\n")
+    target = outside / "target.txt"
+    target.write_text("outside file\n")
+    config = (project / ".git" / "config").read_text()
+    await run(
+        sandboxed(project, backend), context(project),
+        f"rm -rf .git/hooks; ln -s {evil_hooks} .git/hooks; rm -f .git/config; "
+        f"ln -s {target} .git/config; true",
+    )  # fmt: skip
+    hooks = project / ".git" / "hooks"
+    assert hooks.is_dir() and not hooks.is_symlink()
+    assert [p.name for p in hooks.iterdir()] == ["pre-commit.sample"]
+    assert not (project / ".git" / "config").is_symlink()
+    assert (project / ".git" / "config").read_text() == config
+    assert target.read_text() == "outside file\n"  # nothing written through the link
+    assert (evil_hooks / "pre-commit").exists()  # nor anything removed through it
