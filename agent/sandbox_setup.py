@@ -7,11 +7,13 @@ works here. The network: ``--[no-]sandbox-network``, else
 Code filters by domain through a proxy, ccx can only allow or refuse it all),
 else allowed. ``sandbox.filesystem.allowWrite`` / ``denyRead`` (Claude Code's)
 add writable trees and hidden paths (``//abs``, ``~/…``, absolute, or relative
-to the project root); Read deny rules with a path hide what they match.
+to the project root); Read deny rules with a path hide what they match. A
+repository's own settings may tighten the sandbox but never loosen it.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -20,7 +22,7 @@ from typing import Any
 
 from agent.options import RunOptions
 from agent.permissions import PermissionGate
-from agent.settings import Settings, project_root
+from agent.settings import Settings, project_root, settings_files
 from tools.sandbox import SandboxPolicy, choose_backend
 
 ENV_SWITCH = "CCX_SANDBOX"
@@ -42,31 +44,48 @@ def build_sandbox(
     gate: PermissionGate | None,
     cwd: Path,
     env: Mapping[str, str] = os.environ,
+    user_settings: Path | None = None,
 ) -> SandboxSetup:
-    """The policy for this session, and what to tell the user about it (each once)."""
+    """The policy for this session, and what to tell the user about it (each once).
+
+    A project's settings may tighten the sandbox but not loosen it: turning it
+    off and ``allowWrite`` count only from the user's own settings file
+    (``user_settings``, default ``~/.ccx/settings.json``), so a repository
+    cannot switch off what protects the user from it; the network is off if
+    any file says so; ``denyRead`` adds up across files.
+    """
     notices: list[tuple[str, str]] = []
-    config = settings.sandbox if isinstance(settings.sandbox, dict) else {}
-    if settings.sandbox is not None and not isinstance(settings.sandbox, dict):
-        notices.append(
-            (
-                f'Ignoring the setting "sandbox": expected an object, got {settings.sandbox!r}',
-                "warning",
-            )
-        )
+    user_file = user_settings or settings_files(cwd)[0]
+    objects = _sandbox_objects(settings, notices)
+    user = next((obj for path, obj in objects if path == user_file), {})
+    project = [obj for path, obj in objects if path != user_file]
+    enabled_setting = user.get("enabled")
+    if any(obj.get("enabled") is True for obj in project) and enabled_setting is None:
+        enabled_setting = True
+    if any(obj.get("enabled") is False for obj in project):
+        notices.append((_NOT_FROM_PROJECT.format(what="turn the Bash sandbox off"), "warning"))
     enabled, requested = _switch(
-        options.sandbox, env, ENV_SWITCH, config.get("enabled"), "sandbox.enabled", notices
+        options.sandbox, env, ENV_SWITCH, enabled_setting, "sandbox.enabled", notices
     )
+    network_settings = [obj.get("allowNetwork") for _, obj in objects]
+    network_setting = False if False in network_settings else user.get("allowNetwork")
     network, _ = _switch(
-        options.sandbox_network, env, ENV_NETWORK, config.get("allowNetwork"),
-        "sandbox.allowNetwork", notices,
+        options.sandbox_network, env, ENV_NETWORK, network_setting, "sandbox.allowNetwork",
+        notices,
     )  # fmt: skip
     root = project_root(cwd)
-    filesystem = config.get("filesystem") if isinstance(config.get("filesystem"), dict) else {}
+    if any(_filesystem(obj).get("allowWrite") for obj in project):
+        notices.append((_NOT_FROM_PROJECT.format(what="add writable paths"), "warning"))
+    denied = [
+        path
+        for _, obj in objects
+        for path in _paths(_filesystem(obj).get("denyRead"), root, "denyRead", notices)
+    ]
     policy = SandboxPolicy(
         enabled=enabled,
         project_dirs=tuple(dict.fromkeys([cwd, root])),
-        extra_writable=_paths(filesystem.get("allowWrite"), root, "allowWrite", notices),
-        denied_reads=_paths(filesystem.get("denyRead"), root, "denyRead", notices),
+        extra_writable=_paths(_filesystem(user).get("allowWrite"), root, "allowWrite", notices),
+        denied_reads=tuple(dict.fromkeys(denied)),
         network=network,
         deny_read=_read_denied_by(gate) if gate is not None else None,
     )
@@ -76,6 +95,37 @@ def build_sandbox(
             level = "warning" if requested else "info"
             notices.append((f"Bash commands run without an OS sandbox: {reason}.", level))
     return SandboxSetup(policy, requested and enabled, notices)
+
+
+_NOT_FROM_PROJECT = (
+    "Ignoring a project's sandbox setting: project settings cannot {what}; use --no-sandbox, "
+    "CCX_SANDBOX=0 or your own settings file"
+)
+
+
+def _sandbox_objects(
+    settings: Settings, notices: list[tuple[str, str]]
+) -> list[tuple[Path, dict[str, Any]]]:
+    """Each settings file's ``sandbox`` object (the merged view would lose who set what)."""
+    objects = []
+    for path in settings.files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # load_settings has reported it
+        value = data.get("sandbox") if isinstance(data, dict) else None
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            notices.append((f'Ignoring "sandbox" in {path}: expected an object', "warning"))
+            continue
+        objects.append((path, value))
+    return objects
+
+
+def _filesystem(config: dict[str, Any]) -> dict[str, Any]:
+    value = config.get("filesystem")
+    return value if isinstance(value, dict) else {}
 
 
 def _switch(

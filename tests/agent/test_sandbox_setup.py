@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -12,21 +13,32 @@ from agent.options import RunOptions
 from agent.permissions import PermissionGate, Rule
 from agent.runtime import Runtime
 from agent.sandbox_setup import SandboxSetup, build_sandbox
-from agent.settings import Settings
+from agent.settings import load_settings
 from tools.bash import BashTool
 from tools.sandbox import SandboxPolicy, choose_backend
 
 
 def setup(
     tmp_path: Path,
-    config: Any = None,
+    user: Any = None,
     env: dict[str, str] | None = None,
     gate: PermissionGate | None = None,
+    project: Any = None,
     **flags: Any,
 ) -> SandboxSetup:
-    settings = Settings(raw={} if config is None else {"sandbox": config})
+    """Build the sandbox from a user settings file and a project one holding these objects."""
+    config = tmp_path / "config"
+    config.mkdir(exist_ok=True)
+    if user is not None:
+        (config / "settings.json").write_text(json.dumps({"sandbox": user}))
+    if project is not None:
+        (tmp_path / ".claude").mkdir(exist_ok=True)
+        (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"sandbox": project}))
+    settings = load_settings(tmp_path, config)
     options = RunOptions(cwd=tmp_path, **flags)
-    return build_sandbox(options, settings, gate, tmp_path, env=env or {})
+    return build_sandbox(
+        options, settings, gate, tmp_path, env=env or {}, user_settings=config / "settings.json"
+    )
 
 
 def test_default_is_on_with_the_network(tmp_path: Path) -> None:
@@ -54,6 +66,25 @@ def test_switch_precedence(
     result = setup(tmp_path, sandbox, {"CCX_SANDBOX": env}, sandbox=flag)
     assert result.policy.enabled is expected
     assert any("CCX_SANDBOX='maybe'" in text for text, _ in result.notices) == (env == "maybe")
+
+
+def test_a_project_may_tighten_the_sandbox_but_not_loosen_it(tmp_path: Path) -> None:
+    off = setup(tmp_path, project={"enabled": False, "filesystem": {"allowWrite": ["//etc"]}})
+    assert off.policy.enabled and off.policy.extra_writable == ()
+    texts = [text for text, _ in off.notices]
+    assert any("cannot turn the Bash sandbox off" in t for t in texts)
+    assert any("cannot add writable paths" in t for t in texts)
+    assert not setup(tmp_path, project={"allowNetwork": False}).policy.network
+    assert not setup(
+        tmp_path, {"allowNetwork": False}, project={"allowNetwork": True}
+    ).policy.network
+    both = setup(
+        tmp_path,
+        {"filesystem": {"denyRead": ["//user/secret"]}},
+        project={"filesystem": {"denyRead": ["//project/secret"]}},
+    )
+    assert both.policy.denied_reads == (Path("/user/secret"), Path("/project/secret"))
+    assert setup(tmp_path, {"enabled": False}).policy.enabled is False  # the user's own file may
 
 
 def test_network_switch(tmp_path: Path) -> None:
