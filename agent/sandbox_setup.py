@@ -23,7 +23,7 @@ from typing import Any
 from agent.options import RunOptions
 from agent.permissions import PermissionGate
 from agent.settings import Settings, project_root, settings_files
-from tools.sandbox import SandboxPolicy, choose_backend
+from tools.sandbox import SandboxPolicy, choose_backend, landlock
 
 ENV_SWITCH = "CCX_SANDBOX"
 ENV_NETWORK = "CCX_SANDBOX_NETWORK"
@@ -89,7 +89,7 @@ def build_sandbox(
         network=network,
         deny_read=_read_denied_by(gate) if gate is not None else None,
     )
-    if enabled:
+    if enabled and landlock.unavailable_reason() is not None:  # else bwrap is probed later
         backend, reason = choose_backend(policy)
         if backend is None:
             level = "warning" if requested else "info"

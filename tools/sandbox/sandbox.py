@@ -83,24 +83,25 @@ class Sandbox:
         self._ruleset: landlock.LandlockRuleset | None = None
         self._masked: list[Path] | None = None
         self._masked_lock = threading.Lock()
+        self._choice_lock = threading.Lock()
         self.guard = ProtectedPathGuard()
 
     def warm_up(self) -> None:
-        """Choose the backend and find the paths to hide in the background, before the first
-        command needs them (the walk checks each entry against the deny rules)."""
-        if self.policy.deny_read is None:
-            return
-        threading.Thread(
-            target=lambda: self.backend == "bwrap" and self.masked_paths(),
-            name="ccx-sandbox-warm-up",
-            daemon=True,
-        ).start()
+        """Choose the backend (probing bwrap) and find the paths to hide in the background,
+        before the first command needs them (the walk checks entries against the deny rules)."""
+
+        def prepare() -> None:
+            if self.backend == "bwrap" and self.policy.deny_read is not None:
+                self.masked_paths()
+
+        threading.Thread(target=prepare, name="ccx-sandbox-warm-up", daemon=True).start()
 
     @property
     def backend(self) -> str | None:
-        if self._chosen is None:
-            self._chosen = choose_backend(self.policy)
-        return self._chosen[0]
+        with self._choice_lock:
+            if self._chosen is None:
+                self._chosen = choose_backend(self.policy)
+            return self._chosen[0]
 
     @property
     def unavailable_reason(self) -> str | None:
