@@ -249,6 +249,7 @@ class BashTool(Tool):
             )
             timeout_ms = MAX_TIMEOUT_MS
         cwd = self._start_dir(ctx, notes)
+        self.background_tasks()  # forget ended groups: the guardian must not kill a reused id
         sandbox = None if params.dangerouslyDisableSandbox else self.sandbox
         try:
             launch = sandbox.launch(cwd) if sandbox is not None else Launch([], None, None)
