@@ -145,6 +145,20 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
             Path | None,
             typer.Option("--cwd", help="Work in this directory instead of the current one"),
         ] = None,
+        sandbox: Annotated[
+            bool | None,
+            typer.Option(
+                "--sandbox/--no-sandbox",
+                help="Run Bash commands in the OS sandbox (default: on where it works)",
+            ),
+        ] = None,
+        sandbox_network: Annotated[
+            bool | None,
+            typer.Option(
+                "--sandbox-network/--no-sandbox-network",
+                help="Let sandboxed Bash commands use the network (default: yes)",
+            ),
+        ] = None,
         version: Annotated[
             bool, typer.Option("--version", "-v", help="Print the version and exit")
         ] = False,
@@ -172,6 +186,8 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
             autocompact=autocompact,
             fallback_model=fallback_model,
             headless=print_mode,
+            sandbox=sandbox,
+            sandbox_network=sandbox_network,
         )
         holder["parsed"] = ParsedArgs(
             options, prompt, print_mode, output_format, include_partial, plain

@@ -32,6 +32,8 @@ class RunOptions:
     watch_files: bool = True
     # False: the project's settings apply only as far as an untrusted folder's may (agent.trust).
     project_trusted: bool = True
+    sandbox: bool | None = None  # --sandbox / --no-sandbox; None: env, settings, default
+    sandbox_network: bool | None = None  # --sandbox-network / --no-sandbox-network
 
 
 def split_rules(values: list[str]) -> list[str]:

@@ -25,6 +25,7 @@ from agent.models import ModelLimits, fetch_limits, limits_for, resolve_model
 from agent.options import PERMISSION_MODES, RunOptions, StartupError, split_rules
 from agent.permissions import PermissionGate, Rule
 from agent.plan import PlanState, plan_file_path
+from agent.sandbox_setup import build_sandbox
 from agent.session import (
     LoadedSession,
     Session,
@@ -137,8 +138,11 @@ class Runtime:
         self.watcher = FileWatcher(self.file_state)
         if self.options.watch_files:
             self.watcher.start()
+        self.sandbox = build_sandbox(self.options, self.settings, self.gate, self.cwd)
+        for text, level in self.sandbox.notices:
+            self.emit_notice(text, level)
         self.tools = [
-            *default_tools(),
+            *default_tools(sandbox=self.sandbox.policy),
             SkillTool(self.skills, on_invoke=self._record_skill),
             ExitPlanModeTool(
                 lambda: self.plan.path,

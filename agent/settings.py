@@ -80,6 +80,11 @@ class Settings:
         return self.raw.get("serverContextEditing")
 
     @property
+    def sandbox(self) -> Any:
+        """``sandbox`` as written (Claude Code's object); agent.sandbox_setup checks its keys."""
+        return self.raw.get("sandbox")
+
+    @property
     def _permissions(self) -> dict[str, Any]:
         permissions = self.raw.get("permissions")
         return permissions if isinstance(permissions, dict) else {}

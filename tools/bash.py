@@ -4,17 +4,19 @@ The output the model sees is capped (head and tail kept, the middle counted);
 the full output of a long command is streamed to a file under the session
 folder so the model can Read or Grep it. Timeouts and cancellation (Esc) kill
 the whole process group, so nothing the command started is left behind.
+With a sandbox policy, commands run in the OS sandbox (``tools.sandbox``)
+unless a call sets ``dangerouslyDisableSandbox``; starting and supervising the
+process is ``tools.bash_process``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import fcntl
 import os
 import re
 import shlex
 import signal
+import subprocess
 import tempfile
 import time
 import uuid
@@ -25,15 +27,14 @@ from typing import BinaryIO, ClassVar
 from pydantic import Field
 
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
+from tools.bash_process import Outcome, run_command, signal_group
+from tools.process_guard import process_guard
+from tools.sandbox import Launch, Sandbox, SandboxPolicy, protected_note
+from tools.sandbox.protect import Snapshot
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
-KILL_GRACE_S = 1.0
-# After the shell exits, how long to wait for the pipe to close: background
-# children that inherited it may hold it open for ever.
-DRAIN_S = 0.3
 DISPLAY_LINES = 5
-_PIPE_SIZE = 1 << 20
 
 _QUIET_ENV = {
     "PAGER": "cat",
@@ -202,13 +203,14 @@ class BashParams(ToolParams):
         default=None,
         description="A short (5-10 words) description of what the command does, shown to the user.",
     )
-
-
-@dataclass
-class _Outcome:
-    returncode: int | None
-    timed_out: bool
-    lingering: bool  # background processes still hold the output pipe
+    dangerouslyDisableSandbox: bool | None = Field(  # Claude Code's name
+        default=None,
+        description=(
+            "Run this command outside the OS sandbox. Set it only when the user asked for it, "
+            "or when the command just failed because the sandbox refused a write or a network "
+            "connection it needs; the user is asked to approve every such call."
+        ),
+    )
 
 
 class BashTool(Tool):
@@ -216,9 +218,17 @@ class BashTool(Tool):
     Params: ClassVar[type[ToolParams]] = BashParams
     is_mutating: ClassVar[bool] = True
 
-    def __init__(self, shell: str | None = None, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        shell: str | None = None,
+        env: dict[str, str] | None = None,
+        sandbox: SandboxPolicy | None = None,
+    ) -> None:
         self.shell = shell or ("/bin/bash" if os.access("/bin/bash", os.X_OK) else "/bin/sh")
         self.extra_env = dict(env or {})
+        self.sandbox = Sandbox(sandbox) if sandbox is not None and sandbox.enabled else None
+        if self.sandbox is not None:
+            self.sandbox.warm_up()
         self.cwd: Path | None = None  # persists between calls, like a real shell
         self._lingering_groups: dict[int, str] = {}  # process group -> the command that left it
 
@@ -239,43 +249,67 @@ class BashTool(Tool):
             )
             timeout_ms = MAX_TIMEOUT_MS
         cwd = self._start_dir(ctx, notes)
+        self.background_tasks()  # forget ended groups: the guardian must not kill a reused id
+        sandbox = None if params.dangerouslyDisableSandbox else self.sandbox
+        try:
+            launch = sandbox.launch(cwd) if sandbox is not None else Launch([], None, None)
+        except OSError as exc:
+            return ToolResult.error(_sandbox_failed(exc))
         spill = None
         if ctx.session_dir is not None:
             spill = Path(ctx.session_dir) / "tool-outputs" / f"{uuid.uuid4()}.txt"
         capture = OutputCapture(spill)
         fd, cwd_file = tempfile.mkstemp(prefix="ccx-cwd-", suffix=".txt")
         os.close(fd)
+        snapshot = sandbox.record() if sandbox is not None and launch.backend else None
         started = time.monotonic()
         try:
             try:
-                outcome = await self._execute(params.command, cwd, cwd_file, capture, timeout_ms)
+                outcome = await self._execute(
+                    params.command, cwd, cwd_file, capture, timeout_ms, launch
+                )
             except OSError as exc:
                 return ToolResult.error(f"Could not start {self.shell}: {exc}")
+            except subprocess.SubprocessError as exc:  # the sandbox failed in the child
+                return ToolResult.error(_sandbox_failed(exc))
             self.cwd = self._learn_cwd(cwd_file, cwd, ctx, notes)
         finally:
             capture.close()
             with contextlib.suppress(OSError):
                 os.unlink(cwd_file)
+            if snapshot is not None and sandbox is not None:
+                notes += _undo_protected_changes(sandbox, snapshot, ctx)
         if outcome.lingering:
+            self._lingering_groups[outcome.pgid] = params.command
             notes.append(
                 "Background processes the command started are still running and hold its output "
                 "open; their later output is not captured (redirect it to a file to keep it)."
             )
-        return self._result(
-            params.command, capture.finish(), outcome, notes, timeout_ms, time.monotonic() - started
+        captured = capture.finish()
+        failed = outcome.timed_out or outcome.returncode not in (0, None)
+        if sandbox is not None and launch.backend:
+            notes += filter(None, [sandbox.refusal_note(captured.head + captured.tail, failed)])
+        result = self._result(
+            params.command, captured, outcome, notes, timeout_ms, time.monotonic() - started
         )
+        result.meta["sandbox"] = launch.backend
+        return result
 
     def kill_background(self) -> None:
         """Kill process groups left running by earlier commands (call on shutdown)."""
         for pgid in self._lingering_groups:
-            _signal_group(pgid, signal.SIGKILL)
+            signal_group(pgid, signal.SIGKILL)
+            process_guard().unregister(pgid)
         self._lingering_groups.clear()
 
     def background_tasks(self) -> list[str]:
         """Process groups that earlier commands left running, still alive."""
-        alive = {
-            pgid: cmd for pgid, cmd in self._lingering_groups.items() if _signal_group(pgid, 0)
-        }
+        alive = {}
+        for pgid, cmd in self._lingering_groups.items():
+            if signal_group(pgid, 0):
+                alive[pgid] = cmd
+            else:
+                process_guard().unregister(pgid)
         self._lingering_groups = alive
         return [f"process group {pgid}, started by `{cmd[:200]}`" for pgid, cmd in alive.items()]
 
@@ -300,67 +334,27 @@ class BashTool(Tool):
         return Path(ctx.cwd)
 
     async def _execute(
-        self, command: str, cwd: Path, cwd_file: str, capture: OutputCapture, timeout_ms: int
-    ) -> _Outcome:
+        self,
+        command: str,
+        cwd: Path,
+        cwd_file: str,
+        capture: OutputCapture,
+        timeout_ms: int,
+        launch: Launch,
+    ) -> Outcome:
         # The trap records where the command left the shell, keeping its exit status;
         # it shares line 1 with the command so bash's error line numbers stay right.
         script = f"trap 'pwd -P >| {shlex.quote(cwd_file)} 2>/dev/null' EXIT; {command}"
         env = {**os.environ, **_QUIET_ENV, **self.extra_env}
         env.setdefault("TERM", "dumb")
-        loop = asyncio.get_running_loop()
-        read_fd, write_fd = os.pipe()
-        _grow_pipe(write_fd)
-        reader = _PipeReader(capture, loop.create_future())
-        try:
-            transport, _ = await loop.connect_read_pipe(
-                lambda: reader, os.fdopen(read_fd, "rb", buffering=0)
-            )
-        except BaseException:
-            os.close(write_fd)
-            raise
-        try:
-            try:
-                # Our own pipe rather than PIPE: asyncio's wait() would also wait for
-                # background children that inherited the pipe to close it.
-                proc = await asyncio.create_subprocess_exec(
-                    self.shell, "-c", script,
-                    stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
-                    cwd=cwd, env=env, start_new_session=True,
-                )  # fmt: skip
-            finally:
-                os.close(write_fd)
-            return await self._supervise(proc, reader, timeout_ms, command)
-        finally:
-            transport.close()
-
-    async def _supervise(
-        self, proc: asyncio.subprocess.Process, reader: _PipeReader, timeout_ms: int, command: str
-    ) -> _Outcome:
-        """Wait for the command within its timeout; kill its group on timeout or cancellation."""
-        waiter = asyncio.ensure_future(proc.wait())
-        try:
-            done, _ = await asyncio.wait({waiter}, timeout=timeout_ms / 1000)
-            timed_out = not done
-            if timed_out:
-                await _kill_group(proc.pid, waiter, reader.closed)
-            await asyncio.wait({reader.closed}, timeout=DRAIN_S)
-            lingering = not reader.closed.done()
-            if lingering:
-                self._lingering_groups[proc.pid] = command
-            await asyncio.wait({waiter}, timeout=KILL_GRACE_S)
-            return _Outcome(proc.returncode, timed_out, lingering)
-        except asyncio.CancelledError:
-            await _kill_group(proc.pid, waiter, reader.closed)
-            raise
-        finally:
-            if not waiter.done():
-                waiter.cancel()
+        argv = [*launch.prefix, self.shell, "-c", script]
+        return await run_command(argv, cwd, env, capture, timeout_ms, launch.preexec)
 
     def _result(
         self,
         command: str,
         captured: CapturedOutput,
-        outcome: _Outcome,
+        outcome: Outcome,
         notes: list[str],
         timeout_ms: int,
         duration: float,
@@ -397,11 +391,27 @@ class BashTool(Tool):
         return ToolResult(output=output, display=display, is_error=bool(status), meta=meta)
 
 
+def _sandbox_failed(exc: BaseException) -> str:
+    return (
+        f"ccx's sandbox could not be set up for this command ({exc}); it did not run. Retry "
+        "with `dangerouslyDisableSandbox: true` to run it unsandboxed (the user is asked)."
+    )
+
+
+def _undo_protected_changes(sandbox: Sandbox, snapshot: Snapshot, ctx: ToolContext) -> list[str]:
+    if ctx.session_dir is not None:
+        save_dir = Path(ctx.session_dir) / "sandbox-reverted"
+    else:
+        save_dir = Path(tempfile.gettempdir()) / f"ccx-sandbox-reverted-{os.getuid()}"
+    repairs = sandbox.restore(snapshot, save_dir)
+    return [protected_note(repairs)] if repairs else []
+
+
 def _cwd_gone(gone: str | Path, back_in: Path) -> str:
     return f"The working directory {gone} no longer exists; the shell is back in {back_in}."
 
 
-def _status_line(outcome: _Outcome, timeout_ms: int) -> str:
+def _status_line(outcome: Outcome, timeout_ms: int) -> str:
     if outcome.timed_out:
         return f"Command timed out after {timeout_ms / 1000:g} s"
     code = outcome.returncode
@@ -414,54 +424,3 @@ def _status_line(outcome: _Outcome, timeout_ms: int) -> str:
             name = f"signal {-code}"
         return f"Exit code {128 - code} (killed by {name})"
     return f"Exit code {code}"
-
-
-class _PipeReader(asyncio.Protocol):
-    """Feeds the merged stdout/stderr pipe into an OutputCapture as data arrives."""
-
-    def __init__(self, capture: OutputCapture, closed: asyncio.Future[None]) -> None:
-        self.capture = capture
-        self.closed = closed
-
-    def data_received(self, data: bytes) -> None:
-        self.capture.feed(data)
-
-    def eof_received(self) -> bool | None:
-        return None
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.closed.done():
-            self.closed.set_result(None)
-
-
-def _grow_pipe(fd: int) -> None:
-    """Fewer, larger reads for chatty commands (Linux only; harmless elsewhere)."""
-    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)
-    if set_size is not None:
-        with contextlib.suppress(OSError):
-            fcntl.fcntl(fd, set_size, _PIPE_SIZE)
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> bool:
-    """Signal a process group; False once the group no longer exists."""
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return False
-    return True
-
-
-async def _kill_group(pgid: int, *exited: asyncio.Future[object]) -> None:
-    """SIGTERM the whole group, give it a moment to exit, then SIGKILL whatever is left.
-
-    ``exited`` (the shell's exit, the output pipe's close) end the grace early:
-    orphaned zombies still count as group members until something reaps them.
-    """
-    try:
-        if not _signal_group(pgid, signal.SIGTERM):
-            return
-        await asyncio.wait(exited, timeout=KILL_GRACE_S, return_when=asyncio.ALL_COMPLETED)
-    finally:
-        _signal_group(pgid, signal.SIGKILL)

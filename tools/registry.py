@@ -8,15 +8,17 @@ from tools.edit import EditTool
 from tools.glob import GlobTool
 from tools.grep import GrepTool
 from tools.read import ReadTool
+from tools.sandbox import SandboxPolicy
 from tools.write import WriteTool
 
 
-def default_tools() -> list[Tool]:
+def default_tools(sandbox: SandboxPolicy | None = None) -> list[Tool]:
+    """``sandbox``: the policy Bash commands run under (None: unsandboxed)."""
     return [
         ReadTool(),
         WriteTool(),
         EditTool(),
-        BashTool(),
+        BashTool(sandbox=sandbox),
         GlobTool(),
         GrepTool(),
     ]

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.tools.helpers import assert_schema_matches_snapshot
 from tools.base import ToolContext, ToolResult
 from tools.bash import MAX_TIMEOUT_MS, BashParams, BashTool
 from tools.file_state import FileStateCache
@@ -246,7 +247,14 @@ async def test_background_process_does_not_block(bash: BashTool, ctx: ToolContex
 def test_schema_and_labels(bash: BashTool) -> None:
     schema = BashTool.input_schema()
     assert schema["required"] == ["command"]
-    assert set(schema["properties"]) == {"command", "timeout", "description"}
+    assert set(schema["properties"]) == {
+        "command",
+        "timeout",
+        "description",
+        "dangerouslyDisableSandbox",
+    }
+    assert schema["properties"]["dangerouslyDisableSandbox"]["type"] == "boolean"
+    assert_schema_matches_snapshot(BashTool)
     assert "Read" in BashTool.description()
     params = BashParams(command="npm test -- --watch=false")
     assert bash.summary(params) == "npm test -- --watch=false"

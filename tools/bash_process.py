@@ -1,0 +1,158 @@
+"""Starting and supervising one Bash command: its own process group, one merged output
+pipe, a timeout, and a clean kill of the whole group on timeout or cancellation.
+
+The command's group is registered with the process guard for as long as it may
+have members, so a ccx that dies (even by SIGKILL) takes the command with it.
+A sandbox launch adds an argv prefix (bubblewrap) or a pre-exec function
+(Landlock) to the same start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import os
+import signal
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from tools.process_guard import process_guard
+
+KILL_GRACE_S = 1.0
+# After the shell exits, how long to wait for the pipe to close: background
+# children that inherited it may hold it open for ever.
+DRAIN_S = 0.3
+_PIPE_SIZE = 1 << 20
+
+
+class OutputSink(Protocol):
+    def feed(self, chunk: bytes) -> None: ...
+
+
+@dataclass
+class Outcome:
+    returncode: int | None
+    timed_out: bool
+    lingering: bool  # background processes still hold the output pipe
+    pgid: int
+
+
+async def run_command(
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    sink: OutputSink,
+    timeout_ms: int,
+    preexec: Callable[[], None] | None = None,
+) -> Outcome:
+    """Run ``argv`` in a new session; stdout and stderr go to ``sink`` as they arrive.
+
+    Raises OSError when the program cannot be started, and SubprocessError when
+    ``preexec`` failed in the child (nothing ran then).
+    """
+    loop = asyncio.get_running_loop()
+    read_fd, write_fd = os.pipe()
+    _grow_pipe(write_fd)
+    reader = _PipeReader(sink, loop.create_future())
+    try:
+        transport, _ = await loop.connect_read_pipe(
+            lambda: reader, os.fdopen(read_fd, "rb", buffering=0)
+        )
+    except BaseException:
+        os.close(write_fd)
+        raise
+    try:
+        try:
+            # Our own pipe rather than PIPE: asyncio's wait() would also wait for
+            # background children that inherited the pipe to close it.
+            proc = await asyncio.create_subprocess_exec(
+                *argv,
+                stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
+                cwd=cwd, env=dict(env), start_new_session=True, preexec_fn=preexec,
+            )  # fmt: skip
+        finally:
+            os.close(write_fd)
+        process_guard().register(proc.pid)
+        outcome = await _supervise(proc, reader, timeout_ms)
+        if not outcome.lingering:
+            process_guard().unregister(proc.pid)
+        return outcome
+    finally:
+        transport.close()
+
+
+async def _supervise(
+    proc: asyncio.subprocess.Process, reader: _PipeReader, timeout_ms: int
+) -> Outcome:
+    """Wait for the command within its timeout; kill its group on timeout or cancellation."""
+    waiter = asyncio.ensure_future(proc.wait())
+    try:
+        done, _ = await asyncio.wait({waiter}, timeout=timeout_ms / 1000)
+        timed_out = not done
+        if timed_out:
+            await kill_group(proc.pid, waiter, reader.closed)
+        await asyncio.wait({reader.closed}, timeout=DRAIN_S)
+        lingering = not reader.closed.done()
+        await asyncio.wait({waiter}, timeout=KILL_GRACE_S)
+        return Outcome(proc.returncode, timed_out, lingering, proc.pid)
+    except asyncio.CancelledError:
+        await kill_group(proc.pid, waiter, reader.closed)
+        process_guard().unregister(proc.pid)
+        raise
+    finally:
+        if not waiter.done():
+            waiter.cancel()
+
+
+class _PipeReader(asyncio.Protocol):
+    """Feeds the merged stdout/stderr pipe into a sink as data arrives."""
+
+    def __init__(self, sink: OutputSink, closed: asyncio.Future[None]) -> None:
+        self.sink = sink
+        self.closed = closed
+
+    def data_received(self, data: bytes) -> None:
+        self.sink.feed(data)
+
+    def eof_received(self) -> bool | None:
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.closed.done():
+            self.closed.set_result(None)
+
+
+def _grow_pipe(fd: int) -> None:
+    """Fewer, larger reads for chatty commands (Linux only; harmless elsewhere)."""
+    set_size = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if set_size is not None:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, set_size, _PIPE_SIZE)
+
+
+def signal_group(pgid: int, sig: signal.Signals | int) -> bool:
+    """Signal a process group; False once the group no longer exists."""
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False
+    return True
+
+
+async def kill_group(pgid: int, *exited: asyncio.Future[object]) -> None:
+    """SIGTERM the whole group, give it a moment to exit, then SIGKILL whatever is left.
+
+    ``exited`` (the shell's exit, the output pipe's close) end the grace early:
+    orphaned zombies still count as group members until something reaps them.
+    """
+    try:
+        if not signal_group(pgid, signal.SIGTERM):
+            return
+        await asyncio.wait(exited, timeout=KILL_GRACE_S, return_when=asyncio.ALL_COMPLETED)
+    finally:
+        signal_group(pgid, signal.SIGKILL)
