@@ -25,6 +25,7 @@ from agent.models import ModelLimits, fetch_limits, limits_for, resolve_model
 from agent.options import PERMISSION_MODES, RunOptions, StartupError, split_rules
 from agent.permissions import PermissionGate, Rule
 from agent.plan import PlanState, plan_file_path
+from agent.safe_git import env_for_command
 from agent.sandbox_setup import build_sandbox
 from agent.session import (
     LoadedSession,
@@ -142,7 +143,7 @@ class Runtime:
         for text, level in self.sandbox.notices:
             self.emit_notice(text, level)
         self.tools = [
-            *default_tools(sandbox=self.sandbox.policy),
+            *default_tools(sandbox=self.sandbox.policy, command_env=env_for_command),
             SkillTool(self.skills, on_invoke=self._record_skill),
             ExitPlanModeTool(
                 lambda: self.plan.path,

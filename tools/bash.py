@@ -11,6 +11,7 @@ process is ``tools.bash_process``.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import re
@@ -20,6 +21,7 @@ import subprocess
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, ClassVar
@@ -213,6 +215,9 @@ class BashParams(ToolParams):
     )
 
 
+CommandEnv = Callable[[str, Path], dict[str, str]]
+
+
 class BashTool(Tool):
     name: ClassVar[str] = "Bash"
     Params: ClassVar[type[ToolParams]] = BashParams
@@ -223,9 +228,13 @@ class BashTool(Tool):
         shell: str | None = None,
         env: dict[str, str] | None = None,
         sandbox: SandboxPolicy | None = None,
+        command_env: CommandEnv | None = None,
     ) -> None:
+        """``command_env(command, cwd)``: variables for one command on top of ``env`` (the
+        session uses it to run read-only git with the repository's commands turned off)."""
         self.shell = shell or ("/bin/bash" if os.access("/bin/bash", os.X_OK) else "/bin/sh")
         self.extra_env = dict(env or {})
+        self.command_env = command_env
         self.sandbox = Sandbox(sandbox) if sandbox is not None and sandbox.enabled else None
         if self.sandbox is not None:
             self.sandbox.warm_up()
@@ -346,6 +355,8 @@ class BashTool(Tool):
         # it shares line 1 with the command so bash's error line numbers stay right.
         script = f"trap 'pwd -P >| {shlex.quote(cwd_file)} 2>/dev/null' EXIT; {command}"
         env = {**os.environ, **_QUIET_ENV, **self.extra_env}
+        if self.command_env is not None:
+            env.update(await asyncio.to_thread(self.command_env, command, cwd))
         env.setdefault("TERM", "dumb")
         argv = [*launch.prefix, self.shell, "-c", script]
         return await run_command(argv, cwd, env, capture, timeout_ms, launch.preexec)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tools.base import Tool
-from tools.bash import BashTool
+from tools.bash import BashTool, CommandEnv
 from tools.edit import EditTool
 from tools.glob import GlobTool
 from tools.grep import GrepTool
@@ -12,13 +12,16 @@ from tools.sandbox import SandboxPolicy
 from tools.write import WriteTool
 
 
-def default_tools(sandbox: SandboxPolicy | None = None) -> list[Tool]:
-    """``sandbox``: the policy Bash commands run under (None: unsandboxed)."""
+def default_tools(
+    sandbox: SandboxPolicy | None = None, command_env: CommandEnv | None = None
+) -> list[Tool]:
+    """``sandbox``: the policy Bash commands run under (None: unsandboxed); ``command_env``:
+    per-command environment for Bash (see BashTool)."""
     return [
         ReadTool(),
         WriteTool(),
         EditTool(),
-        BashTool(sandbox=sandbox),
+        BashTool(sandbox=sandbox, command_env=command_env),
         GlobTool(),
         GrepTool(),
     ]
