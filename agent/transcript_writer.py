@@ -8,11 +8,13 @@ forks instead). The OS drops the lock when the process dies, however it dies.
 
 A write that fails (a full disk, a file-size limit) is undone: the file is cut
 back to its length before the write, so no partial record stays behind; where
-that is impossible the next record starts on a fresh line.
+that is impossible the next record starts on a fresh line. A new file only
+takes its name with its first record, so a failure leaves no empty file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import logging
@@ -58,6 +60,7 @@ class TranscriptWriter:
         self._lock = threading.Lock()
         self.locked = False  # holds the file's flock (False where the file system has none)
         self._fresh_line = False  # a failed write may have left bytes that could not be cut
+        self._unborn: Path | None = None  # a new file's name until its first record is in
 
     def open(self) -> int:
         """Open and lock the file now (not at the first write); returns its size.
@@ -87,6 +90,9 @@ class TranscriptWriter:
                 while view:  # a regular file takes it in one call; loop only on a short write
                     written = self._file.write(view)
                     view = view[written:]
+                if self._unborn is not None:
+                    os.rename(self._unborn, self.path)
+                    self._unborn = None
             except OSError:
                 self._undo(fd, start)
                 raise
@@ -94,6 +100,13 @@ class TranscriptWriter:
 
     def _undo(self, fd: int, start: int) -> None:
         """Cut off what a failed write left; else make sure the next record starts a line."""
+        if self._unborn is not None:  # a new file that never got a record: leave nothing
+            with contextlib.suppress(OSError):
+                os.unlink(self._unborn)
+            self._unborn = None
+            self._file.close()
+            self._file = None
+            return
         try:
             if os.fstat(fd).st_size == start:
                 return
@@ -106,7 +119,13 @@ class TranscriptWriter:
 
     def _open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path, "ab", buffering=0)  # noqa: SIM115 - kept open for the session
+        unborn = None
+        if not os.path.lexists(self.path):
+            # A new file is written under another name, locked, and renamed once it holds a
+            # record: no one finds it empty or unlocked, and a failed first write leaves
+            # no empty file behind.
+            unborn = self.path.with_name(f".{self.path.name}.new")
+        handle = open(unborn or self.path, "ab", buffering=0)  # noqa: SIM115 - kept open
         try:
             self.locked = _try_lock(handle.fileno(), self.path)
             if handle.tell() > 0 and not _ends_with_newline(self.path):
@@ -115,12 +134,16 @@ class TranscriptWriter:
         except BaseException:
             handle.close()
             raise
-        self._file = handle
+        self._file, self._unborn = handle, unborn
 
     def close(self) -> None:
-        """Close the file, which also releases its lock."""
+        """Close the file, which also releases its lock (and drops a new file never written)."""
         with self._lock:
             if self._file is not None:
+                if self._unborn is not None:
+                    with contextlib.suppress(OSError):
+                        os.unlink(self._unborn)
+                    self._unborn = None
                 self._file.close()
                 self._file = None
                 self.locked = False

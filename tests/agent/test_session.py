@@ -572,3 +572,35 @@ def test_a_write_cut_short_leaves_no_partial_record_and_nothing_is_lost(cwd: Pat
     lines = Path(path).read_bytes().split(b"\n")
     assert lines[-1] == b"" and all(json.loads(line) for line in lines[:-1])
     assert [m.text() for m in load_session(path).messages] == ["small", "x" * 1000, "after"]
+
+
+_NO_ROOM_AT_ALL = """
+import json, os, resource, sys
+from pathlib import Path
+from agent.messages import user_text
+from agent.session import Session
+
+session = Session.create(Path(sys.argv[1]), "claude-sonnet-5-5")
+resource.setrlimit(resource.RLIMIT_FSIZE, (50, resource.RLIM_INFINITY))  # not even the header
+session.append_message(user_text("one"))
+left = sorted(os.listdir(session.path.parent))
+resource.setrlimit(resource.RLIMIT_FSIZE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+session.append_message(user_text("two"))
+session.close()
+print(json.dumps([str(session.path), left, sorted(os.listdir(session.path.parent))]))
+"""
+
+
+def test_a_new_session_that_cannot_write_its_first_record_leaves_no_file(cwd: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", _NO_ROOM_AT_ALL, str(cwd)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert proc.returncode == 0, proc.stderr
+    path, left, after = json.loads(proc.stdout)
+    assert left == [], "no empty transcript, no temporary file"
+    assert after == [Path(path).name]
+    assert [m.text() for m in load_session(path).messages] == ["one", "two"]
+    assert records(Path(path))[0]["type"] == "session"
