@@ -56,12 +56,19 @@ class Sandbox:
             "ANTHROPIC_API_KEY": "bench",
             "CCX_CONFIG_DIR": str(tmp / "config"),
             "HOME": str(tmp),
+            "CCX_RETRY_BASE_DELAY_MS": "5",  # a request the API refuses fails fast
         }
 
     def run(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [CCX, *args], cwd=self.repo, env=self.env, capture_output=True, text=True, timeout=120
-        )
+        """A run that hangs or prints bytes that are not UTF-8 counts as a crash, not an abort."""
+        try:
+            proc = subprocess.run(
+                [CCX, *args], cwd=self.repo, env=self.env, capture_output=True, timeout=120
+            )
+        except subprocess.TimeoutExpired:
+            return subprocess.CompletedProcess(args, -1, "", "timed out")
+        out, err = (data.decode("utf-8", "replace") for data in (proc.stdout, proc.stderr))
+        return subprocess.CompletedProcess(args, proc.returncode, out, err)
 
     def popen(self, *args: str) -> subprocess.Popen[str]:
         return subprocess.Popen(
@@ -116,18 +123,25 @@ def non_utf8_attempts() -> tuple[int, int, int]:
             if prepare is not None:
                 prepare(box)
                 args.insert(0, "-c")
-            api.add(*items, text_reply("done \udcff"))
+            api.add(*items, text_reply("done"))
             first = box.run(*args)
             api.add(text_reply("resumed"))
             second = box.run("-c", "-p", "again", "--output-format", "json")
             crashed = not _ok(first, api)
-            resumed = _ok(second, api) and json.loads(second.stdout)["result"] == "resumed"
+            resumed = _ok(second, api) and _result(second) == "resumed"
             crashes += crashed
             failed_resumes += not resumed
             print(
                 f"  {'crash' if crashed else 'ok':5} {'resumed' if resumed else 'NO RESUME':9} {name}"
             )
     return len(ATTEMPTS), crashes, failed_resumes
+
+
+def _result(proc: subprocess.CompletedProcess[str]) -> str | None:
+    try:
+        return json.loads(proc.stdout)["result"]
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _thinking_reply() -> ResponseItem:
