@@ -31,6 +31,7 @@ from agent.events import (
     ThinkingDelta,
     discard,
 )
+from tools.surrogates import escape_text, escape_value
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -137,6 +138,8 @@ class StreamedResponse:
     duration_s: float = 0.0
     # what the API's context editing cleared from this request (context_management.applied_edits)
     applied_edits: list[dict[str, Any]] = field(default_factory=list)
+    # the request could not be encoded as it was and went out with its text escaped
+    request_escaped: bool = False
 
 
 def make_client(provider: str | None = None) -> AsyncAnthropic:
@@ -202,11 +205,22 @@ class ModelClient:
         import httpx2
 
         attempt = 0
+        escaped = False
         while True:
             attempt += 1
             accumulator = _Accumulator(self.emit if stream_text else discard)
             try:
-                return await self._stream_once(request, accumulator)
+                response = await self._stream_once(request, accumulator)
+                response.request_escaped = escaped
+                return response
+            except UnicodeEncodeError:
+                # The last line of defence: text that is not UTF-8 got past the escaping
+                # where it enters the conversation. Sent escaped; the caller heals its copy.
+                if escaped:
+                    raise
+                log.warning("the request held text that is not valid UTF-8; sending it escaped")
+                request, escaped, attempt = escape_value(request), True, attempt - 1
+                continue
             except anthropic.APIStatusError as exc:
                 error = _classify_status_error(exc)
                 if error is not None:
@@ -352,13 +366,13 @@ class _Accumulator:
         if kind == "text_delta":
             block["text"] = block.get("text", "") + delta.text
             self.streamed = True
-            self.emit(TextDelta(delta.text))
+            self.emit(TextDelta(escape_text(delta.text)))
         elif kind == "input_json_delta":
             self.partial_json[index].append(delta.partial_json)
         elif kind == "thinking_delta":
             block["thinking"] = block.get("thinking", "") + delta.thinking
             self.streamed = True
-            self.emit(ThinkingDelta(delta.thinking))
+            self.emit(ThinkingDelta(escape_text(delta.thinking)))
         elif kind == "signature_delta":
             block["signature"] = block.get("signature", "") + delta.signature
         elif kind == "citations_delta":
@@ -398,7 +412,9 @@ class _Accumulator:
         content: list[dict[str, Any]] = []
         invalid: dict[str, str] = {}
         for index in sorted(self.blocks):
-            block = self.blocks[index]
+            # Lone surrogates from the model's JSON (text, thinking, tool input) are escaped
+            # here, so the tools run on, and the transcript keeps, what later requests send.
+            block = escape_value(self.blocks[index])
             if raw := block.pop("_invalid_input", None):
                 invalid[block["id"]] = raw
             if block["type"] == "text" and not block.get("text"):

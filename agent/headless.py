@@ -27,6 +27,8 @@ from agent.events import (
 from agent.loop import MaxTurnsReached
 from agent.options import RunOptions, StartupError
 from agent.runtime import Runtime
+from agent.session import TranscriptWriteError, transcript_failure_text
+from tools.surrogates import escape_text, escape_value, is_encodable
 
 log = logging.getLogger(__name__)
 
@@ -86,15 +88,18 @@ class HeadlessOutput:
     def finish(self, result: dict[str, Any]) -> None:
         if self.format == "text":
             if result["is_error"]:
-                print(f"ccx: {result['result']}", file=sys.stderr)
+                print(f"ccx: {escape_text(result['result'])}", file=sys.stderr)
             else:
-                self.out.write(result["result"].rstrip("\n") + "\n")
+                self.out.write(escape_text(result["result"]).rstrip("\n") + "\n")
                 self.out.flush()
         else:
             self._line(result)
 
     def _line(self, payload: dict[str, Any]) -> None:
-        self.out.write(json.dumps(payload, ensure_ascii=False, default=str) + "\n")
+        line = json.dumps(payload, ensure_ascii=False, default=str)
+        if not is_encodable(line):  # a path that is not UTF-8 (the cwd's, say) in an event
+            line = json.dumps(escape_value(payload), ensure_ascii=False, default=str)
+        self.out.write(line + "\n")
         self.out.flush()
 
 
@@ -123,6 +128,8 @@ async def run_headless(options: RunOptions, prompt: str, output: HeadlessOutput)
         subtype, text, code = "error_interrupted", "Interrupted by the user", EXIT_INTERRUPTED
     except MaxTurnsReached as exc:
         subtype, text, code = "error_max_turns", str(exc), 1
+    except TranscriptWriteError as exc:
+        subtype, text, code = "error_during_execution", exc.message, 1
     except ApiError as exc:
         output.emit(ErrorEvent(exc.message, kind=exc.error_type or "api_error", recoverable=False))
         subtype, text, code = "error_during_execution", exc.message, 1
@@ -134,6 +141,10 @@ async def run_headless(options: RunOptions, prompt: str, output: HeadlessOutput)
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
         await _close(runtime)
+    if runtime.session.first_write_error is not None and code == 0:
+        # A write failed where no turn was running to stop (the last records, say).
+        text = transcript_failure_text(runtime.session, turn_stopped=False)
+        subtype, code = "error_during_execution", 1
     output.finish(_result(output, subtype, text, started, runtime, runtime.agent.turns_total))
     return code
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent.api import ApiError, ModelClient, OverloadedError, PromptTooLongError, StreamedResponse
@@ -46,7 +46,9 @@ from agent.messages import (
 )
 from agent.models import ModelLimits, limits_for
 from agent.request import build_request
+from agent.session import TRANSCRIPT_FAILED_RESULT, TranscriptWriteError
 from agent.tool_runner import ToolRunner
+from tools.surrogates import escape_value
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +117,8 @@ class Agent:
         self.costs = CostTracker()
         self.turns_total = 0
         self._pending_reminders: list[str] = []
+        self._checked_system: list[dict[str, Any]] | None = None
+        self._checked_tools: list[dict[str, Any]] | None = None
 
     # -- the turn ------------------------------------------------------------------------
 
@@ -155,6 +159,11 @@ class Agent:
             self.close_interrupted()
             self.emit(TurnFinished("", None, turns, interrupted=True))
             raise
+        except TranscriptWriteError:
+            # Stopped before its tool calls ran: answer them, so the conversation in memory
+            # stays valid for a later turn (the transcript gets them if it can be written).
+            self._close_unanswered(TRANSCRIPT_FAILED_RESULT)
+            raise
 
     # -- steps ---------------------------------------------------------------------------
 
@@ -184,6 +193,8 @@ class Agent:
                     self.model = fallback
                     continue
                 raise
+            if response.request_escaped:
+                self._escape_conversation()
             self._record_usage(response)
             return response
 
@@ -191,6 +202,12 @@ class Agent:
         messages = enforce(self.messages)
         if messages is not self.messages:
             self.messages[:] = messages
+        # Checked once per new system prompt or tool list (a directory or memory file whose
+        # name is not UTF-8 lands in the system prompt); messages are escaped as appended.
+        if self.system is not self._checked_system:
+            self.system = self._checked_system = escape_value(self.system)
+        if self.tools_api is not self._checked_tools:
+            self.tools_api = self._checked_tools = escape_value(self.tools_api)
         limit = self.config.limits(self.model).max_output
         return build_request(
             model=self.model,
@@ -200,6 +217,20 @@ class Agent:
             max_tokens=min(max_tokens, limit),
             extra=self.config.request_extra,
         )
+
+    def _escape_conversation(self) -> None:
+        """After a request had to be escaped to be sent: escape the messages it came from.
+
+        Only reached when text got into the conversation around ``append`` (compaction's
+        attachments, say); a resumed transcript gets the same repair when it is loaded.
+        """
+        healed = 0
+        for index, message in enumerate(self.messages):
+            content = escape_value(message.content)
+            if content is not message.content:
+                self.messages[index] = replace(message, content=content)
+                healed += 1
+        log.info("escaped text that is not valid UTF-8 in %d message(s)", healed)
 
     async def run_tools(self, message: Message, invalid_inputs: dict[str, str]) -> None:
         uses = message.tool_uses()
@@ -237,22 +268,32 @@ class Agent:
             message.content.append({"type": "text", "text": INTERRUPTED_BY_USER})
         elif self.on_tool_results is not None:
             self._pending_reminders.extend(self.on_tool_results(uses, message))
-        self.append(message)
+        # On the way out of an interrupt or a crash, the error already leaving wins.
+        self.append(message, check_transcript=not interrupted and failure is None)
 
     def close_interrupted(self) -> None:
         """After an interrupt: answer dangling tool calls and note the interruption."""
-        count = len(self.messages)
-        close_unanswered(self.messages)
-        if len(self.messages) > count and self.session is not None:
-            self.session.append_message(self.messages[-1])
+        self._close_unanswered(INTERRUPTED_TOOL_RESULT)
         last = self.messages[-1] if self.messages else None
         if last is not None and INTERRUPTED_BY_USER not in last.text():
-            self.append(user_text(INTERRUPTED_BY_USER, kind="meta"))
+            self.append(user_text(INTERRUPTED_BY_USER, kind="meta"), check_transcript=False)
+
+    def _close_unanswered(self, reason: str) -> None:
+        count = len(self.messages)
+        close_unanswered(self.messages, reason)
+        if len(self.messages) > count and self.session is not None:
+            self.session.append_message(self.messages[-1])
 
     # -- bookkeeping ---------------------------------------------------------------------
 
-    def append(self, message: Message) -> None:
-        """Add a message to the conversation and the transcript, with any pending reminders."""
+    def append(self, message: Message, check_transcript: bool = True) -> None:
+        """Add a message to the conversation and the transcript, with any pending reminders.
+
+        Everything that enters the conversation passes here, so this is where text that
+        is not valid UTF-8 (prompts, hook output, tool results) is escaped. Raises
+        TranscriptWriteError when the transcript cannot be written (the message is kept,
+        and written later if the transcript recovers).
+        """
         if message.role == "user":
             for source in self.reminder_sources:
                 self._pending_reminders.extend(source())
@@ -261,9 +302,17 @@ class Agent:
                     {"type": "text", "text": _reminder_text(self._pending_reminders)}
                 )
                 self._pending_reminders.clear()
+        message.content = escape_value(message.content)
         self.messages.append(message)
-        if self.session is not None:
-            self.session.append_message(message)
+        if self.session is None:
+            return
+        self.session.append_message(message)
+        if check_transcript:
+            self._check_transcript()
+
+    def _check_transcript(self) -> None:
+        if self.session is not None and getattr(self.session, "write_error", None) is not None:
+            raise TranscriptWriteError.of(self.session)
 
     def append_response(self, response: StreamedResponse) -> Message:
         content = response.content or [{"type": "text", "text": "(no content)"}]
@@ -276,13 +325,14 @@ class Agent:
             model=response.model or self.model,
             stop_reason=response.stop_reason,
         )
-        self.append(message)
+        self.append(message, check_transcript=False)
         self.policy.after_response(self, response, message)
         self.emit(
             AssistantMessage(
                 message.to_api(), response.api_id, response.stop_reason, response.usage
             )
         )
+        self._check_transcript()
         return message
 
     def _record_usage(self, response: StreamedResponse) -> None:
@@ -312,4 +362,11 @@ def _reminder_text(reminders: list[str]) -> str:
     return "<system-reminder>\n" + "\n".join(reminders) + "\n</system-reminder>"
 
 
-__all__ = ["Agent", "AgentConfig", "ApiError", "MaxTurnsReached", "TurnOutcome"]
+__all__ = [
+    "Agent",
+    "AgentConfig",
+    "ApiError",
+    "MaxTurnsReached",
+    "TranscriptWriteError",
+    "TurnOutcome",
+]

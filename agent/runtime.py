@@ -33,6 +33,7 @@ from agent.session import (
     SessionError,
     rebuild_file_state,
     session_path_for,
+    transcript_write_notice,
 )
 from agent.settings import Settings, add_permission_rule, load_settings, project_root
 from agent.skills import InvokedSkills, discover_skills, skills_listing
@@ -266,16 +267,12 @@ class Runtime:
         """Record file reads in the transcript, and say so when it cannot be written."""
         self.session.attach_file_state(self.file_state)
         self.session.on_write_error = self._transcript_write_failed
-        if self.session.write_error is not None:  # failed while opening, before the hook was set
-            error = self.session.write_error
+        error = self.session.first_write_error
+        if error is not None:  # failed while opening, before the hook was set
             self._transcript_write_failed(f"{self.session.path}: {error.strerror or error}")
 
-    def _transcript_write_failed(self, detail: str) -> None:
-        self.emit_notice(
-            f"Could not write the session transcript ({detail}): the session may not resume "
-            "completely",
-            "error",
-        )
+    def _transcript_write_failed(self, _detail: str) -> None:
+        self.emit_notice(transcript_write_notice(self.session), "error")
 
     def _load_memory(self) -> list[MemoryFile]:
         memory_files = self.memory.load()
@@ -348,9 +345,15 @@ class Runtime:
         early = self._preloaded[1] if self._preloaded and self._preloaded[0] == path else None
         self._preloaded = None
         try:
-            session, loaded = Session.open_existing(path, self.cwd, loaded=early)
+            session, loaded = Session.open_existing(path, self.cwd, loaded=early, model=self.model)
         except SessionError as exc:
             raise StartupError(f"Cannot resume the session: {exc}") from exc
+        if session.forked_from is not None:
+            pid = f"pid {session.busy_pid}" if session.busy_pid else "pid unknown"
+            self.emit_notice(
+                f"Session {session.forked_from} is in use by another ccx ({pid}); continuing "
+                f"in a new session {session.id} forked from it"
+            )
         self._loaded_events = list(loaded.events)
         self._loaded = loaded
         for repair in loaded.repairs:

@@ -1,131 +1,57 @@
-"""Sessions: where transcripts live, writing them as the conversation goes, resuming them.
+"""Sessions: writing the transcript as the conversation goes, loading it, resuming it.
 
-A session is ``<config>/projects/<cwd, non-alphanumerics as '-'>/<id>.jsonl``
-plus a folder ``<id>/`` beside it for tool outputs saved out of the context.
-The file format, its replay and the repair of interrupted tool calls are in
-``agent.transcript``. The file of a new session appears with its first record,
-so starting ccx and quitting leaves nothing for ``-c`` to pick up.
+Where transcripts live, and finding and listing them, is ``agent.session_store``
+(its names are importable from here too); the file format, its replay and the
+repair of interrupted tool calls are in ``agent.transcript``. The file of a new
+session appears with its first record, so starting ccx and quitting leaves
+nothing for ``-c`` to pick up.
+
+One writer per session: a ccx holds its transcript's lock while the session is
+open. A second ccx asked to continue that session (``-c``, ``-r ID``) does not
+wait and never writes into it: it continues in a new session whose transcript
+starts with a copy of the busy one's records, its header naming it in
+``forked_from``. Both conversations then go on, each in its own file, and
+neither loses or rewrites a record of the other.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
 import os
-import re
 import stat
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from agent import __version__
-from agent.locations import config_dir
 from agent.messages import Message
+from agent.session_store import SessionError as SessionError
+from agent.session_store import SessionInfo as SessionInfo
+from agent.session_store import find_session as find_session
+from agent.session_store import latest_session_path as latest_session_path
+from agent.session_store import list_sessions as list_sessions
+from agent.session_store import project_dir as project_dir
+from agent.session_store import session_path_for as session_path_for
 from agent.transcript import (
     FileStateRecord,
     LoadedSession,
-    TranscriptWriter,
+    escape_conversation,
     read_records,
     repair_conversation,
     replay,
 )
+from agent.transcript_writer import TranscriptBusy, TranscriptWriter, encode_record
 from tools.file_state import FileState, FileStateCache
+from tools.surrogates import escape_text
 
 log = logging.getLogger(__name__)
 
 MAX_REBUILD_BYTES = 5 * 1024 * 1024
-_MAX_DIR_NAME = 200  # file systems refuse names over 255 bytes
 _MTIME_TOLERANCE_S = 1e-5  # st_mtime and st_mtime_ns / 1e9 may differ in the last bit
-
-
-class SessionError(Exception):
-    """A session file that is missing or cannot be read."""
-
-
-# -- locations ---------------------------------------------------------------------------
-
-
-def _config_root(override: Path | None) -> Path:
-    return Path(override) if override is not None else config_dir()
-
-
-def project_dir(cwd: str | os.PathLike[str], config_dir: Path | None = None) -> Path:
-    absolute = os.path.abspath(os.fspath(cwd))
-    name = re.sub(r"[^A-Za-z0-9]", "-", absolute)
-    if len(name) > _MAX_DIR_NAME:
-        digest = hashlib.sha256(absolute.encode("utf-8", "surrogatepass")).hexdigest()[:12]
-        name = f"{name[:_MAX_DIR_NAME]}-{digest}"
-    return _config_root(config_dir) / "projects" / name
-
-
-def _valid_id(session_id: str) -> bool:
-    return bool(re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", session_id))
-
-
-def _session_files(directory: Path) -> list[Path]:
-    try:
-        return [p for p in directory.glob("*.jsonl") if p.is_file()]
-    except OSError:
-        return []
-
-
-def _mtime(path: Path) -> float:
-    try:
-        return path.stat().st_mtime
-    except OSError:
-        return 0.0
-
-
-def latest_session_path(cwd: str | os.PathLike[str], config_dir: Path | None = None) -> Path | None:
-    files = _session_files(project_dir(cwd, config_dir))
-    return max(files, key=_mtime) if files else None
-
-
-def find_session(
-    session_id: str, cwd: str | os.PathLike[str], config_dir: Path | None = None
-) -> Path | None:
-    """The session's file: the cwd's project first, then every project; else a unique prefix."""
-    session_id = session_id.strip()
-    if not _valid_id(session_id):
-        return None
-    here = project_dir(cwd, config_dir)
-    candidate = here / f"{session_id}.jsonl"
-    if candidate.is_file():
-        return candidate
-    projects = _config_root(config_dir) / "projects"
-    try:
-        directories = sorted(p for p in projects.iterdir() if p.is_dir())
-    except OSError:
-        directories = []
-    for directory in directories:
-        candidate = directory / f"{session_id}.jsonl"
-        if candidate.is_file():
-            return candidate
-    if len(session_id) >= 4:
-        matches = [p for p in _session_files(here) if p.stem.startswith(session_id)]
-        if len(matches) == 1:
-            return matches[0]
-    return None
-
-
-def session_path_for(
-    resume: str | None, continue_session: bool, cwd: str | os.PathLike[str]
-) -> Path | None:
-    """The transcript ``-r ID`` or ``-c`` names; None for a new session.
-
-    SessionError when ``resume`` names no session; ``-c`` with no earlier
-    session in ``cwd`` is None.
-    """
-    if resume:
-        path = find_session(resume, cwd)
-        if path is None:
-            raise SessionError(f"No session with id {resume!r} was found")
-        return path
-    return latest_session_path(cwd) if continue_session else None
 
 
 # -- loading -----------------------------------------------------------------------------
@@ -139,7 +65,11 @@ def load_session(path: str | os.PathLike[str]) -> LoadedSession:
     except OSError as exc:
         raise SessionError(f"cannot read session file {path}: {exc.strerror or exc}") from exc
     loaded = replay(path, raw)
-    loaded.messages, loaded.repairs, loaded.repair_ops = repair_conversation(loaded.messages)
+    # Records an older build wrote with text that is not UTF-8 would fail every request.
+    messages, escaped, escape_ops = escape_conversation(loaded.messages)
+    loaded.segments = [escape_conversation(segment)[0] for segment in loaded.segments]
+    loaded.messages, repairs, repair_ops = repair_conversation(messages)
+    loaded.repairs, loaded.repair_ops = escaped + repairs, escape_ops + repair_ops
     return loaded
 
 
@@ -194,21 +124,74 @@ def _read_text(path: str) -> tuple[str | None, float]:
 
 # -- the live session --------------------------------------------------------------------
 
+TRANSCRIPT_FAILED_RESULT = (
+    "This tool call was not run: the session transcript could not be written, so the turn "
+    "was stopped."
+)
+
+
+class TranscriptWriteError(Exception):
+    """The transcript cannot be written: the turn stops; what was written stays resumable."""
+
+    def __init__(self, message: str, error: OSError | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.error = error
+
+    @classmethod
+    def of(cls, session: Session) -> TranscriptWriteError:
+        return cls(transcript_failure_text(session), session.write_error)
+
+
+def transcript_failure_text(session: Session, turn_stopped: bool = True) -> str:
+    """The error a turn (or a headless run) ends with: what failed, and how to go on."""
+    what = (
+        f"The turn was stopped because the session transcript {session.path} could not be "
+        if turn_stopped
+        else f"The session transcript {session.path} could not all be "
+    )
+    return escape_text(
+        f"{what}written ({_reason(session)}). The session up to that point is saved: fix the "
+        f"cause (e.g. free disk space) and resume it with `ccx -r {session.id}`."
+    )
+
+
+def transcript_write_notice(session: Session) -> str:
+    """The one notice, at the first failed write: what failed."""
+    return escape_text(
+        f"Could not write the session transcript {session.path} ({_reason(session)})."
+    )
+
+
+def _reason(session: Session) -> str:
+    error = session.write_error or session.first_write_error
+    return (error.strerror or str(error)) if error is not None else "unknown error"
+
 
 class Session:
-    """The transcript being written: every message and file read, appended as it happens."""
+    """The transcript being written: every message and file read, appended as it happens.
+
+    The file is locked from its first write until ``close()`` (see
+    ``agent.transcript_writer``). A record that cannot be written is kept, in
+    order, and written before the next one once the file takes writes again,
+    so the file never skips a record.
+    """
 
     def __init__(self, path: Path, session_id: str, header: dict[str, Any] | None = None) -> None:
         self._path = path
         self._id = session_id
-        self._pending_header = header
         self._writer = TranscriptWriter(path)
+        self._unwritten: deque[dict[str, Any] | bytes] = deque([header] if header else [])
         # (mtime, offset, limit, partial, read_at) last written per path: a cache.set that
         # only echoes a known read (rebuild_file_state, an in_context flip) writes nothing.
         self._written_reads: dict[str, tuple[Any, ...]] = {}
-        self.write_error: OSError | None = None
-        # Told once, on the first failed write, so the front end can say the file is incomplete.
+        self.write_error: OSError | None = None  # the write failing now; None once one succeeds
+        self.first_write_error: OSError | None = None  # kept: the run must not end as a success
+        # Told once, on the first failed write, so the front end can say so.
         self.on_write_error: Callable[[str], None] | None = None
+        # Set when this session was forked because the one asked for was in use.
+        self.forked_from: str | None = None
+        self.busy_pid: int | None = None
 
     @classmethod
     def create(
@@ -217,10 +200,14 @@ class Session:
         model: str,
         config_dir: Path | None = None,
         resumed_from: str | None = None,
+        forked_from: str | None = None,
+        folder: Path | None = None,
     ) -> Session:
+        """A new session in the cwd's project folder (or ``folder``); its file appears with
+        its first record."""
         session_id = str(uuid.uuid4())
-        path = project_dir(cwd, config_dir) / f"{session_id}.jsonl"
-        header = {
+        path = (folder or project_dir(cwd, config_dir)) / f"{session_id}.jsonl"
+        header: dict[str, Any] = {
             "type": "session",
             "session_id": session_id,
             "cwd": os.path.abspath(os.fspath(cwd)),
@@ -228,7 +215,10 @@ class Session:
             "model": model,
             "created_at": time.time(),
             "resumed_from": resumed_from,
+            "pid": os.getpid(),
         }
+        if forked_from is not None:
+            header["forked_from"] = forked_from
         return cls(path, session_id, header)
 
     @classmethod
@@ -238,25 +228,69 @@ class Session:
         cwd: str | os.PathLike[str],
         config_dir: Path | None = None,
         loaded: LoadedSession | None = None,
+        model: str | None = None,
     ) -> tuple[Session, LoadedSession]:
-        """Load a session by path or id and continue it in the same file.
+        """Load a session by path or id and continue it in the same file, locked.
 
         ``loaded`` is the file's content when the caller has read it already
         (the TUI does, to draw the history sooner). Writes a resume record and,
         when loading repaired the conversation, the repair record, so the file
-        replays to exactly what is returned.
+        replays to exactly what is returned. When another ccx holds the file,
+        continues instead in a fork of it (``forked_from`` is then set).
         """
         path = _locate(path_or_id, cwd, config_dir)
         if loaded is None:
             loaded = load_session(path)
         session = cls(path, path.stem)
+        try:
+            size: int | None = session._writer.open()
+        except TranscriptBusy:
+            session.close()
+            return cls._fork(path, cwd, model or loaded.model or "", config_dir)
+        except OSError:
+            size = None  # the first write reports it
+        if size is not None and size != loaded.layout.size:
+            loaded = load_session(path)  # written since it was read; no one else can now
+        session._continue(loaded, {"type": "resume", "at": time.time(), "cwd": os.fspath(cwd)})
+        return session, loaded
+
+    @classmethod
+    def _fork(
+        cls, source: Path, cwd: str | os.PathLike[str], model: str, config_dir: Path | None
+    ) -> tuple[Session, LoadedSession]:
+        """A new session beside ``source`` whose file starts with a copy of its records."""
+        loaded = load_session(source)  # as it stands now, not as it stood when first read
+        layout = loaded.layout
+        try:
+            with open(source, "rb") as handle:
+                handle.seek(layout.header_end)
+                copied = handle.read(layout.records_end - layout.header_end)
+        except OSError as exc:
+            raise SessionError(f"cannot read session file {source}: {exc.strerror or exc}") from exc
+        if layout.unterminated:
+            copied += b"\n"
+        fork = cls.create(
+            cwd, model, config_dir, forked_from=loaded.session_id, folder=source.parent
+        )
+        fork.forked_from, fork.busy_pid = loaded.session_id, loaded.writer_pid
+        header = fork._unwritten[0]
+        if copied:
+            fork._unwritten.append(copied)
+        assert isinstance(header, dict)
+        forked = replace(loaded, path=fork.path, header=header)
+        fork._continue(forked, None)
+        return fork, forked
+
+    def _continue(self, loaded: LoadedSession, opening: dict[str, Any] | None) -> None:
+        """Take over what the file already records; write the opening and repair records."""
         for record in loaded.file_states:
-            session._written_reads[record.path] = _read_signature(
+            self._written_reads[record.path] = _read_signature(
                 record.mtime, record.offset, record.limit, record.partial, record.at
             )
-        session.append_record({"type": "resume", "at": time.time(), "cwd": os.fspath(cwd)})
+        if opening is not None:
+            self.append_record({**opening, "pid": os.getpid()})
         if loaded.repair_ops:
-            session.append_record(
+            self.append_record(
                 {
                     "type": "repair",
                     "at": time.time(),
@@ -264,7 +298,7 @@ class Session:
                     "ops": loaded.repair_ops,
                 }
             )
-        return session, loaded
+        self._flush()
 
     @property
     def id(self) -> str:
@@ -283,23 +317,37 @@ class Session:
         self.append_record({"type": "message", **message.to_record()})
 
     def append_record(self, record: dict[str, Any]) -> None:
-        """Append any record; it must carry a "type". Write failures are kept, not raised."""
+        """Append any record; it must carry a "type". Write failures are kept, not raised:
+        ``write_error`` says the file is failing now."""
         if "type" not in record:
             raise ValueError("a transcript record needs a 'type'")
         if record["type"] == "compact_boundary":
             self._written_reads.clear()  # reads restored after compaction must be recorded anew
-        try:
-            if self._pending_header is not None:
-                self._writer.write(self._pending_header)
-                self._pending_header = None
-            self._writer.write(record)
-        except OSError as exc:
-            # Losing a line beats crashing the session; on_write_error lets the user know.
-            first = self.write_error is None
-            self.write_error = exc
-            log.warning("could not write to session file %s: %s", self._path, exc)
-            if first and self.on_write_error is not None:
-                self.on_write_error(f"{self._path}: {exc.strerror or exc}")
+        self._unwritten.append(record)
+        self._flush()
+
+    def _flush(self) -> None:
+        while self._unwritten:
+            item = self._unwritten[0]
+            try:
+                self._writer.write_bytes(item if isinstance(item, bytes) else encode_record(item))
+            except OSError as exc:
+                self._write_failed(exc)
+                return
+            self._unwritten.popleft()
+        if self.write_error is not None:
+            log.info("the session file %s takes writes again", self._path)
+            self.write_error = None
+
+    def _write_failed(self, exc: OSError) -> None:
+        self.write_error = exc
+        if self.first_write_error is not None:
+            return  # told once; the turn's error says the rest
+        self.first_write_error = exc
+        detail = f"{self._path}: {exc.strerror or exc}"
+        log.info("could not write to session file %s", detail)  # the front end says it
+        if self.on_write_error is not None:
+            self.on_write_error(detail)
 
     def attach_file_state(self, cache: FileStateCache) -> None:
         """Record every entry the cache gains, so a resumed session knows what it read."""
@@ -334,6 +382,8 @@ class Session:
         )
 
     def close(self) -> None:
+        """Write what is still unwritten if the file takes it now; release the file's lock."""
+        self._flush()
         self._writer.close()
 
 
@@ -356,103 +406,3 @@ def _locate(
     if found is None:
         raise SessionError(f"no session {text!r} found for {os.fspath(cwd)} or any other project")
     return found
-
-
-# -- listing -----------------------------------------------------------------------------
-
-_HEAD_BYTES = 256 * 1024
-_HEAD_LINES = 64
-_EXACT_COUNT_BYTES = 1024 * 1024
-_MESSAGE_MARK = b'{"type":"message"'
-_PROMPT_WIDTH = 80
-
-
-@dataclass
-class SessionInfo:
-    id: str
-    path: Path
-    modified: float
-    size: int
-    message_count: int  # message records written (an estimate for very large files)
-    first_prompt: str
-    count_estimated: bool = False
-
-
-def list_sessions(cwd: str | os.PathLike[str], config_dir: Path | None = None) -> list[SessionInfo]:
-    """The cwd's sessions, newest first, from each file's head only."""
-    infos = []
-    for path in _session_files(project_dir(cwd, config_dir)):
-        info = _session_info(path)
-        if info is not None:
-            infos.append(info)
-    infos.sort(key=lambda info: info.modified, reverse=True)
-    return infos
-
-
-def _session_info(path: Path) -> SessionInfo | None:
-    try:
-        stat = path.stat()
-        with open(path, "rb") as handle:
-            if stat.st_size <= _EXACT_COUNT_BYTES:
-                data = handle.read()
-                count, estimated = data.count(_MESSAGE_MARK), False
-            else:
-                data = handle.read(_HEAD_BYTES)
-                head_count = data.count(_MESSAGE_MARK)
-                count, estimated = round(head_count * stat.st_size / max(1, len(data))), True
-    except OSError:
-        return None
-    session_id, prompt = path.stem, ""
-    for line in data[:_HEAD_BYTES].split(b"\n")[:_HEAD_LINES]:
-        record = _parse_head_line(line)
-        if record is None:
-            continue
-        if record.get("type") == "session" and isinstance(record.get("session_id"), str):
-            session_id = record["session_id"]
-        elif record.get("type") == "message" and not prompt:
-            prompt = _prompt_text(record)
-        if prompt:
-            break
-    return SessionInfo(session_id, path, stat.st_mtime, stat.st_size, count, prompt, estimated)
-
-
-_TEXT_START = re.compile(rb'"text":"((?:[^"\\]|\\.){0,400})')
-
-
-def _parse_head_line(line: bytes) -> dict[str, Any] | None:
-    try:
-        record = json.loads(line)
-    except ValueError:
-        # A line longer than the head (a huge pasted prompt): take its text's beginning.
-        if not line.startswith(_MESSAGE_MARK) or b'"kind":"prompt"' not in line:
-            return None
-        match = _TEXT_START.search(line)
-        if match is None:
-            return None
-        try:
-            text = json.loads(b'"' + match.group(1) + b'"')
-        except ValueError:
-            return None
-        return {"type": "message", "kind": "prompt", "message": {"role": "user", "content": text}}
-    return record if isinstance(record, dict) else None
-
-
-def _prompt_text(record: dict[str, Any]) -> str:
-    body = record.get("message")
-    if not isinstance(body, dict) or body.get("role") != "user":
-        return ""
-    if record.get("kind", "prompt") != "prompt":
-        return ""
-    content = body.get("content")
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        text = " ".join(
-            str(b.get("text", ""))
-            for b in content
-            if isinstance(b, dict) and b.get("type") == "text"
-        )
-    else:
-        return ""
-    text = " ".join(text.split())
-    return text if len(text) <= _PROMPT_WIDTH else text[: _PROMPT_WIDTH - 1] + "…"

@@ -13,13 +13,14 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from agent.events import EventSink, PermissionDenied, ToolFinished, ToolStarted
 from agent.messages import tool_result_block
 from agent.permissions import Decision, PermissionGate, Rule
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
+from tools.surrogates import escape_text, escape_value
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +103,7 @@ class ToolRunner:
     ) -> None:
         self.emit(ToolStarted(call.id, call.use["name"], call.use.get("input", {})))
         started = time.perf_counter()
-        result = await self._execute(call, invalid_inputs.get(call.id))
+        result = escape_result(await self._execute(call, invalid_inputs.get(call.id)))
         results[call.id] = tool_result_block(call.id, _api_content(result), result.is_error)
         meta = dict(result.meta, duration_s=round(time.perf_counter() - started, 4))
         preview = result.output_text()[:2000]
@@ -194,6 +195,18 @@ def _batches(calls: list[ToolCall]) -> list[list[ToolCall]]:
         else:
             batches.append([call])
     return batches
+
+
+def escape_result(result: ToolResult) -> ToolResult:
+    """The result with text that is not valid UTF-8 escaped, for the model and the user alike."""
+    output, display, meta = (
+        escape_value(result.output),
+        escape_text(result.display),
+        escape_value(result.meta),
+    )
+    if output is result.output and display is result.display and meta is result.meta:
+        return result
+    return replace(result, output=output, display=display, meta=meta)
 
 
 def _api_content(result: ToolResult) -> str | list[dict[str, Any]]:

@@ -1,11 +1,12 @@
 """The transcript file: append-only JSONL, one record per line, and how it replays.
 
-Every record is one JSON object on one line, written with a single write()
-on an unbuffered append-mode file, so a crash can tear at most the last line.
+Every record is one JSON object on one line (``agent.transcript_writer``
+writes them, one writer per file), so a crash can tear at most the last line.
 Record types (the ``type`` key):
 
-- ``session``    first line: session_id, cwd, version, model, created_at, resumed_from
-- ``resume``     the session was reopened (-c / -r); later records continue it
+- ``session``    first line: session_id, cwd, version, model, created_at, resumed_from,
+  forked_from (the busy session this one was copied from), pid
+- ``resume``     the session was reopened (-c / -r); later records continue it (at, cwd, pid)
 - ``message``    one conversation message (``Message.to_record()`` merged in)
 - ``file_state`` a file-state cache entry: path, mtime, offset, limit, partial, at
 - ``compact_boundary`` compaction happened: the live conversation restarts
@@ -32,67 +33,23 @@ simply runs again.
 from __future__ import annotations
 
 import json
-import os
-import threading
 import uuid
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from agent.messages import INTERRUPTED_TOOL_RESULT, Message, tool_result_block
+from tools.surrogates import escape_value
 
 
-def encode_record(record: dict[str, Any]) -> bytes:
-    """One record as one newline-terminated line of UTF-8 JSON."""
-    text = json.dumps(record, ensure_ascii=False, separators=(",", ":"), default=str)
-    try:
-        data = text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: the ASCII form escapes them losslessly
-        data = json.dumps(record, separators=(",", ":"), default=str).encode("ascii")
-    return data + b"\n"
+@dataclass
+class FileLayout:
+    """Where the records read lie in the file, so a fork can copy exactly those."""
 
-
-class TranscriptWriter:
-    """Appends records to a JSONL file; thread-safe, every record flushed as written."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._file: Any = None
-        self._lock = threading.Lock()
-
-    def write(self, record: dict[str, Any]) -> None:
-        data = encode_record(record)
-        with self._lock:
-            if self._file is None:
-                self._open()
-            view = memoryview(data)
-            while view:  # a regular file takes it in one call; loop only on a short write
-                written = self._file.write(view)
-                view = view[written:]
-
-    def _open(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path, "ab", buffering=0)  # noqa: SIM115 - kept open for the session
-        try:
-            if handle.tell() > 0 and not _ends_with_newline(self.path):
-                # End a torn last line, so the next record is not glued onto it.
-                handle.write(b"\n")
-        except BaseException:
-            handle.close()
-            raise
-        self._file = handle
-
-    def close(self) -> None:
-        with self._lock:
-            if self._file is not None:
-                self._file.close()
-                self._file = None
-
-
-def _ends_with_newline(path: Path) -> bool:
-    with open(path, "rb") as handle:
-        handle.seek(-1, os.SEEK_END)
-        return handle.read(1) == b"\n"
+    size: int = 0  # bytes read
+    header_end: int = 0  # the end of the first line when it is the ``session`` header, else 0
+    records_end: int = 0  # the end of the last record read; a torn tail is past it
+    unterminated: bool = False  # the last record read lacks its newline
 
 
 @dataclass
@@ -100,26 +57,35 @@ class RawTranscript:
     records: list[dict[str, Any]]
     invalid_lines: int = 0  # unparseable lines anywhere, the torn tail included
     torn_tail: bool = False
+    layout: FileLayout = field(default_factory=FileLayout)
 
 
 def read_records(path: Path) -> RawTranscript:
     """Every parseable record; bad lines are counted, never raised. OSError if unreadable."""
     raw = RawTranscript(records=[])
+    layout = raw.layout
     with open(path, "rb") as handle:
         for line in handle:
+            start, layout.size = layout.size, layout.size + len(line)
             if not line.strip():
                 continue
             try:
                 record = json.loads(line)
             except ValueError:
                 record = None
+            terminated = line.endswith(b"\n")
             if isinstance(record, dict):
+                if start == 0 and record.get("type") == "session":
+                    layout.header_end = layout.size
                 raw.records.append(record)
+                layout.records_end, layout.unterminated = layout.size, not terminated
                 continue
             raw.invalid_lines += 1
             # A last line without its newline that does not parse is a torn write. One that
             # does parse lost only the newline, and the writer completes it on reopening.
-            raw.torn_tail = not line.endswith(b"\n")
+            raw.torn_tail = not terminated
+            if terminated:
+                layout.records_end, layout.unterminated = layout.size, False
     return raw
 
 
@@ -152,6 +118,8 @@ class LoadedSession:
     torn_tail: bool = False
     skipped_repair_records: int = 0
     resumes: int = 0
+    writer_pid: int | None = None  # the process that last opened the file for writing
+    layout: FileLayout = field(default_factory=FileLayout)
 
     @property
     def session_id(self) -> str:
@@ -227,6 +195,7 @@ def replay(path: Path, raw: RawTranscript) -> LoadedSession:
         events=[],
         invalid_lines=raw.invalid_lines,
         torn_tail=raw.torn_tail,
+        layout=raw.layout,
     )
     live: list[Message] = []
     # Each segment is tagged with an epoch, so a file read knows whether it was recorded in
@@ -264,8 +233,10 @@ def replay(path: Path, raw: RawTranscript) -> LoadedSession:
                 loaded.events.append(record["event"])
         elif kind == "resume":
             loaded.resumes += 1
+            loaded.writer_pid = _pid(record, loaded.writer_pid)
         elif kind == "session" and loaded.header is None:
             loaded.header = record
+            loaded.writer_pid = _pid(record, loaded.writer_pid)
     loaded.messages = live
     for record, record_epoch in file_states:
         state = file_state_from_record(record, in_context=record_epoch == epoch)
@@ -276,7 +247,33 @@ def replay(path: Path, raw: RawTranscript) -> LoadedSession:
     return loaded
 
 
+def _pid(record: dict[str, Any], previous: int | None) -> int | None:
+    pid = record.get("pid")
+    return pid if isinstance(pid, int) and not isinstance(pid, bool) else previous
+
+
 # -- repair ------------------------------------------------------------------------------
+
+
+def escape_conversation(
+    messages: list[Message],
+) -> tuple[list[Message], list[str], list[dict[str, Any]]]:
+    """Escape text that is not valid UTF-8 (a record written by an older build), as a repair.
+
+    Returns the messages (the same objects where nothing changed), a note when
+    anything was escaped, and a ``replace`` op per message changed.
+    """
+    out: list[Message] = []
+    ops: list[dict[str, Any]] = []
+    for index, message in enumerate(messages):
+        content = escape_value(message.content)
+        if content is not message.content:
+            message = replace(message, content=content)
+            record = message.to_record()
+            ops.append({"op": "replace", "index": index, "uuid": message.uuid, "message": record})
+        out.append(message)
+    notes = [f"escaped text that is not valid UTF-8 in {len(ops)} message(s)"] if ops else []
+    return out, notes, ops
 
 
 def apply_repair_ops(messages: list[Message], ops: Any) -> list[Message] | None:

@@ -9,7 +9,7 @@ tokens each request adds, the g of the batching rule.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,8 @@ from compaction.microcompact import (
 )
 from compaction.services import CompactionServices
 from compaction.tokens import estimate_block, estimate_message
+from tools.atomic_file import atomic_write
+from tools.surrogates import escape_text
 
 INITIAL_GROWTH = 2_000.0  # clearable tokens per request, assumed until the session shows its own
 
@@ -91,6 +93,10 @@ class Clearing:
         if not plan.clear:
             return ClearingOutcome(plan, messages)
         markers, saved = self._markers(messages, plan)
+        if len(markers) < len(plan.clear):  # outputs that could not be saved stay as they are
+            plan = replace(plan, clear=[c for c in plan.clear if c.tool_use_id in markers])
+            if not plan.clear:
+                return ClearingOutcome(plan, messages)
         touched = {c.message_index for c in plan.clear}
         cleared = apply_clearing(messages, markers)
         freed = sum(estimate_message(messages[i]) - estimate_message(cleared[i]) for i in touched)
@@ -125,11 +131,14 @@ class Clearing:
                 continue
             path = None
             if candidate.tokens > self.config.save_over_tokens:
-                path = self._save_output(candidate.tool_use_id, text)
+                try:
+                    path = self._save_output(candidate.tool_use_id, text)
+                except OSError:
+                    continue  # kept: a marker must not point at a file that was not written
                 if path:
                     saved.append(path)
             markers[candidate.tool_use_id] = marker_for(
-                candidate, saved_path=path, line_count=lines
+                candidate, saved_path=escape_text(path) if path else None, line_count=lines
             )
         return markers, saved
 
@@ -148,15 +157,16 @@ class Clearing:
             return False
 
     def _save_output(self, tool_use_id: str, text: str) -> str | None:
+        """The path the output was saved at; None without a session folder or text.
+
+        Written whole or not at all (OSError): a full disk leaves no empty or partial file.
+        """
         folder = self.services.folder
         if folder is None or not text:
             return None
         target = Path(folder) / "cleared" / f"{tool_use_id}.txt"
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        except OSError:
-            return None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(target, text.encode("utf-8", "surrogatepass"))
         return str(target)
 
 

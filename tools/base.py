@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tools.file_state import FileStateCache
+from tools.surrogates import existing_name
 
 
 class ToolParams(BaseModel):
@@ -56,8 +57,12 @@ class ToolContext:
         return self.read_denied is not None and self.read_denied(str(path))
 
     def resolve(self, path: str) -> Path:
+        """The absolute path; a name shown with \\xNN escapes finds the file it stands for."""
         candidate = Path(path).expanduser()
-        return candidate if candidate.is_absolute() else self.cwd / candidate
+        resolved = candidate if candidate.is_absolute() else self.cwd / candidate
+        if "\\x" in path:
+            resolved = Path(existing_name(str(resolved)))
+        return resolved
 
 
 class Tool:

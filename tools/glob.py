@@ -18,6 +18,7 @@ from pydantic import Field
 
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
 from tools.read import short_path
+from tools.surrogates import escape_text
 
 MAX_RESULTS = 100
 # Walked only when the pattern names them: they are huge and rarely what is wanted.
@@ -144,7 +145,7 @@ def _result(matches: list[tuple[float, str]]) -> ToolResult:
     if not matches:
         return ToolResult(output="No files found", display="No files found", meta={"count": 0})
     matches.sort(key=lambda m: (-m[0], m[1]))
-    shown = [path for _, path in matches[:MAX_RESULTS]]
+    shown = [escape_text(path) for _, path in matches[:MAX_RESULTS]]
     output = "\n".join(shown)
     truncated = len(matches) > MAX_RESULTS
     if truncated:

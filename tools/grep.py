@@ -21,6 +21,7 @@ from tools.base import Tool, ToolContext, ToolParams, ToolResult
 from tools.glob import given_path
 from tools.grep_python import FILE_TYPES, FileHits, GrepOutcome, GrepQuery, OutputMode
 from tools.read import BINARY_SNIFF_BYTES, short_path
+from tools.surrogates import escape_text
 
 MAX_OUTPUT_CHARS = 30_000
 TIMEOUT_S = 60.0
@@ -241,8 +242,9 @@ def format_result(
 
 
 def _display_path(path: str, cwd: Path) -> str:
+    """Relative to the working directory; bytes that are not UTF-8 shown as \\xNN."""
     prefix = str(cwd).rstrip(os.sep) + os.sep
-    return path[len(prefix) :] if path.startswith(prefix) else path
+    return escape_text(path[len(prefix) :] if path.startswith(prefix) else path)
 
 
 def _path_key(hits: FileHits) -> tuple[str, ...]:

@@ -23,6 +23,7 @@ from pydantic import Field
 
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
 from tools.file_state import FileState
+from tools.surrogates import escape_text, not_utf8_note
 
 DEFAULT_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -437,11 +438,13 @@ def missing_file_message(path: Path, given: str, ctx: ToolContext) -> str:
         msg += f" (resolved against the working directory {ctx.cwd})"
     parent = path.parent
     if not parent.is_dir():
-        return msg + f". Its directory {parent} does not exist either."
+        return escape_text(msg + f". Its directory {parent} does not exist either.")
     similar = similar_names(parent, path.name)
     if similar:
         msg += ". Did you mean: " + ", ".join(str(parent / name) for name in similar) + "?"
-    return msg
+    else:
+        msg += "."
+    return escape_text(msg + not_utf8_note(given))
 
 
 def similar_names(directory: Path, name: str, limit: int = 3) -> list[str]:

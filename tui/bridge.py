@@ -360,7 +360,7 @@ class AgentBridge:
     async def _execute(self, kind: str, text: str) -> tuple[CommandResult | None, str | None]:
         from agent.api import ApiError
         from agent.commands import run_command
-        from agent.loop import MaxTurnsReached
+        from agent.loop import MaxTurnsReached, TranscriptWriteError
 
         runtime = self.runtime
         if runtime is None:
@@ -372,7 +372,7 @@ class AgentBridge:
             return None, None
         except ApiError as exc:
             return None, exc.message
-        except MaxTurnsReached as exc:
+        except (MaxTurnsReached, TranscriptWriteError) as exc:
             return None, str(exc)
         except asyncio.CancelledError:
             raise

@@ -27,7 +27,7 @@ from agent import __version__, commands
 from agent.api import ApiError
 from agent.events import Event, EventSink
 from agent.locations import config_dir
-from agent.loop import MaxTurnsReached
+from agent.loop import MaxTurnsReached, TranscriptWriteError
 from agent.options import PERMISSION_MODES, RunOptions, StartupError
 from agent.runtime import Runtime
 from agent.tool_runner import Answer, PermissionRequest
@@ -155,6 +155,8 @@ class PlainRepl:
         except ApiError as exc:
             self.renderer.line(f"Error: {exc.message}", "red")
             self.renderer.line("The conversation is intact; try again or /compact.", "dim")
+        except TranscriptWriteError as exc:
+            self.renderer.line(exc.message, "red")
         except Exception as exc:  # the session must survive a bug in one turn
             self.renderer.line(f"Unexpected error: {type(exc).__name__}: {exc}", "red")
 

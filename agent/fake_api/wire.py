@@ -22,7 +22,11 @@ class WireEvent:
 
     def encode(self) -> bytes:
         payload = json.dumps(self.data, ensure_ascii=False)
-        return f"event: {self.name}\ndata: {payload}\n\n".encode()
+        try:
+            return f"event: {self.name}\ndata: {payload}\n\n".encode()
+        except UnicodeEncodeError:  # a lone surrogate a test scripts: sent as JSON's \udXXX
+            payload = json.dumps(self.data)
+            return f"event: {self.name}\ndata: {payload}\n\n".encode()
 
 
 def message_json(

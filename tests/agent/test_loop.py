@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +19,7 @@ from agent.events import Event, Notice, ToolFinished, ToolStarted
 from agent.fake_api import FakeApi, Fault, Stall, text_reply, tool_reply
 from agent.invariants import find_violations
 from agent.loop import Agent, AgentConfig, MaxTurnsReached
-from agent.messages import INTERRUPTED_BY_USER
+from agent.messages import INTERRUPTED_BY_USER, Message
 from agent.models import ModelLimits
 from agent.permissions import PermissionGate
 from agent.tool_runner import ToolRunner
@@ -293,3 +294,45 @@ async def test_a_path_the_permission_check_cannot_take_is_an_error_result(tmp_pa
     results: dict[str, dict] = {}
     await runner.run([use], {}, results)
     assert results["t1"]["is_error"] and "NUL byte" in results["t1"]["content"]
+
+
+# -- text that is not UTF-8 ----------------------------------------------------------------
+
+
+async def test_a_tool_result_that_is_not_utf8_is_escaped_before_it_enters(
+    api: FakeApi, tmp_path: Path, events: list[Event]
+) -> None:
+    (tmp_path / os.fsdecode(b"caf\xe9.txt")).write_text("x")  # latin-1 name: not UTF-8
+    shown = str(tmp_path / "caf\\xe9.txt")
+    api.add(
+        tool_reply(("Glob", {"pattern": "*.txt"}), ("Read", {"file_path": "caf\\xe9.txt"})),
+        text_reply("seen"),
+    )
+    agent = make_agent(api, tmp_path, events)
+    await agent.submit("list")
+    assert api.errors == []
+    glob, read = api.requests[1].messages[-1]["content"]
+    assert glob["content"] == shown and read["content"] == "1\tx"
+    finished = {e.name: e for e in events if isinstance(e, ToolFinished)}
+    assert finished["Glob"].output_preview == shown
+    assert finished["Read"].meta["path"] == shown  # what the user sees is escaped too
+
+
+async def test_a_request_that_cannot_be_encoded_goes_out_escaped_and_heals_the_source(
+    api: FakeApi, tmp_path: Path, events: list[Event], caplog: pytest.LogCaptureFixture
+) -> None:
+    api.add(text_reply("first"), text_reply("second"))
+    agent = make_agent(api, tmp_path, events)
+    # What escaping on entry cannot see: text put into the list from outside append().
+    agent.messages.append(Message(role="user", content=[{"type": "text", "text": "a\udcffb"}]))
+    agent.messages.append(Message(role="assistant", content=[{"type": "text", "text": "ok"}]))
+    agent.system = [{"type": "text", "text": "cwd: /home/\udce9"}]
+    with caplog.at_level("WARNING"):
+        await agent.submit("go")
+        await agent.submit("again")
+    assert api.errors == []
+    assert api.requests[0].messages[0]["content"][0]["text"] == "a\\xffb"
+    assert "cwd: /home/\\xe9" in api.requests[0].system_text()
+    assert agent.messages[0].content[0]["text"] == "a\\xffb"  # healed, so it happens once
+    warnings = [r for r in caplog.records if "not valid UTF-8" in r.getMessage()]
+    assert len(warnings) == 1

@@ -15,6 +15,7 @@ from agent.messages import user_text
 from agent.models import ModelLimits
 from agent.options import RunOptions, StartupError
 from agent.runtime import Runtime
+from agent.session import TranscriptWriteError
 from tests.fake_env import use_fake_api
 
 
@@ -118,21 +119,25 @@ def test_memory_file_warnings_are_shown(api: FakeApi, repo: Path, events: list[E
     assert "over the 100 KB limit" in warning
 
 
-def test_a_transcript_that_cannot_be_written_is_an_error_notice(
+def test_a_transcript_that_cannot_be_written_is_one_error_notice_and_stops_turns(
     api: FakeApi, repo: Path, events: list[Event]
 ) -> None:
     runtime = make_runtime(repo, events)
-
-    def refuse(_record: dict[str, Any]) -> None:
-        raise OSError(30, "Read-only file system")
-
-    runtime.session._writer.write = refuse  # type: ignore[method-assign]
-    runtime.agent.append(user_text("one"))
-    runtime.agent.append(user_text("two"))
+    folder = runtime.session.path.parent
+    assert not folder.exists()  # a new session's file appears with its first record
+    folder.parent.mkdir(parents=True)
+    folder.write_text("a file where the session folder should be: every write fails")
+    with pytest.raises(TranscriptWriteError) as first:
+        runtime.agent.append(user_text("one"))
+    with pytest.raises(TranscriptWriteError):
+        runtime.agent.append(user_text("two"))
     runtime.close()
     (error,) = notices(events, "error")
-    assert error.startswith("Could not write the session transcript (")
-    assert "Read-only file system" in error and "may not resume completely" in error
+    path = runtime.session.path
+    assert error == f"Could not write the session transcript {path} (File exists)."
+    assert first.value.message.startswith("The turn was stopped because the session transcript")
+    assert f"ccx -r {runtime.session.id}" in first.value.message
+    assert [m.text() for m in runtime.agent.messages] == ["one", "two"]  # kept in memory
 
 
 def test_an_unreadable_session_is_a_startup_error(

@@ -404,3 +404,18 @@ def test_clearing_by_ccx_and_by_the_api_read_differently() -> None:
     local, server = out.getvalue().splitlines()
     assert "Cleared 3 old tool results" in local and "no model call" in local
     assert server.strip().startswith("The API clears 1 old tool result from what the model sees")
+
+
+async def test_a_transcript_that_cannot_be_written_is_said_once_and_each_turn_stops(
+    workspace: tuple[FakeApi, Path], tmp_path: Path
+) -> None:
+    api, root = workspace
+    (tmp_path / "config").write_text("a file where the config folder should be")
+    async with plain_session(root) as session:
+        await session.type("first" + ENTER)
+        await session.type("second" + ENTER)
+        text = session.text
+    assert text.count("Could not write the session transcript") == 1  # the one notice
+    assert text.count("The turn was stopped because the session transcript") == 2
+    assert "Unexpected error" not in text
+    assert api.requests == [], "no model call for a turn that cannot be saved"
