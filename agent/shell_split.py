@@ -16,9 +16,10 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
+from agent.shell.draft import Draft
 from agent.shell.options import Arg
 from agent.shell.part import LITERAL, CommandPart
-from agent.shell.walker import Draft, Walker
+from agent.shell.walker import Walker
 from agent.shell.words import Source
 from agent.shell.wrappers import SHELLS, WRAPPERS, analyze
 
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["SHELLS", "WRAPPERS", "CommandPart", "iter_all_parts", "split_command"]
 
 UNREADABLE = "text the shell parser cannot read"
-_WORDLESS_ERROR_TOKENS = frozenset({";", ";;", "&", "&&", "||", "|", "|&", "\n"})
+_SEPARATORS = " \t\n;&|"
 _MAX_NESTING = 5
 _OPERATOR_BYTES = frozenset(bytes([c]) for c in b";&|<>()")
 _BLANKS_BASH_KEEPS = (b"\r", b"\v", b"\f", b"\x00")
@@ -64,10 +65,11 @@ def _split(command: str) -> tuple[CommandPart, ...]:
     unreadable = (
         _unread_errors(tree.root_node, walker)
         or _misread(src, tree.root_node, walker)
+        or walker.misread
         or any(d.found.misread for d in walker.drafts)
     )
     parts = [p for p in (_finish(d, src, unreadable) for d in walker.drafts) if p is not None]
-    if unreadable and not parts and command.strip():
+    if unreadable and not parts and command.strip(_SEPARATORS):  # "; ;;" runs nothing
         parts.append(CommandPart(command.strip(), (), (), opaque_reason=UNREADABLE,
                                  dynamic_program=True))  # fmt: skip
     return tuple(parts)
@@ -93,19 +95,12 @@ def _unread_errors(root: Node, walker: Walker) -> bool:
             return True
         if node.is_error:
             span = (node.start_byte, node.end_byte)
-            if span not in walker.understood_errors and not _only_separators(node):
+            if span not in walker.understood_errors:
                 return True
             continue
         if node.has_error:
             stack.extend(node.children)
     return False
-
-
-def _only_separators(node: Node) -> bool:
-    """An error made of nothing but separators (``; ;;``): bash runs nothing for it."""
-    return all(
-        child.type in _WORDLESS_ERROR_TOKENS and not child.children for child in node.children
-    )
 
 
 def _misread(src: Source, root: Node, walker: Walker) -> bool:
@@ -126,16 +121,19 @@ def _misread(src: Source, root: Node, walker: Walker) -> bool:
         ):
             if nxt != b"\n":
                 return True  # an escaped blank the grammar skipped
-            if _joins_a_word(data, at) and at not in walker.joined_breaks:
+            if _joins_a_word(data, at, root) and at not in walker.joined_breaks:
                 return True
         at = data.find(b"\\", at + 2 if nxt else at + 1)
     return False
 
 
-def _joins_a_word(data: bytes, at: int) -> bool:
-    """A backslash-newline with word characters on both sides: bash reads one word."""
-    before, after = data[at - 1 : at], data[at + 2 : at + 3]
-    return all(c.strip() and c not in _OPERATOR_BYTES for c in (before, after))
+def _joins_a_word(data: bytes, at: int, root: Node) -> bool:
+    """A backslash-newline between a word and more word characters: one word to bash
+    (``a\\<newline>b`` is ``ab``, ``\\;\\<newline>#c`` is ``;#c``, not a comment)."""
+    after = data[at + 2 : at + 3]
+    if not after.strip() or after in _OPERATOR_BYTES or at == 0:
+        return False
+    return _inside_word_or_quotes(root.descendant_for_byte_range(at - 1, at))
 
 
 def _inside_word_or_quotes(node: Node | None) -> bool:

@@ -287,12 +287,22 @@ def test_word_values(line: str, words: tuple[str, ...]) -> None:
         "! ls >/dev/null rm -rf x",
         "echo 'unterminated",
         "ls &&",
+        "&& ls",
+        "ls ;; pwd",  # the grammar accepts ;; outside a case, bash refuses the line
+        "cmd \\;\\\n#c",  # bash reads the word ;#c, the grammar a comment
         "cat <<A <<B\na\nA\nb\nB",
     ],
 )
 def test_text_the_grammar_may_misread_is_opaque_and_dynamic(line: str) -> None:
     parts = split_command(line)
     assert parts and all(p.opaque and p.dynamic_program for p in parts)
+
+
+def test_double_brackets_expand_no_file_names() -> None:
+    (part,) = split_command("[[ $x == y* ]]")
+    assert part.word_kinds == ("literal", "dynamic", "literal", "literal", "literal")
+    (single,) = split_command("[ x = y* ]")
+    assert "glob" in single.word_kinds
 
 
 def test_separators_alone_are_no_command() -> None:
