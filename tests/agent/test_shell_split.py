@@ -152,7 +152,6 @@ def test_single_quotes_hide_substitution() -> None:
         "ls -la",
         "git status; git log --oneline | head -20",
         "git diff HEAD~1 -- src",
-        "git -C sub show HEAD",
         "git branch",
         "git branch -a -v",
         "git branch --list 'feat/*'",
@@ -180,6 +179,7 @@ def test_read_only_commands(line: str) -> None:
         "git branch feature",
         "git branch -D old",
         "git -c core.pager=evil log",
+        "git -C sub show HEAD",  # -C reads another repository's config, hooks and all
         "git diff --output=patch.txt",
         "find . -name x -delete",
         "find . -exec rm {} ;",
