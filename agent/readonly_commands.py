@@ -1,154 +1,119 @@
 """Shell commands that only look at things, so Bash may run them without asking.
 
-A part qualifies only when it is a plain command (no substitution, no subshell,
-no output redirection to a file), its name is a bare word on the list, and
-none of the flags that make a listed command write or run something else is
-present (``sort -o``, ``find -exec``, ``rg --pre``, ``git -c``, ...).
+Right by construction, and when in doubt it asks: a part is read-only only when it is a
+plain command (not opaque, no assignment prefix, no output redirection to a file, no word
+whose value is computed at run time), its program is a bare name on the list, and every
+option on its command line is one the program's spec knows and none writes a file or runs
+a program. Long options match by unique prefix as getopt does (``sort --outp`` is
+``--output``). Wrappers (``timeout``, ``nice``, ``xargs``...) are read-only when what they
+run is; ``sudo`` and ``doas`` never are.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from agent.shell_split import CommandPart, split_command
+from agent.shell.builtins import BUILTIN_CHECKS
+from agent.shell.find_tar import find_read_only, tar_read_only
+from agent.shell.git_rules import git_read_only
+from agent.shell.options import Arg, parse, spec
+from agent.shell.part import DYNAMIC, GLOB, LITERAL, CommandPart
+from agent.shell.readers import CHECKS
+from agent.shell.scripts import awk_read_only, sed_read_only
+from agent.shell.wrappers import SHELLS, WRAPPER_SPECS
+from agent.shell_split import split_command
 
-# Commands with no flag that writes files or runs other programs.
-PLAIN_READERS = frozenset(
-    {
-        "ls", "pwd", "cat", "head", "tail", "wc", "grep", "egrep", "fgrep", "echo",
-        "printf", "which", "stat", "du", "df", "cut", "whoami", "uname", "true",
-        "false", "basename", "dirname", "realpath", "cd", "test", "[", "[[",
-    }
-)  # fmt: skip
-
-FIND_ACTIONS = ("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fls")
-GIT_READ_SUBCOMMANDS = frozenset(
-    {"status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "branch"}
-)
-# git options before the subcommand that cannot run anything
-GIT_SAFE_GLOBAL_FLAGS = frozenset({"--no-pager", "-P", "--paginate", "--no-optional-locks"})
-GIT_SAFE_GLOBAL_PREFIXES = ("--git-dir=", "--work-tree=", "--namespace=")
-GIT_BRANCH_LIST_FLAGS = frozenset(
-    {
-        "--all", "--remotes", "--verbose", "--list", "--show-current", "--no-color",
-        "--color", "--column", "--no-column", "--ignore-case", "--omit-empty",
-        "--contains", "--no-contains", "--merged", "--no-merged", "--points-at",
-    }
-)  # fmt: skip
-GIT_BRANCH_VALUE_FLAGS = ("--format=", "--sort=", "--color=", "--column=", "--abbrev=")
-GIT_BRANCH_PATTERN_FLAGS = frozenset(
-    {"--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at"}
-)
+_MAX_DEPTH = 4
+# Options of the wrappers that are not harmless: time -o writes, xargs -p/-o read the tty,
+# --process-slot-var sets a variable for the command.
+_WRAPPER_DANGER = {
+    "time": frozenset({"-o", "--output", "-a", "--append"}),
+    "xargs": frozenset({"-p", "--interactive", "-o", "--open-tty", "--process-slot-var"}),
+}
+_READ_ONLY_WRAPPERS = frozenset({"timeout", "nice", "nohup", "time", "command", "stdbuf",
+                                 "builtin", "xargs"})  # fmt: skip
+_SHELL_FLAGS = spec("celuxo:", permute=False)
 
 
 def is_read_only(part: CommandPart) -> bool:
     """True when running ``part`` cannot change anything."""
-    if part.opaque or part.writes or not part.words:
-        return False
-    name, args = part.words[0], part.words[1:]
-    if "/" in name:
-        return False  # ./ls could be anything
-    if name in PLAIN_READERS:
-        return True
-    check = _SPECIAL.get(name)
-    return check is not None and check(args)
+    return _part_read_only(part, 0)
 
 
-def is_read_only_command(command: str) -> bool:
+def is_read_only_command(command: str, depth: int = 0) -> bool:
     """True when every part of a command line is read-only."""
+    if depth > _MAX_DEPTH:
+        return False
     parts = split_command(command)
-    return bool(parts) and all(is_read_only(p) for p in parts)
+    return bool(parts) and all(_part_read_only(p, depth) for p in parts)
 
 
-def _has_flag(args: tuple[str, ...], long: tuple[str, ...], short: str = "") -> bool:
-    """Whether any of the long options (also as --opt=value) or short letters appear."""
-    for arg in args:
-        if arg == "--":
-            return False
-        if arg.startswith("--"):
-            if any(arg == opt or arg.startswith(opt + "=") for opt in long):
-                return True
-        elif arg.startswith("-") and short and any(c in short for c in arg[1:]):
-            return True
-    return False
-
-
-def _sort(args: tuple[str, ...]) -> bool:
-    return not _has_flag(args, ("--output", "--compress-program"), short="o")
-
-
-def _tree(args: tuple[str, ...]) -> bool:
-    return not any(a.startswith("-o") for a in args)
-
-
-def _date(args: tuple[str, ...]) -> bool:
-    return not _has_flag(args, ("--set",), short="s")
-
-
-def _file(args: tuple[str, ...]) -> bool:
-    return not _has_flag(args, ("--compile",), short="C")
-
-
-def _uniq(args: tuple[str, ...]) -> bool:
-    # uniq INPUT OUTPUT writes OUTPUT
-    return len([a for a in args if not a.startswith("-") or a == "-"]) <= 1
-
-
-def _find(args: tuple[str, ...]) -> bool:
-    return not any(a.startswith(FIND_ACTIONS) for a in args)
-
-
-def _rg(args: tuple[str, ...]) -> bool:
-    return not _has_flag(args, ("--pre",))
-
-
-def _env(args: tuple[str, ...]) -> bool:
-    return not args  # with arguments, env runs a command
-
-
-def _git(args: tuple[str, ...]) -> bool:
-    i = 0
-    while i < len(args) and args[i].startswith("-"):
-        arg = args[i]
-        if arg == "-C":
-            i += 2
-            continue
-        if arg not in GIT_SAFE_GLOBAL_FLAGS and not arg.startswith(GIT_SAFE_GLOBAL_PREFIXES):
-            return False  # -c and --exec-path can run arbitrary programs
-        i += 1
-    if i >= len(args) or args[i] not in GIT_READ_SUBCOMMANDS:
+def _part_read_only(part: CommandPart, depth: int) -> bool:
+    if part.opaque or part.dynamic_program or part.writes or part.assignments:
         return False
-    sub, rest = args[i], args[i + 1 :]
-    if _has_flag(rest, ("--output",)):
+    args = [Arg(w, k) for w, k in zip(part.words, part.word_kinds, strict=True)]
+    return _runs_read_only(args, depth)
+
+
+def _runs_read_only(args: Sequence[Arg], depth: int) -> bool:
+    if not args or depth > _MAX_DEPTH or any(a.kind == DYNAMIC for a in args):
         return False
-    return _git_branch_lists(rest) if sub == "branch" else True
+    program = args[0]
+    name = program.value
+    if program.kind != LITERAL or "/" in name:
+        return False  # ./ls could be anything
+    if name in _READ_ONLY_WRAPPERS:
+        return _wrapper_read_only(name, args, depth)
+    if name in SHELLS:
+        return _shell_read_only(args[1:], depth)
+    if name == "eval":
+        return is_read_only_command(" ".join(a.value for a in args[1:]), depth + 1)
+    check = _SPECIAL.get(name) or BUILTIN_CHECKS.get(name) or CHECKS.get(name)
+    return check is not None and check(args[1:])
 
 
-def _git_branch_lists(args: tuple[str, ...]) -> bool:
-    """``git branch`` only when it lists branches, never when it creates or deletes one."""
-    takes_patterns = False
-    for arg in args:
-        if arg.startswith("--"):
-            if arg not in GIT_BRANCH_LIST_FLAGS and not arg.startswith(GIT_BRANCH_VALUE_FLAGS):
-                return False
-            takes_patterns |= arg in GIT_BRANCH_PATTERN_FLAGS
-        elif arg.startswith("-") and len(arg) > 1:
-            if not set(arg[1:]) <= set("arvli"):
-                return False
-            takes_patterns |= "l" in arg
-        elif not takes_patterns:
-            return False  # a positional name creates a branch
-    return True
+def _wrapper_read_only(name: str, args: Sequence[Arg], depth: int) -> bool:
+    wrapper_spec, leading = WRAPPER_SPECS[name]
+    parsed = parse(wrapper_spec, args[1:])
+    if parsed is None or parsed.unknown_in_options:
+        return False
+    if any(option in _WRAPPER_DANGER.get(name, ()) for option, _ in parsed.options):
+        return False
+    if name == "command" and parsed.has("-v", "-V"):
+        return True  # only says what a name is
+    inner = parsed.operands[leading:]
+    if name == "xargs":
+        return _xargs_read_only(parsed.options, inner, depth)
+    return bool(inner) and _runs_read_only(inner, depth + 1)
 
 
-_SPECIAL: dict[str, Callable[[tuple[str, ...]], bool]] = {
-    "sort": _sort,
-    "tree": _tree,
-    "date": _date,
-    "file": _file,
-    "uniq": _uniq,
-    "find": _find,
-    "rg": _rg,
-    "env": _env,
-    "git": _git,
+def _xargs_read_only(options: list[tuple[str, str | None]], inner: list[Arg], depth: int) -> bool:
+    """xargs runs its command with words read from input: words the text does not fix."""
+    if not inner:
+        return True  # echo
+    replace = [value or "{}" for name, value in options if name in ("-I", "-i", "--replace")]
+    if replace:
+        inner = [Arg(a.value, GLOB) if replace[-1] in a.value else a for a in inner]
+    else:
+        inner = [*inner, Arg("", GLOB)]
+    return _runs_read_only(inner, depth + 1)
+
+
+def _shell_read_only(args: Sequence[Arg], depth: int) -> bool:
+    """``bash -c 'BODY'`` is read-only when BODY is."""
+    parsed = parse(_SHELL_FLAGS, args)
+    if parsed is None or not parsed.has("-c") or not parsed.operands:
+        return False
+    if parsed.values("-o") and parsed.values("-o") != ["pipefail"]:
+        return False
+    return is_read_only_command(parsed.operands[0].value, depth + 1)
+
+
+_SPECIAL: dict[str, Callable[[Sequence[Arg]], bool]] = {
+    "git": git_read_only,
+    "find": find_read_only,
+    "tar": tar_read_only,
+    "sed": sed_read_only,
+    "awk": awk_read_only,
+    "gawk": awk_read_only,
 }

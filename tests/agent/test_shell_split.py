@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import tempfile
+
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from agent.readonly_commands import is_read_only, is_read_only_command
+from agent.shell.options import Arg
+from agent.shell.part import LITERAL
+from agent.shell.wrappers import analyze
 from agent.shell_split import iter_all_parts, split_command
 
 
@@ -98,7 +107,7 @@ def test_heredoc_with_substitution_is_opaque_unless_quoted() -> None:
         ("diff <(rm a) b", "process substitution", "rm a"),
         ("tee >(rm x)", "process substitution", "rm x"),
         ("X=$(rm y) ls", "command substitution", "rm y"),
-        ("echo ${a:-$(rm y)}", "command substitution", "a:-$(rm y)"),
+        ("echo ${a:-$(rm y)}", "command substitution", "rm y"),
     ],
 )
 def test_substitutions_make_a_part_opaque(line: str, reason: str, inner: str) -> None:
@@ -143,7 +152,6 @@ def test_single_quotes_hide_substitution() -> None:
         "ls -la",
         "git status; git log --oneline | head -20",
         "git diff HEAD~1 -- src",
-        "git -C sub show HEAD",
         "git branch",
         "git branch -a -v",
         "git branch --list 'feat/*'",
@@ -171,6 +179,7 @@ def test_read_only_commands(line: str) -> None:
         "git branch feature",
         "git branch -D old",
         "git -c core.pager=evil log",
+        "git -C sub show HEAD",  # -C reads another repository's config, hooks and all
         "git diff --output=patch.txt",
         "find . -name x -delete",
         "find . -exec rm {} ;",
@@ -196,3 +205,286 @@ def test_empty_part_is_not_read_only() -> None:
     (part,) = split_command("> truncated.txt")
     assert part.writes == ("truncated.txt",)
     assert not is_read_only(part)
+
+
+# -- the parse: tree-sitter's bash grammar, and where it parts from bash ---------
+
+
+def test_assignments_are_kept_in_order() -> None:
+    (part,) = split_command("A=1 B='x y' C+=z git diff")
+    assert part.assignments == ("A=1", "B='x y'", "C+=z")
+    assert part.words == ("git", "diff")
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["x=rm", "a=(1 2) b=3", "PATH=/tmp/evil:$PATH"],
+)
+def test_a_bare_assignment_is_an_opaque_part(line: str) -> None:
+    (part,) = split_command(line)
+    assert part.assignments and not part.words
+    assert part.opaque  # it changes what the commands after it run
+
+
+@pytest.mark.parametrize(
+    ("line", "words", "writes"),
+    [
+        ("ls <> f", ("ls",), ("f",)),  # the grammar has no <> operator
+        ("exec 3<>f", ("exec",), ("f",)),
+        ("sort <in -o PWN", ("sort", "-o", "PWN"), ()),  # the grammar files -o PWN under <in
+        ("sort <<EOF -o PWN\nx\nEOF", ("sort", "-o", "PWN"), ()),
+        ("sort -o2>x", ("sort", "-o2"), ("x",)),  # -o2 is a word to bash, not a descriptor
+        ("cat <<< 'w' > out", ("cat",), ("out",)),
+        ("{ ls; } >| out", ("ls",), ("out",)),
+    ],
+)
+def test_words_and_writes_the_grammar_misplaces(
+    line: str, words: tuple[str, ...], writes: tuple[str, ...]
+) -> None:
+    (part,) = split_command(line)
+    assert (part.words, part.writes) == (words, writes)
+    assert not part.opaque
+
+
+def test_a_redirection_of_a_compound_command_writes_for_every_part() -> None:
+    parts = split_command("{ ls; pwd; } > out 2>&1")
+    assert [(p.command, p.writes) for p in parts] == [("ls", ("out",)), ("pwd", ("out",))]
+
+
+def test_commands_the_grammar_nests_in_a_heredoc() -> None:
+    parts = split_command("cat <<EOF | grep x > o && rm y\nbody $(id)\nEOF\nls")
+    assert [p.command for p in parts] == ["cat", "grep x", "rm y", "ls"]
+    assert parts[0].opaque and parts[0].nested == ("id",)
+    assert parts[1].writes == ("o",)
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ('echo $"hi" there', ("echo", "hi", "there")),  # $"..." is one word
+        ("echo -x$\"t\"'q s'", ("echo", "-xtq s")),
+        ("r\\\nm -rf x", ("rm", "-rf", "x")),  # a backslash-newline inside a word
+        ("echo $'a\\x41\\101\\u00e9\\0gone'", ("echo", "aAAé")),
+        ('echo "a\\"b" "\\$x" \'\\n\'', ("echo", 'a"b', "$x", "\\n")),
+        ("echo a\\ b \\*", ("echo", "a b", "*")),
+    ],
+)
+def test_word_values(line: str, words: tuple[str, ...]) -> None:
+    (part,) = split_command(line)
+    assert part.words == words
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ls \\ #; rm -rf x",  # an escaped blank the grammar skips: bash runs rm
+        "ls\v#; rm -rf x",  # \v, \f, \r are word characters to bash, blanks to the grammar
+        "ls \\\r\nrm -rf x",
+        "ls x\n\\rm -rf y",  # the grammar reads the next line into a word
+        "b # \\\n\\\nrm -rf x",  # a comment the grammar continues
+        "ls \\\n \n2>/dev/null rm -rf x",  # the grammar reads on after a blank line
+        "echo `ls` `rm -rf x`",  # two substitutions the grammar reads as one
+        "! ls >/dev/null rm -rf x",
+        "echo 'unterminated",
+        "ls &&",
+        "&& ls",
+        "ls ;; pwd",  # the grammar accepts ;; outside a case, bash refuses the line
+        "cmd \\;\\\n#c",  # bash reads the word ;#c, the grammar a comment
+        "cat <<A <<B\na\nA\nb\nB",
+    ],
+)
+def test_text_the_grammar_may_misread_is_opaque_and_dynamic(line: str) -> None:
+    parts = split_command(line)
+    assert parts and all(p.opaque and p.dynamic_program for p in parts)
+
+
+def test_double_brackets_expand_no_file_names() -> None:
+    (part,) = split_command("[[ $x == y* ]]")
+    assert part.word_kinds == ("literal", "dynamic", "literal", "literal", "literal")
+    (single,) = split_command("[ x = y* ]")
+    assert "glob" in single.word_kinds
+
+
+def test_separators_alone_are_no_command() -> None:
+    assert split_command(" ; ;; ") == []
+    assert split_command("# only a comment") == []
+
+
+@pytest.mark.parametrize(
+    ("line", "dynamic"),
+    [
+        ("$x victim.txt", True),
+        ("$(echo rm) x", True),
+        ('"${CMD}" -rf x', True),
+        ("* x", True),  # the first file name is the program
+        ('eval "$x"', True),
+        ("eval ls -la", False),
+        ('bash -c "$x"', True),
+        ("bash -c 'ls'", False),
+        ('sudo -u bob sh -c "$x"', True),
+        ('env X=1 timeout 5 sh -ec "$y"', True),
+        ("timeout 5 $x", True),
+        ("xargs sh -c", True),  # the body comes from the input
+        ("xargs -I{} sh -c {}", True),
+        ("xargs -0 rm -f", False),
+        ("find . -exec sh -c 'rm {}' \\;", True),  # file names become code
+        ("find . -exec {} \\;", True),
+        ("find . -exec rm {} \\;", False),
+        ("watch 'ls'", False),
+        ('watch "$x"', True),
+        ("env -S 'ls -la'", False),
+        ("ls $HOME", False),  # a computed argument, not a computed program
+    ],
+)
+def test_dynamic_program(line: str, dynamic: bool) -> None:
+    (part,) = split_command(line)
+    assert part.dynamic_program is dynamic
+    assert part.opaque or not dynamic
+
+
+@pytest.mark.parametrize(
+    ("line", "nested"),
+    [
+        ("find . -name '*.o' -exec rm -f {} \\;", ("rm -f {}",)),
+        ("find . -exec a {} + -execdir b \\;", ("a {}", "b")),
+        ("find . -ok rm {} \\;", ("rm {}",)),
+        ("xargs -0 rm -f", ("rm -f",)),
+        ("xargs -n1 sh -c 'rm \"$1\"' _", ("sh -c 'rm \"$1\"' _",)),
+        ("sudo env A=1 bash -c 'rm x'", ("rm x",)),
+        ("bash +x -o pipefail -c 'rm x'", ("rm x",)),
+        ("watch rm x", ("rm x",)),
+        ("env -S 'rm x'", ("rm x",)),
+        ("f() { rm x; }", ("{ rm x; }",)),
+        ("alias ls='rm -rf'", ("rm -rf",)),
+    ],
+)
+def test_nested_code(line: str, nested: tuple[str, ...]) -> None:
+    (part,) = split_command(line)
+    assert part.nested == nested
+
+
+def test_all_parts_reach_into_nested_code() -> None:
+    line = "find . -exec sh -c 'xargs -0 rm -f < \"$1\"' _ {} \\; | sudo bash -c 'eval \"rm y\"'"
+    programs = [p.words[0] for p in iter_all_parts(line) if p.words]
+    assert programs.count("rm") == 2
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("f() { ls; }", "a function definition"),
+        ("alias ll='ls -l'", "an alias definition"),
+        ("((x++))", "an arithmetic expression"),
+        ("for ((i=0;i<3;i++)); do ls; done", "an arithmetic expression"),
+    ],
+)
+def test_constructs_that_are_opaque(line: str, reason: str) -> None:
+    assert split_command(line)[0].opaque_reason == reason
+
+
+def test_a_for_loop_variable_is_an_assignment() -> None:
+    parts = split_command("for HOME in /tmp/evil; do git status; done")
+    assert parts[0].assignments == ("HOME=/tmp/evil",) and parts[0].opaque
+    assert parts[1].command == "git status"
+
+
+def test_compound_commands() -> None:
+    line = (
+        'case $x in a|b) ls;; *) pwd;; esac; while read -r l; do echo "$l"; done < f; '
+        "until false; do :; done; select x in a; do ls; done; [[ -n x ]] || test -d y"
+    )
+    assert [p.command for p in split_command(line) if not p.assignments] == [
+        "ls", "pwd", "read -r l", 'echo "$l"', "false", ":", "ls", "[[ -n x ]]", "test -d y",
+    ]  # fmt: skip
+
+
+def test_substitutions_in_headers_are_seen() -> None:
+    parts = split_command("case $(rm a) in x) ls;; esac; for f in $(rm b); do :; done")
+    assert {"rm a", "rm b"} <= {n for p in parts for n in p.nested}
+
+
+@pytest.mark.parametrize("line", ["echo '\udcff'", "cat bad\udcff\udcfe.txt", "ls \x00"])
+def test_text_that_is_not_utf8_does_not_crash(line: str) -> None:
+    assert split_command(line)
+
+
+def test_split_is_cached_but_returns_fresh_lists() -> None:
+    first = split_command("ls; pwd")
+    first.clear()
+    assert [p.command for p in split_command("ls; pwd")] == ["ls", "pwd"]
+
+
+# -- against bash itself: the words it passes, the commands it runs -----------------
+
+WORD_ATOMS = [
+    "a", "-x", "--opt=v", "'q s'", '"d q"', "\\ ", "\\\\", "\\'", '\\"', "$'\\n'",
+    "$'a\\'b'", "$'\\x41'", "$'\\101'", '"a\\"b"', '"\\$x"', "\\\n", " \\\n", "\\;",
+    "\\|", "=", "a=b", "#c", "\\#", "x#y", '""', "''", "\\*", "'*'", "%", ",", "@", "+",
+    "{}", "\\{a,b\\}", "'{a,b}'", "\t", "é", "\\é", '"é"', "$'\\u00e9'", '$"t"', "!", ":",
+]  # fmt: skip
+RUN_ATOMS = [
+    "a", "b", "c", "x", "-y", "#", "#z", "\\#", "\\ ", "\\\n", "\n", ";", "&&", "||", "|",
+    " ", "\t", "'q'", '"d"', "'#'", "$'e'", "\\;", "{", "}", "(", ")", "x#", "\\", "'", '"',
+    "!", "k=v", '$"t"', "\\\\", ">/dev/null", "2>&1", "<<<w", "$(a)", "`b`", "<<E\nx\nE\n",
+    "if ", "then ", "fi", "do ", "done", "for i in 1;", "case x in x) ", ";;", "esac", "{ ",
+    "; }", "eval ", "bash -c ", "sh -c 'a'", "xargs ", "env ", "time ", "! ", "2>", "<(a)",
+    '"$(b)"', "a=1 ", "$x",
+]  # fmt: skip
+_SPACED = st.lists(st.tuples(st.sampled_from(WORD_ATOMS), st.booleans()), min_size=1, max_size=6)
+_LINES = st.lists(st.tuples(st.sampled_from(RUN_ATOMS), st.booleans()), min_size=1, max_size=8)
+_BASH_ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C.UTF-8"}
+
+
+def _bash(script: str, **env: str) -> subprocess.CompletedProcess[bytes]:
+    with tempfile.TemporaryDirectory() as empty:
+        return subprocess.run(
+            ["bash", "--norc", "--noprofile", "-c", script],
+            capture_output=True, timeout=10, cwd=empty, env={**_BASH_ENV, **env},
+        )  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_SPACED)
+def test_word_values_are_the_arguments_bash_passes(atoms: list[tuple[str, bool]]) -> None:
+    line = "cmd " + "".join(a + (" " if spaced else "") for a, spaced in atoms)
+    run = _bash("set -f +B +H; printf '%s\\0' " + line)
+    assume(run.returncode == 0)
+    expected = run.stdout.decode("utf-8", "surrogateescape").split("\0")[:-1]
+    parts = split_command(line)
+    if len(parts) == 1 and not parts[0].opaque:
+        assert list(parts[0].words) == expected
+    else:  # what the parser is unsure of it must say so
+        assert any(p.dynamic_program for p in parts)
+
+
+_RECORDERS = "".join(
+    f'{name}(){{ printf \'{name}\\037%s\\036\' "$*" >>"$OUT"; }}; ' for name in "abc"
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_LINES)
+def test_every_command_bash_runs_is_a_part(atoms: list[tuple[str, bool]]) -> None:
+    """Each simple command bash runs shows up as a part with the same words, or the parse
+    owns up to a computed program (which deny rules and the classifier treat as unknown)."""
+    line = "".join(a + (" " if spaced else "") for a, spaced in atoms)
+    assume("&" not in line.replace("&&", "").replace("2>&1", ""))  # no background jobs
+    with tempfile.NamedTemporaryFile("rb") as out:
+        _bash(_RECORDERS + "\n" + line, OUT=out.name)
+        runs = [r.split(b"\x1f") for r in out.read().split(b"\x1e") if r]
+    parts = iter_all_parts(line)
+    if any(p.dynamic_program for p in parts):
+        return
+    seen: set[tuple[str, str]] = set()
+    for part in parts:
+        program = analyze(
+            [Arg(w, k) for w, k in zip(part.words, part.word_kinds, strict=True)]
+        ).program
+        words, kinds = part.words[program or 0 :], part.word_kinds[program or 0 :]
+        if words and all(k == LITERAL for k in kinds):
+            seen.add((words[0], " ".join(words[1:])))
+        elif words:
+            seen.add((words[0], "*"))  # arguments computed at run time
+    for name, args in runs:
+        call = (name.decode(), args.decode("utf-8", "surrogateescape"))
+        assert call in seen or (call[0], "*") in seen, (line, call, seen)
