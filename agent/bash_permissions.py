@@ -49,6 +49,12 @@ DIRECTORY_CHANGERS = frozenset({"cd", "pushd"})
 # Reading these is never "outside the project".
 DEVICE_PATHS = ("/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr", "/dev/zero", "/dev/tty")
 MAX_GLOB_MATCHES = 200
+HARMLESS_VARIABLES = frozenset(
+    {"NODE_ENV", "RAILS_ENV", "RACK_ENV", "APP_ENV", "CI", "TZ", "LANG", "LANGUAGE",
+     "NO_COLOR", "FORCE_COLOR", "CLICOLOR", "TERM", "COLUMNS", "RUST_BACKTRACE", "RUST_LOG",
+     "PYTHONUNBUFFERED", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED", "DEBUG", "VERBOSE",
+     "GOOS", "GOARCH", "CGO_ENABLED", "NODE_NO_WARNINGS"}
+)  # fmt: skip
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
@@ -154,7 +160,7 @@ def _part_verdict(
 def _allow_rule(gate: PermissionGate, part: CommandPart) -> Rule | None:
     from agent.permissions import bash_pattern_matches
 
-    assignments = tuple(getattr(part, "assignments", ()))
+    assignments = tuple(a for a in part.assignments if not _harmless_assignment(a))
     spelled = " ".join((*assignments, *part.raw_words))
     for rule in gate.allow:
         if rule.tool != "Bash" or rule.specifier is None:
@@ -165,6 +171,15 @@ def _allow_rule(gate: PermissionGate, part: CommandPart) -> Rule | None:
             continue  # a wildcard does not vouch for an option that runs something else
         return rule
     return None
+
+
+def _harmless_assignment(assignment: str) -> bool:
+    """``NODE_ENV=test`` and the like: a literal value for a variable that changes a mode or
+    the output, never what runs or what is loaded (so an allow rule may ignore it)."""
+    name, _, value = assignment.partition("=")
+    if any(c in value for c in "$`\\"):
+        return False
+    return name in HARMLESS_VARIABLES or name.startswith("LC_")
 
 
 def _read_problem(gate: PermissionGate, part: CommandPart, base: str) -> str:

@@ -116,22 +116,34 @@ def safe_git_env(directories: Iterable[str | os.PathLike[str]]) -> dict[str, str
 
 
 def env_for_command(command: str, cwd: str | os.PathLike[str]) -> dict[str, str]:
-    """For the Bash tool: the overrides when every git the command runs is a read-only one
-    (those need no hooks or drivers), else nothing (an approved ``git commit`` keeps its hooks)."""
-    from agent.readonly_commands import is_read_only
+    """For the Bash tool: the overrides when every git the command runs is a reading one
+    (status, log, diff, show... with whatever options: those need no hooks or drivers), else
+    nothing (an approved ``git commit`` keeps its hooks)."""
     from agent.shell_split import iter_all_parts
 
     if "git" not in command:
         return {}
     parts = iter_all_parts(command)
     gits = [p for p in parts if p.words and os.path.basename(p.words[0]) == "git"]
-    if not gits or not all(is_read_only(p) for p in gits):
+    if not gits or not all(_reading_git(p.words[1:]) for p in gits):
         return {}
     directories = [os.fspath(cwd)]
     for part in parts:  # `cd sub && git status` reads sub's repository
         if len(part.words) > 1 and part.words[0] in ("cd", "pushd"):
             directories.append(os.path.join(os.fspath(cwd), os.path.expanduser(part.words[1])))
     return safe_git_env(directories)
+
+
+def _reading_git(args: tuple[str, ...]) -> bool:
+    """``git ARGS`` runs one of git's reading subcommands (its options aside)."""
+    from agent.shell.git_rules import SAFE_GLOBAL_OPTIONS, SUBCOMMANDS
+
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        if args[i] not in SAFE_GLOBAL_OPTIONS:
+            return False
+        i += 1
+    return i < len(args) and args[i] in SUBCOMMANDS
 
 
 def _repository_keys(executable: str, directory: str) -> list[str]:
