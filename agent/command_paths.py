@@ -67,8 +67,8 @@ def program(part: CommandPart) -> str:
 def read_candidates(part: CommandPart) -> list[str]:
     """Every word of ``part`` that might name a file it reads (see the module docstring)."""
     if not part.words or program(part) in NON_READERS:
-        return list(getattr(part, "reads", ()))
-    found: list[str] = list(getattr(part, "reads", ()))
+        return list(part.reads)
+    found: list[str] = list(part.reads)
     for word in part.words[1:]:
         if word.startswith("--"):
             if "=" in word:

@@ -170,4 +170,5 @@ def _finish(draft: Draft, src: Source, unreadable: bool) -> CommandPart | None:
         assignments=tuple(draft.assignments),
         dynamic_program=dynamic,
         word_kinds=tuple(w.kind for w in words),
+        reads=tuple(draft.reads),
     )

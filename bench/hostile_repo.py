@@ -137,6 +137,7 @@ class Runner:
     binary: str
     module: ModuleType
     work: Path
+    extra_args: tuple[str, ...] = ()
 
     def session(
         self, name: str, root: Path, repo: Path, prompt: str, mode: str,
@@ -145,7 +146,7 @@ class Runner:
         """Run the client once; its exit code and wall time."""
         with referee(self.module, scenario, recorder, self.work / f"{name}.log") as url:
             env = client_environment(self.client, root, repo, url)
-            command = [self.binary, "-p", prompt, "--permission-mode", mode]
+            command = [self.binary, "-p", prompt, "--permission-mode", mode, *self.extra_args]
             started = time.perf_counter()
             done = subprocess.run(
                 [*command, "--output-format", "json"], cwd=repo, env=env,
@@ -251,6 +252,10 @@ def main() -> None:
     parser.add_argument("--referee", type=Path, default=SHARED_BENCH / "fakeapi.py")
     parser.add_argument("--ccx", default=CCX, help="the ccx executable (default: this venv's)")
     parser.add_argument("--keep", action="store_true", help="keep the workspaces")
+    parser.add_argument(
+        "--ccx-arg", action="append", default=[],
+        help="an extra argument for ccx, e.g. --ccx-arg=--no-sandbox (the rules alone)",
+    )  # fmt: skip
     args = parser.parse_args()
     module = load_referee(args.referee)
     binaries = {"ccx": args.ccx}
@@ -262,7 +267,10 @@ def main() -> None:
     attempts = [a for a in ATTEMPTS if runnable(a)]
     work = Path(tempfile.mkdtemp(prefix="hostile-bench-"))
     try:
-        results = {c: Runner(c, binaries[c], module, work).measure() for c in clients}
+        extra = {"ccx": tuple(args.ccx_arg), "cc": ()}
+        results = {
+            c: Runner(c, binaries[c], module, work, extra[c]).measure() for c in clients
+        }
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -14,6 +14,7 @@ class Draft:
     words: list[Word] = field(default_factory=list)
     assignments: list[str] = field(default_factory=list)
     writes: list[str] = field(default_factory=list)
+    reads: list[str] = field(default_factory=list)
     found: Findings = field(default_factory=Findings)
     reason: str = ""  # opaque for a reason other than a substitution
 

@@ -23,6 +23,7 @@ class CommandPart:
     assignments: tuple[str, ...] = ()  # VAR=value prefixes as written, in order
     dynamic_program: bool = False  # what runs is decided at run time ($x, eval "$y"...)
     word_kinds: tuple[str, ...] = ()  # LITERAL / GLOB / DYNAMIC for each word
+    reads: tuple[str, ...] = ()  # files read by input redirections (< file, <> file)
 
     def __post_init__(self) -> None:
         if len(self.word_kinds) != len(self.words):

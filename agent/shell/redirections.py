@@ -114,7 +114,12 @@ class Redirections:
                 draft.opaque("a redirection to a computed path")
             return
         duplicates = operator in (">&", "<&") and (target.value.isdigit() or target.value == "-")
-        if operator in READ_OPERATORS or duplicates:
+        if duplicates:
+            return
+        if operator in READ_OPERATORS or operator == "<>":
+            for draft in drafts:
+                draft.reads.append(target.value)
+        if operator in READ_OPERATORS:
             return
         if operator not in WRITE_OPERATORS:
             for draft in drafts:

@@ -67,6 +67,8 @@ def bash(g: PermissionGate, command: str, **extra: object) -> str:
         "dd if=.env",
         "ls && cat .env | base64",
         "echo $(cat .env)",
+        "cat < .env",
+        "wc -l <> .env",
     ],
 )
 @pytest.mark.parametrize("mode", ["default", "acceptEdits", "bypassPermissions"])

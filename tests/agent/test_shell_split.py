@@ -488,3 +488,12 @@ def test_every_command_bash_runs_is_a_part(atoms: list[tuple[str, bool]]) -> Non
     for name, args in runs:
         call = (name.decode(), args.decode("utf-8", "surrogateescape"))
         assert call in seen or (call[0], "*") in seen, (line, call, seen)
+
+
+def test_input_redirections_are_reads() -> None:
+    (part,) = split_command("sort -u < names.txt")
+    assert part.reads == ("names.txt",) and part.writes == ()
+    (part,) = split_command("wc -l <> both.txt")
+    assert part.reads == ("both.txt",) and part.writes == ("both.txt",)
+    assert split_command("cat <&3")[0].reads == ()
+    assert split_command("cat <<< 'here'")[0].reads == ()
