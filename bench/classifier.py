@@ -3,8 +3,10 @@ classify every part, over the whole test corpus (Codex's and Claude Code's lists
 attacks); target <= 1 ms median.
 
 Each call parses from scratch (the split cache is cleared first), as for a command ccx has
-not seen; the cached figure is what a repeated command costs. Also reported once: loading
-the grammar on first use, which start-up does not pay.
+not seen; the cached figure is what a repeated command costs. Also reported: the whole
+permission decision for a Bash call (rules, paths read and written, protected paths) in a
+small project under issue 8's rules, and, once, loading the grammar on first use, which
+start-up does not pay.
 
     .venv/bin/python bench/classifier.py [--rounds 10]
 """
@@ -40,6 +42,35 @@ def corpus() -> list[str]:
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def gate_times(commands: list[str], rounds: int) -> list[float]:
+    """Milliseconds of PermissionGate.check per Bash call, parse included."""
+    import tempfile
+
+    import agent.shell_split as shell_split
+    from agent.permissions import PermissionGate, Rule
+
+    allow = ["Bash(git status)", "Bash(ls *)", "Bash(npm test *)", "Bash(git log *)"]
+    deny = ["Read(./.env)", "Bash(rm *)", "Bash(curl *)"]
+    times: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        project = Path(tmp)
+        (project / ".env").write_text("SECRET=1\n")
+        (project / "src").mkdir()
+        for name in ("app.py", "util.py", "README.md"):
+            (project / name).write_text("x\n")
+        gate = PermissionGate(
+            "default", [Rule.parse(r) for r in allow], [Rule.parse(r) for r in deny], [],
+            cwd=project, project_root=project, home=project / "home",
+        )  # fmt: skip
+        for _ in range(rounds):
+            for command in commands:
+                shell_split._split.cache_clear()
+                t0 = time.perf_counter()
+                gate.check("Bash", {"command": command}, True)
+                times.append((time.perf_counter() - t0) * 1000)
+    return times
 
 
 def main() -> None:
@@ -79,6 +110,11 @@ def main() -> None:
     print(
         f"split + classify, cached:   median {statistics.median(warm):.3f} ms, "
         f"p95 {percentile(warm, 0.95):.3f} ms"
+    )
+    decided = gate_times(commands, args.rounds)
+    print(
+        f"whole Bash permission check:  median {statistics.median(decided):.3f} ms, "
+        f"p95 {percentile(decided, 0.95):.3f} ms"
     )
     print(
         f"import agent.shell_split + readonly_commands: {(imported - started) * 1000:.1f} ms; "
