@@ -20,11 +20,13 @@ from __future__ import annotations
 
 from agent.shell_split import CommandPart
 
-# Programs that print or test their arguments instead of opening them.
+# Programs that print or test their arguments, or change a file's name-level metadata,
+# without opening its content (mv, cp and ln do count as reading: they carry it elsewhere).
 NON_READERS = frozenset(
     {"echo", "printf", "true", "false", "basename", "dirname", "seq", "date", "pwd", "whoami",
      "id", "uname", "which", "type", "test", "[", "[[", "cd", "pushd", "popd", "sleep", "export",
-     "command", "hash", "umask", "expr", "yes", "hostname", "mkdir", "rmdir"}
+     "command", "hash", "umask", "expr", "yes", "hostname", "mkdir", "rmdir", "rm", "touch",
+     "chmod", "chown", "chgrp", "ls", "stat", "du", "readlink", "realpath"}
 )  # fmt: skip
 # Options (long ones matched by unique prefix) that make a program run another program or
 # write a file of the caller's choosing.

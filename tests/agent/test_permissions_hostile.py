@@ -78,6 +78,17 @@ def test_a_read_deny_rule_covers_every_way_bash_reads_the_file(
     assert bash(gate(project, mode), command) == "deny"
 
 
+@pytest.mark.parametrize("command", ["ls -la .env", "stat .env", "chmod 600 .env", "touch .env"])
+def test_commands_that_do_not_open_the_file_are_not_reads(project: Path, command: str) -> None:
+    decision = gate(project, "acceptEdits").check("Bash", {"command": command}, True)
+    assert "forbids reading" not in decision.reason
+
+
+@pytest.mark.parametrize("command", ["mv .env moved.txt", "ln .env hard.txt", "cp .env x"])
+def test_commands_that_carry_the_content_elsewhere_are_reads(project: Path, command: str) -> None:
+    assert bash(gate(project, "bypassPermissions"), command) == "deny"
+
+
 def test_reading_outside_the_project_asks_unless_bypassed(project: Path) -> None:
     assert bash(gate(project), "cat ../outside_secret.txt") == "ask"
     assert bash(gate(project), "cd .. && cat outside_secret.txt") == "ask"
