@@ -92,8 +92,9 @@ class Runtime:
             self.emit_notice(warning)
         for path in self.settings.untrusted_ignored:
             self.emit_notice(
-                f"This folder is not trusted: only the deny and ask rules of {path} apply "
-                "(its hooks, env, allow rules and other settings do not)",
+                f"This folder is not trusted, so {path} applies only its deny and ask rules "
+                "(no hooks, env, allow rules or permission mode); to trust it, start ccx here "
+                "again and answer y",
                 "info",
             )
         for key, value in self.settings.env.items():

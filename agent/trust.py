@@ -62,32 +62,32 @@ def trust_question(project: Path, config: Path | None = None) -> TrustQuestion |
 
 
 def _enabled_by(path: Path, project: Path) -> list[str]:
+    """One line for the settings file at ``path``: what trusting it would turn on."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return []
     if not isinstance(data, dict):
         return []
-    name = os.path.relpath(path, project)
-    items = []
+    found = []
     hooks = data.get("hooks")
     if isinstance(hooks, dict) and hooks:
-        items.append(f"hooks that run shell commands ({', '.join(map(str, hooks))}) from {name}")
+        found.append(f"hooks that run commands ({', '.join(map(str, hooks))})")
     env = data.get("env")
     if isinstance(env, dict) and env:
-        items.append(f"environment variables ({', '.join(map(str, env))}) from {name}")
+        found.append(f"environment variables ({', '.join(map(str, env))})")
     permissions = data.get("permissions")
     if isinstance(permissions, dict):
         allow = permissions.get("allow")
         if isinstance(allow, list) and allow:
-            items.append(f"rules that allow tools without asking ({_short(allow)}) from {name}")
+            found.append(f"rules that allow tools without asking ({_short(allow)})")
         mode = permissions.get("defaultMode")
         if isinstance(mode, str) and mode != "default":
-            items.append(f"the permission mode {mode} from {name}")
+            found.append(f"the permission mode {mode}")
     others = sorted(set(data) - {"hooks", "env", "permissions"} - HARMLESS_KEYS)
     if others:
-        items.append(f"other settings ({', '.join(others)}) from {name}")
-    return items
+        found.append(f"other settings ({', '.join(others)})")
+    return [f"{os.path.relpath(path, project)}: {'; '.join(found)}"] if found else []
 
 
 def _short(values: list[Any], limit: int = 4) -> str:
