@@ -39,11 +39,12 @@ from agent.command_paths import (
     runs_code_option,
     write_targets,
 )
+from agent.permission_rules import PLAN_MODE_DENIAL, Decision, Rule, bash_pattern_matches
 from agent.readonly_commands import is_read_only
 from agent.shell_split import SHELLS, WRAPPERS, CommandPart, iter_all_parts, split_command
 
 if TYPE_CHECKING:
-    from agent.permissions import Decision, PermissionGate, Rule
+    from agent.permissions import PermissionGate
 
 DIRECTORY_CHANGERS = frozenset({"cd", "pushd"})
 # Reading these is never "outside the project".
@@ -59,8 +60,6 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
 def check_bash(gate: PermissionGate, command: str, unsandboxed: bool = False) -> Decision:
-    from agent.permissions import PLAN_MODE_DENIAL, Decision
-
     parts = split_command(command)
     every = iter_all_parts(command)
     located = _locate(gate, every)
@@ -93,8 +92,6 @@ def _denied(
     every: list[CommandPart],
     located: list[tuple[CommandPart, str]],
 ) -> Decision | None:
-    from agent.permissions import Decision
-
     if rule := _bash_rule(gate.deny, command, every):
         return Decision("deny", f"the deny rule {rule.describe()} forbids it", rule)
     if rule := _write_rule(gate, gate.deny, located):
@@ -117,8 +114,6 @@ def _denied(
 
 
 def _check_parts(gate: PermissionGate, located: list[tuple[CommandPart, str]]) -> Decision:
-    from agent.permissions import Decision
-
     reasons, rules, problems = [], [], []
     moved = False  # after a cd to a computed place, relative paths point who knows where
     for part, base in located:
@@ -158,8 +153,6 @@ def _part_verdict(
 
 
 def _allow_rule(gate: PermissionGate, part: CommandPart) -> Rule | None:
-    from agent.permissions import bash_pattern_matches
-
     assignments = tuple(a for a in part.assignments if not _harmless_assignment(a))
     spelled = " ".join((*assignments, *part.raw_words))
     for rule in gate.allow:
@@ -250,8 +243,6 @@ def _expand(path: str) -> list[str]:
 
 
 def _bash_rule(rules: list[Rule], command: str, every: list[CommandPart]) -> Rule | None:
-    from agent.permissions import bash_pattern_matches
-
     candidates = {" ".join(command.split())}
     for part in every:
         candidates.update(command_variants(part))
@@ -300,8 +291,4 @@ def _dynamic_program(part: CommandPart) -> bool:
             operands = [w for w in rest if not w.startswith("-")]
             if not operands or "-s" in rest:
                 return True
-    flagged = getattr(part, "dynamic_program", None)
-    if flagged is not None:
-        return bool(flagged)
-    first = part.raw_words[0] if part.raw_words else ""
-    return "$" in first or "`" in first
+    return part.dynamic_program

@@ -13,24 +13,28 @@ protected paths ask in every mode but bypassPermissions
 
 from __future__ import annotations
 
-import functools
 import os
-import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from agent.bash_permissions import check_bash
 from agent.permission_paths import escape_glob, gitignore_match, is_within, same_file, views
+from agent.permission_rules import (  # noqa: F401 - the gate's vocabulary, re-exported
+    EDIT_TOOLS,
+    MODES,
+    PLAN_MODE_DENIAL,
+    PLAN_MODE_TOOLS,
+    READ_TOOLS,
+    RULE_COVERS,
+    Behavior,
+    Decision,
+    Rule,
+    bash_pattern_matches,
+)
 from agent.protected_paths import protected_reason
 from agent.readonly_commands import is_read_only
 from agent.shell_split import split_command
 
-MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
-EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
-READ_TOOLS = frozenset({"Read", "Grep", "Glob"})
-# Rules written for one tool that also govern others.
-RULE_COVERS = {"Edit": EDIT_TOOLS, "Read": READ_TOOLS}
 # Commands whose first words are a runner, so "npm run test" is the command's name.
 RUNNERS = {
     "npm": {"run", "exec"},
@@ -44,49 +48,6 @@ RUNNERS = {
     "cargo": {"+nightly"},
     "go": {"run", "test"},
 }
-# Tools that leave plan mode: they show the plan and ask the user themselves.
-PLAN_MODE_TOOLS = frozenset({"ExitPlanMode"})
-PLAN_MODE_DENIAL = (
-    "plan mode is on, so nothing may be changed yet: only read-only tools can run. "
-    "Finish exploring, then present your plan (ExitPlanMode) for the user to approve."
-)
-
-Behavior = Literal["allow", "deny", "ask"]
-
-
-@dataclass(frozen=True)
-class Rule:
-    tool: str
-    specifier: str | None = None
-    source: str = ""
-
-    @classmethod
-    def parse(cls, text: str, source: str = "") -> Rule:
-        """``Bash``, ``Bash(npm run *)``, ``Edit(src/**)``; ValueError when malformed."""
-        match = re.fullmatch(r"\s*([^()\s]+)\s*(?:\((.*)\))?\s*", text, re.DOTALL)
-        if match is None:
-            raise ValueError(f"not a permission rule: {text!r} (expected Tool or Tool(specifier))")
-        specifier = match.group(2)
-        specifier = specifier.strip() if specifier is not None else None
-        return cls(match.group(1), specifier or None, source)
-
-    def __str__(self) -> str:
-        return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
-
-    def covers(self, tool_name: str) -> bool:
-        return self.tool == tool_name or tool_name in RULE_COVERS.get(self.tool, ())
-
-    def describe(self) -> str:
-        return f"{self} (from {self.source})" if self.source else str(self)
-
-
-@dataclass
-class Decision:
-    behavior: Behavior
-    reason: str
-    rule: Rule | None = None
-
-
 class PermissionGate:
     """Decides allow / ask / deny for each tool call; ``mode`` may change during a session."""
 
@@ -260,41 +221,6 @@ class PermissionGate:
             forms = [os.path.normpath(root), os.path.realpath(root)]
             self._roots[root] = tuple(dict.fromkeys(forms))
         return self._roots[root]
-
-
-def bash_pattern_matches(pattern: str, command: str) -> bool:
-    """Match a Bash rule specifier against one simple command."""
-    command = command.strip()
-    pattern = pattern.strip()
-    if pattern == "*":
-        return True
-    if pattern.endswith(":*"):
-        prefix = pattern[:-2].rstrip()
-        return command == prefix or command.startswith(prefix + " ")
-    return _bash_regex(pattern).fullmatch(command) is not None
-
-
-@functools.lru_cache(maxsize=512)
-def _bash_regex(pattern: str) -> re.Pattern[str]:
-    pieces: list[str] = []
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if c == "\\" and i + 1 < len(pattern):
-            pieces.append(re.escape(pattern[i + 1]))
-            i += 2
-        elif c == "*":
-            # "ls *" also matches a bare "ls", as the user means "ls with any arguments"
-            trailing = i == len(pattern) - 1 and pieces and pieces[-1] == re.escape(" ")
-            if trailing:
-                pieces[-1] = "(?: .*)?"
-            else:
-                pieces.append(".*")
-            i += 1
-        else:
-            pieces.append(re.escape(c))
-            i += 1
-    return re.compile("".join(pieces), re.DOTALL)
 
 
 def _suggest_rule(tool_name: str, tool_input: dict[str, Any]) -> Rule:

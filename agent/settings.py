@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.locations import config_dir
-from agent.permissions import MODES, Rule
+from agent.permission_rules import MODES, Rule
 from tools.atomic_file import atomic_write
 
 RULE_LISTS = ("allow", "ask", "deny")

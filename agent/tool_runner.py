@@ -18,7 +18,8 @@ from typing import Any, Literal
 
 from agent.events import EventSink, PermissionDenied, ToolFinished, ToolStarted
 from agent.messages import tool_result_block
-from agent.permissions import Decision, PermissionGate, Rule
+from agent.permission_rules import Decision, Rule
+from agent.permissions import PermissionGate
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
 from tools.surrogates import escape_text, escape_value
 
