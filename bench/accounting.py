@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.messages import Message, tool_result_block, user_text
+from agent.core.messages import Message, tool_result_block, user_text
 from compaction.tokens import (
     TokenCounter,
     clear_estimate_memo,

@@ -27,7 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.messages import Message, tool_result_block
+from agent.core.messages import Message, tool_result_block
 from bench.accounting import OVERHEAD, sized_conversation
 from compaction.manager import CompactionServices, ContextManager
 from compaction.microcompact import ResultIndex, plan_clearing

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-DATA = ROOT / "tests" / "agent" / "shell_commands"
+DATA = ROOT / "tests" / "agent" / "shell" / "commands"
 
 
 def corpus() -> list[str]:
@@ -48,8 +48,8 @@ def gate_times(commands: list[str], rounds: int) -> list[float]:
     """Milliseconds of PermissionGate.check per Bash call, parse included."""
     import tempfile
 
-    import agent.shell_split as shell_split
-    from agent.permissions import PermissionGate, Rule
+    import agent.shell.split as shell_split
+    from agent.permissions.gate import PermissionGate, Rule
 
     allow = ["Bash(git status)", "Bash(ls *)", "Bash(npm test *)", "Bash(git log *)"]
     deny = ["Read(./.env)", "Bash(rm *)", "Bash(curl *)"]
@@ -79,8 +79,8 @@ def main() -> None:
     args = parser.parse_args()
 
     started = time.perf_counter()
-    import agent.shell_split as shell_split
-    from agent.readonly_commands import is_read_only
+    import agent.shell.split as shell_split
+    from agent.shell.readonly import is_read_only
 
     imported = time.perf_counter()
     shell_split.split_command("true")
@@ -117,7 +117,7 @@ def main() -> None:
         f"p95 {percentile(decided, 0.95):.3f} ms"
     )
     print(
-        f"import agent.shell_split + readonly_commands: {(imported - started) * 1000:.1f} ms; "
+        f"import agent.shell.split + readonly_commands: {(imported - started) * 1000:.1f} ms; "
         f"loading the grammar on the first parse: {(first_parse - imported) * 1000:.1f} ms"
     )
 

@@ -30,9 +30,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agent.core.messages import Message, user_text
 from agent.fake_api import FakeApi, RecordedRequest, ResponseItem, text_reply, tool_reply
-from agent.messages import Message, user_text
-from agent.session import Session, load_session
+from agent.sessions.session import Session, load_session
 from tools.surrogates import escape_value
 
 CCX = str(Path(sys.executable).with_name("ccx"))

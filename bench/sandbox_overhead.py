@@ -77,7 +77,7 @@ def main() -> None:
     parser.add_argument("--bare", action="store_true", help="skip importing a session's modules")
     args = parser.parse_args()
     if not args.bare:
-        import agent.runtime  # noqa: F401  (the SDK and everything a session loads)
+        import agent.app.runtime  # noqa: F401  (the SDK and everything a session loads)
         import tui.app  # noqa: F401
     print(json.dumps({"calls": args.calls, **asyncio.run(measure(args.calls))}, indent=2))
 

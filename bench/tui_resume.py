@@ -48,8 +48,8 @@ def backoff(attempt: int, base: float = 0.5) -> float:
 
 def write_session(cwd: Path, config: Path, messages: int) -> str:
     """A stored session of ``messages`` messages (rounds of 4); returns its id."""
-    from agent.messages import Message, tool_result_block, user_text
-    from agent.session import Session
+    from agent.core.messages import Message, tool_result_block, user_text
+    from agent.sessions.session import Session
 
     session = Session.create(cwd, "claude-sonnet-4-5", config_dir=config)
     rounds = messages // 4

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agent.messages import Message
+from agent.core.messages import Message
 from compaction.thresholds import ContextLimits, format_tokens
 from compaction.tokens import CHARS_PER_TOKEN, estimate_block, estimate_system, estimate_tools
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agent.messages import Message
+from agent.core.messages import Message
 from compaction.microcompact import (
     COMPACTABLE_TOOLS,
     ClearPlan,

@@ -20,8 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.events import CompactionFailed, CompactionFinished, CompactionStarted, EventSink, Notice
-from agent.messages import Message
+from agent.core.events import (
+    CompactionFailed,
+    CompactionFinished,
+    CompactionStarted,
+    EventSink,
+    Notice,
+)
+from agent.core.messages import Message
 from compaction.full import SUMMARY_MAX_OUTPUT, CompactionError, SummaryResult, summarize
 from compaction.grouping import adjust_start_index, group_by_api_round
 from compaction.restore import (

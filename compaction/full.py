@@ -14,9 +14,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from agent.api import ApiError, ModelClient, PromptTooLongError
-from agent.messages import Message, user_text
-from agent.request import build_request
+from agent.core.messages import Message, user_text
+from agent.core.request import build_request
+from agent.model.client import ApiError, ModelClient, PromptTooLongError
 from compaction.grouping import drop_oldest_groups
 from compaction.summary import (
     FROM_MARK,

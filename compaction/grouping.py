@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from agent.messages import Message, user_text
+from agent.core.messages import Message, user_text
 from compaction.tokens import PADDING, estimate_message
 
 DROPPED_MARKER = "[Earlier parts of this conversation were dropped to fit the context window.]"

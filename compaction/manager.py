@@ -22,8 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.api import PromptTooLongError, StreamedResponse
-from agent.events import (
+from agent.core.events import (
     SERVER_CLEARING,
     CompactionFailed,
     ContextUpdate,
@@ -31,7 +30,8 @@ from agent.events import (
     Microcompacted,
     Notice,
 )
-from agent.messages import Message
+from agent.core.messages import Message
+from agent.model.client import PromptTooLongError, StreamedResponse
 from compaction.clearing import Clearing
 from compaction.compactor import Compactor
 from compaction.full import CompactionError

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from agent.messages import Message
+from agent.core.messages import Message
 
 COMPACTABLE_TOOLS = frozenset(
     {"Read", "Bash", "Grep", "Glob", "Edit", "Write", "WebFetch", "WebSearch"}

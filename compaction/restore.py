@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from agent.messages import Message
+from agent.core.messages import Message
 from compaction.microcompact import is_cleared
 from tools.file_state import FileState, normalize_path
 

@@ -34,8 +34,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agent.messages import Message
-from agent.request import with_beta
+from agent.core.messages import Message
+from agent.core.request import with_beta
 from compaction.clearing import INITIAL_GROWTH
 from compaction.microcompact import COMPACTABLE_TOOLS, MicrocompactConfig, economic_batch
 from compaction.thresholds import ContextLimits

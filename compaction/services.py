@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from agent.api import ApiError, ModelClient
-from agent.messages import Message
+from agent.core.messages import Message
+from agent.model.client import ApiError, ModelClient
 from compaction.restore import choose_files, visible_read_paths
 from tools.file_state import FileState, FileStateCache, normalize_path
 

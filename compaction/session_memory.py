@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
-from agent.messages import Message
+from agent.core.messages import Message
 
 
 @dataclass

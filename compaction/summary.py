@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal
 
-from agent.messages import Message
+from agent.core.messages import Message
 
 PROMPTS = Path(__file__).with_name("prompts")
 # Words every summary request carries, by which a gateway or the fake API can tell one apart.

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from agent.models import ModelLimits
+from agent.model.catalog import ModelLimits
 
 MAX_RESERVED_OUTPUT = 20_000
 AUTO_COMPACT_BUFFER = 13_000

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agent.messages import Message
+from agent.core.messages import Message
 
 CHARS_PER_TOKEN = 4
 MEDIA_TOKENS = 2_000  # an image or a document, whatever its size

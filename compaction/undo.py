@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.messages import Message
+from agent.core.messages import Message
 from tools.file_state import FileState
 
 

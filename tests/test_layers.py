@@ -1,76 +1,96 @@
-"""The one-way layers: tui -> agent -> tools, compaction plugged in only at the composition root."""
+"""The layers as an order: a module imports only from its own layer or the ones below it.
+
+Bottom to top: tools, then the agent's core parts (themselves in an order:
+core data types, the model client, the shell parser, permissions and
+settings, sessions, instructions, the loop), then compaction, then the
+composition root (agent.app), then the front ends (tui). The fake Messages
+API stands alone: only the demo (and tests and benchmarks) may use it. No
+file-level import cycle, TYPE_CHECKING imports aside.
+"""
 
 from __future__ import annotations
 
-import ast
 import subprocess
 import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("agent", "tools", "compaction", "tui")
-# Modules of agent/ that assemble the parts and so may name compaction/.
-COMPOSITION_ROOTS = {
-    "agent.runtime",
-    "agent.context_setup",
-    "agent.headless",
-    "agent.cli",
-    "agent.commands",
-}
-# What compaction/ may use of agent/: the data types and the model client, not the loop or the CLI.
-AGENT_FOR_COMPACTION_FORBIDDEN = {"agent.loop", "agent.runtime", "agent.cli", "agent.headless"}
+from tests.import_graph import ROOT, cycles, import_graph, source_files
 
-
-def imports_of(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-    return names
+# Bottom first; a module belongs to the most specific prefix that names it.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("tools",),
+    ("agent", "agent.core"),
+    ("agent.model",),
+    ("agent.shell",),
+    ("agent.permissions",),
+    ("agent.sessions",),
+    ("agent.instructions",),
+    ("agent.loop",),
+    ("compaction",),
+    ("agent.app",),
+    ("tui",),
+)
+ASSET = "agent.fake_api"
+ASSET_USERS = ("tui.demo",)
 
 
-def modules() -> dict[str, set[str]]:
-    found = {}
-    for package in PACKAGES:
-        for path in (ROOT / package).rglob("*.py"):
-            name = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
-            found[name] = imports_of(path)
-    return found
+def layer_of(module: str) -> int | None:
+    best: tuple[int, int] | None = None  # (prefix length, layer)
+    for index, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            named = module == prefix or module.startswith(prefix + ".")
+            if named and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), index)
+    return None if best is None else best[1]
 
 
-def top(name: str) -> str:
-    return name.split(".")[0]
+def _within(module: str, prefixes: tuple[str, ...]) -> bool:
+    return any(module == p or module.startswith(p + ".") for p in prefixes)
 
 
-def test_layers_point_one_way() -> None:
+def layer_violations(graph: dict[str, set[str]]) -> list[str]:
     problems = []
-    for module, imported in modules().items():
-        for name in imported:
-            layer, target = top(module), top(name)
-            if layer == "tools" and target in ("agent", "compaction", "tui"):
-                problems.append(f"{module} imports {name}: tools/ is the bottom layer")
-            if layer in ("agent", "compaction") and target == "tui":
-                problems.append(f"{module} imports {name}: only tui/ may name tui/")
-            if layer == "agent" and target == "compaction" and module not in COMPOSITION_ROOTS:
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            if _within(target, (ASSET,)):
+                if not _within(module, (ASSET, *ASSET_USERS)):
+                    problems.append(f"{module} imports {target}: the fake API is a test asset")
+                continue
+            if _within(module, (ASSET,)):
+                problems.append(f"{module} imports {target}: the fake API stands alone")
+                continue
+            low, high = layer_of(module), layer_of(target)
+            if low is not None and high is not None and high > low:
                 problems.append(
-                    f"{module} imports {name}: the loop must not know compaction's insides"
+                    f"{module} imports {target}: {'/'.join(LAYERS[high])} sits above "
+                    f"{'/'.join(LAYERS[low])}"
                 )
-            if layer == "compaction" and any(
-                name.startswith(f) for f in AGENT_FOR_COMPACTION_FORBIDDEN
-            ):
-                problems.append(
-                    f"{module} imports {name}: compaction/ must not reach into the loop"
-                )
-            if (
-                module.startswith("agent.fake_api")
-                and target in PACKAGES
-                and not name.startswith("agent.fake_api")
-            ):
-                problems.append(f"{module} imports {name}: the fake API stands alone")
-    assert problems == []
+    return problems
+
+
+def test_every_module_has_a_layer() -> None:
+    unplaced = [m for m in source_files() if layer_of(m) is None and not _within(m, (ASSET,))]
+    assert unplaced == []
+
+
+def test_imports_follow_the_layer_order() -> None:
+    assert layer_violations(import_graph(source_files())) == []
+
+
+def test_no_import_cycles() -> None:
+    assert cycles(import_graph(source_files())) == []
+
+
+def test_the_order_is_checked() -> None:
+    """The check catches what it is for: a loop importing compaction, tools importing agent."""
+    graph = {
+        "agent.loop.agent": {"compaction.manager"},
+        "tools.bash": {"agent.core.messages"},
+        "compaction.manager": {"agent.app.runtime"},
+        "agent.app.runtime": {"compaction.manager", "agent.loop.agent"},
+        "agent.core.events": {"agent.fake_api.server"},
+    }
+    assert len(layer_violations(graph)) == 4
+    assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
 
 
 def test_version_imports_nothing_heavy() -> None:

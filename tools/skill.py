@@ -2,7 +2,7 @@
 
 Only a one-line listing of each skill sits in the system prompt; the model
 calls this tool when a task matches, and the full body arrives as the tool
-result. Discovery lives in ``agent.skills``; ``SkillInfo`` is defined here so
+result. Discovery lives in ``agent.instructions.skills``; ``SkillInfo`` is defined here so
 the tool needs nothing from ``agent/``.
 """
 

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from agent.commands import CommandResult
-    from agent.events import Event
-    from agent.tool_runner import PermissionRequest
+    from agent.app.commands import CommandResult
+    from agent.core.events import Event
+    from agent.loop.tool_runner import PermissionRequest
     from compaction.thresholds import ContextState
     from tui.history import Entry
 

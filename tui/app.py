@@ -51,7 +51,7 @@ finally:
         gc.enable()
 
 if TYPE_CHECKING:
-    from agent.options import RunOptions
+    from agent.app.options import RunOptions
     from tui.history import Entry
 
 MODE_CYCLE = ("default", "acceptEdits", "plan")
@@ -115,7 +115,7 @@ class CcxApp(App[int]):
         return self.query_one(PromptInput).typed_within(TYPING_PAUSE_S)
 
     def on_mount(self) -> None:
-        from agent.models import resolve_model
+        from agent.model.catalog import resolve_model
 
         footer = self.query_one(StatusFooter)
         options = self.options
@@ -249,7 +249,7 @@ class CcxApp(App[int]):
             )
             return
         if not session_id:
-            from agent.session import list_sessions
+            from agent.sessions.session import list_sessions
             from tui.screens.resume import ResumeScreen
 
             sessions = await asyncio.to_thread(list_sessions, self.options.cwd)

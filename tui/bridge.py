@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from agent.events import (
+from agent.core.events import (
     CompactionFinished,
     ContextUpdate,
     Event,
@@ -51,11 +51,11 @@ from tui.agent_messages import (
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from agent.commands import CommandResult
-    from agent.options import RunOptions
-    from agent.runtime import Runtime
-    from agent.session import LoadedSession
-    from agent.tool_runner import PermissionRequest
+    from agent.app.commands import CommandResult
+    from agent.app.options import RunOptions
+    from agent.app.runtime import Runtime
+    from agent.loop.tool_runner import PermissionRequest
+    from agent.sessions.session import LoadedSession
 
 log = logging.getLogger(__name__)
 
@@ -143,8 +143,8 @@ class AgentBridge:
             self.loop.close()
 
     async def _boot(self, options: RunOptions | None) -> None:
-        from agent.events import Notice
-        from agent.options import StartupError
+        from agent.app.options import StartupError
+        from agent.core.events import Notice
 
         if options is None:
             options = self._parse_argv()
@@ -182,9 +182,9 @@ class AgentBridge:
 
     async def _settle_trust(self, options: RunOptions) -> RunOptions | None:
         """Ask whether to trust the project before any of its settings apply; None: exit."""
-        from agent import trust
-        from agent.events import Notice
-        from agent.settings import project_root
+        from agent.core.events import Notice
+        from agent.permissions import trust
+        from agent.permissions.settings import project_root
 
         project = project_root(options.cwd)
         question = trust.trust_question(project)
@@ -206,7 +206,7 @@ class AgentBridge:
 
     def _parse_argv(self) -> RunOptions | None:
         """The command line, parsed after the first paint (typer and pydantic take ~250 ms)."""
-        from agent.cli import CliError, parse_interactive
+        from agent.app.cli import CliError, parse_interactive
 
         try:
             parsed = parse_interactive(self.argv or [])
@@ -223,7 +223,7 @@ class AgentBridge:
     async def _show_history_early(self, options: RunOptions) -> tuple[Path, LoadedSession] | None:
         """Read the session -c / -r names and let the UI draw its history before the runtime
         is built: importing and building that takes ~0.3 s the user would otherwise wait."""
-        from agent.session import SessionError, load_session, session_path_for
+        from agent.sessions.session import SessionError, load_session, session_path_for
         from tui.history import history_entries
 
         try:
@@ -242,7 +242,7 @@ class AgentBridge:
     def _create(
         self, options: RunOptions, preloaded: tuple[Path, LoadedSession] | None = None
     ) -> Runtime:
-        from agent.runtime import Runtime
+        from agent.app.runtime import Runtime
 
         return Runtime(
             options,
@@ -258,7 +258,7 @@ class AgentBridge:
         self._ready.set()
 
     def _ready_info(self, runtime: Runtime, fallback: str | None, shown_early: bool) -> Ready:
-        from agent.commands import COMMANDS
+        from agent.app.commands import COMMANDS
         from tui.history import history_entries
 
         commands = [(name, command.help) for name, command in COMMANDS.items()]
@@ -358,9 +358,9 @@ class AgentBridge:
             self._post(StatusChanged(self._status(self.runtime)))
 
     async def _execute(self, kind: str, text: str) -> tuple[CommandResult | None, str | None]:
-        from agent.api import ApiError
-        from agent.commands import run_command
-        from agent.loop import MaxTurnsReached, TranscriptWriteError
+        from agent.app.commands import run_command
+        from agent.loop.agent import MaxTurnsReached, TranscriptWriteError
+        from agent.model.client import ApiError
 
         runtime = self.runtime
         if runtime is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agent.events import (
+from agent.core.events import (
     SERVER_CLEARING,
     ApiRetry,
     AssistantMessage,

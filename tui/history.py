@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.messages import INTERRUPTED_BY_USER, Message
+from agent.core.messages import INTERRUPTED_BY_USER, Message
 
 RESULT_PREVIEW_CHARS = 2_000
 REMINDER_PREFIX = "<system-reminder>"

@@ -1,10 +1,7 @@
-"""The `ccx` console script: `ccx demo`, headless runs (agent.cli) and the interactive front ends.
+"""The `ccx` console script: `ccx demo`, headless runs (agent.app.cli) and the interactive front ends.
 
 Nothing heavy is imported at module level: `ccx --version` must stay fast.
-The full-screen app (``tui.app.run_app``) is imported only when it is about
-to run; the plain REPL takes over when asked (``--plain``), when stdin or
-stdout is not a terminal, when the terminal is too small, or when the app
-cannot be loaded.
+Which interactive front end runs is ``tui.interactive``'s choice.
 """
 
 from __future__ import annotations
@@ -13,58 +10,8 @@ import os
 import sys
 from typing import Any
 
-from agent.cli import run
-
-MIN_COLUMNS = 60
-MIN_LINES = 16
-
-
-def plain_reason() -> str | None:
-    """Why the full-screen app cannot run here, or None when it can."""
-    streams = (("stdin", sys.stdin), ("stdout", sys.stdout))
-    for name, stream in streams:
-        try:
-            tty = stream is not None and stream.isatty()
-        except (AttributeError, ValueError):
-            tty = False
-        if not tty:
-            return f"{name} is not a terminal"
-    import shutil
-
-    size = shutil.get_terminal_size((80, 24))
-    if size.columns < MIN_COLUMNS or size.lines < MIN_LINES:
-        return (
-            f"the terminal is {size.columns}x{size.lines}, smaller than {MIN_COLUMNS}x{MIN_LINES}"
-        )
-    return None
-
-
-def _note(text: str) -> None:
-    print(f"ccx: {text}; using the plain REPL", file=sys.stderr)
-
-
-def start_interactive(options: Any, prompt: str | None, plain: bool, check: bool = True) -> int:
-    """Open an interactive session: the full-screen app when it fits, else the plain REPL."""
-    if check:
-        from agent.credentials import check_credentials
-
-        message = check_credentials(options.cwd, os.environ)
-        if message is not None:
-            print(message, file=sys.stderr)
-            return 1
-    if not plain:
-        reason = plain_reason()
-        if reason is None:
-            try:
-                from tui.app import run_app
-            except ImportError as exc:
-                reason = f"the full-screen app could not be loaded ({exc})"
-            else:
-                return run_app(options, prompt)
-        _note(reason)
-    from tui.plain import run_plain
-
-    return run_plain(options, prompt)
+from agent.app.cli import run
+from tui.interactive import plain_reason, start_interactive
 
 
 def _interactive(options: Any, prompt: str | None, plain: bool) -> int:
@@ -85,7 +32,7 @@ def run_fast_interactive(argv: list[str]) -> int | None:
     """The app first, typer after the first paint; None when the normal path must run instead."""
     from pathlib import Path
 
-    from agent.credentials import check_credentials
+    from agent.app.credentials import check_credentials
 
     if check_credentials(Path.cwd(), os.environ) is not None:
         return None  # the normal path says how to set a key, without a flash of the app
@@ -96,7 +43,7 @@ def run_fast_interactive(argv: list[str]) -> int | None:
     code, handed_back = run_app_from_argv(argv)
     if handed_back is None:
         return code
-    from agent.cli import dispatch
+    from agent.app.cli import dispatch
 
     return dispatch(handed_back, interactive=_interactive)
 
@@ -104,7 +51,7 @@ def run_fast_interactive(argv: list[str]) -> int | None:
 def main() -> None:
     argv = sys.argv[1:]
     if argv and argv[0] == "demo":
-        from tui.demo import main as demo_main
+        from tui.demo.tour import main as demo_main
 
         exit_now(demo_main(argv[1:]))
     if deferrable(argv) and (code := run_fast_interactive(argv)) is not None:

@@ -8,12 +8,12 @@ from typing import Any
 
 import anthropic
 
-from agent.api import ModelClient, RetryPolicy
-from agent.events import Event
+from agent.core.events import Event
 from agent.fake_api import FakeApi, text_reply, tool_reply
-from agent.loop import Agent, AgentConfig
-from agent.permissions import PermissionGate
-from agent.tool_runner import ToolRunner
+from agent.loop.agent import Agent, AgentConfig
+from agent.loop.tool_runner import ToolRunner
+from agent.model.client import ModelClient, RetryPolicy
+from agent.permissions.gate import PermissionGate
 from compaction.manager import CompactionServices, ContextManager
 from compaction.session_memory import SessionMemory
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK

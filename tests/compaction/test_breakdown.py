@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.messages import Message, tool_result_block, user_text
+from agent.core.messages import Message, tool_result_block, user_text
 from compaction.breakdown import context_breakdown, render_breakdown
 from compaction.thresholds import ContextLimits
 

@@ -8,8 +8,8 @@ import resource
 from collections.abc import Iterator
 from pathlib import Path
 
-from agent.messages import Message, tool_result_block, user_text
-from agent.session import Session
+from agent.core.messages import Message, tool_result_block, user_text
+from agent.sessions.session import Session
 from compaction.clearing import Clearing
 from compaction.microcompact import is_cleared
 from compaction.services import CompactionServices

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.invariants import find_violations
-from agent.messages import Message, tool_result_block, user_text
+from agent.core.invariants import find_violations
+from agent.core.messages import Message, tool_result_block, user_text
 from compaction.grouping import (
     DROPPED_MARKER,
     adjust_start_index,

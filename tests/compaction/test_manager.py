@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.events import CompactionFailed, CompactionFinished, Microcompacted, Notice
+from agent.core.events import CompactionFailed, CompactionFinished, Microcompacted, Notice
+from agent.core.invariants import find_violations
 from agent.fake_api import text_reply, tool_reply
-from agent.invariants import find_violations
 from compaction.full import CompactionError
 from compaction.manager import ContextFullError
 from compaction.microcompact import MicrocompactConfig

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from agent.events import CompactionFinished
+from agent.core.events import CompactionFinished
+from agent.core.invariants import find_violations
+from agent.core.messages import Message, user_text
 from agent.fake_api import Fault, text_reply, tool_reply
-from agent.invariants import find_violations
-from agent.messages import Message, user_text
 from compaction.grouping import drop_oldest_groups
 from compaction.microcompact import MicrocompactConfig
 from compaction.session_memory import SessionMemoryResult

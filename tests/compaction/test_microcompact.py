@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.invariants import find_violations
-from agent.messages import Message, tool_result_block, user_text
+from agent.core.invariants import find_violations
+from agent.core.messages import Message, tool_result_block, user_text
 from compaction.microcompact import (
     CLEARED_PREFIX,
     MicrocompactConfig,

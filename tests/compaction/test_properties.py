@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from agent.invariants import find_violations
-from agent.messages import user_text
+from agent.core.invariants import find_violations
+from agent.core.messages import user_text
 from compaction.compactor import choose_pivot
 from compaction.full import CompactionError
 from compaction.microcompact import MicrocompactConfig, apply_clearing, find_candidates, marker_for

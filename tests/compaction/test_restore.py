@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from agent.messages import Message, tool_result_block
+from agent.core.messages import Message, tool_result_block
 from compaction.microcompact import CLEARED_PREFIX
 from compaction.restore import read_file_now, restore_files, visible_read_paths
 from compaction.services import CompactionServices

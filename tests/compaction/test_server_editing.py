@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from agent.events import SERVER_CLEARING, Microcompacted
+from agent.core.events import SERVER_CLEARING, Microcompacted
+from agent.core.invariants import find_violations
+from agent.core.messages import Message, tool_result_block, user_text
 from agent.fake_api import FakeApi, text_reply, tool_reply
-from agent.invariants import find_violations
-from agent.messages import Message, tool_result_block, user_text
 from compaction.microcompact import MicrocompactConfig, economic_batch
 from compaction.server_editing import (
     BETA,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.messages import Message, tool_result_block, user_text
+from agent.core.messages import Message, tool_result_block, user_text
 from compaction.summary import (
     format_summary,
     has_summary_section,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.models import ModelLimits
-from agent.settings import Settings
+from agent.model.catalog import ModelLimits
+from agent.permissions.settings import Settings
 from compaction.thresholds import (
     ContextLimits,
     context_state,

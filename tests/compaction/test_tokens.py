@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from agent.messages import Message, tool_result_block, user_text
+from agent.core.messages import Message, tool_result_block, user_text
 from compaction.tokens import (
     EstimateMemo,
     TokenCounter,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agent.messages import Message, user_text
+from agent.core.messages import Message, user_text
 from compaction.undo import Snapshot, snapshots_from_transcript
 
 

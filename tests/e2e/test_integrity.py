@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.fake_api import FakeApi, RecordedRequest, ResponseItem, text_reply, tool_reply
-from agent.session import load_session
+from agent.sessions.session import load_session
 from tests.e2e.conftest import CCX, Ccx, Run
 from tools.surrogates import is_encodable
 

@@ -10,7 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.credentials import LOCAL_PLACEHOLDER_KEY, check_credentials, missing_credentials_message
+from agent.app.credentials import (
+    LOCAL_PLACEHOLDER_KEY,
+    check_credentials,
+    missing_credentials_message,
+)
 from agent.fake_api import FakeApi, text_reply
 
 from .conftest import CCX, Ccx
@@ -58,7 +62,7 @@ def test_help_and_version_need_no_key(repo: Path, tmp_path: Path) -> None:
 async def test_a_local_endpoint_needs_no_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent.api import make_client
+    from agent.model.client import make_client
 
     for name in [k for k in os.environ if k.startswith(("ANTHROPIC_", "CLAUDE_CODE_USE_"))]:
         monkeypatch.delenv(name)
@@ -91,13 +95,13 @@ def test_plain_repl_on_piped_stdin_runs_a_turn(ccx: Ccx) -> None:
 def test_interactive_without_a_terminal_falls_back_to_plain(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import tui.plain
-    from agent.options import RunOptions
-    from tui.launcher import plain_reason, start_interactive
+    import tui.plain.repl
+    from agent.app.options import RunOptions
+    from tui.interactive import plain_reason, start_interactive
 
     calls: list[tuple[object, str | None]] = []
     monkeypatch.setattr(
-        tui.plain, "run_plain", lambda options, prompt: calls.append((options, prompt)) or 0
+        tui.plain.repl, "run_plain", lambda options, prompt: calls.append((options, prompt)) or 0
     )
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert plain_reason() == "stdin is not a terminal"
@@ -110,7 +114,7 @@ def test_interactive_without_a_terminal_falls_back_to_plain(
 def test_demo_runs_offline_without_a_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from tui.demo import main as demo_main
+    from tui.demo.tour import main as demo_main
 
     for name in [k for k in os.environ if k.startswith(("ANTHROPIC_", "CLAUDE_CODE_USE_"))]:
         monkeypatch.delenv(name)
@@ -157,7 +161,7 @@ def test_a_key_in_the_settings_env_counts(tmp_path: Path, monkeypatch: pytest.Mo
 def test_parse_interactive_raises_instead_of_printing() -> None:
     import pytest
 
-    from agent.cli import CliError, parse_interactive
+    from agent.app.cli import CliError, parse_interactive
 
     parsed = parse_interactive(["-c", "--model", "haiku", "fix it"])
     assert parsed.options.continue_session and parsed.options.model == "haiku"

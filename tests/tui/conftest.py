@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from agent.app.options import RunOptions
 from agent.fake_api import FakeApi
-from agent.options import RunOptions
 from tests.fake_env import use_fake_api
 from tui.app import CcxApp
 
@@ -75,8 +75,8 @@ async def settle(seconds: float = 0.05) -> None:
 
 def write_session(repo: Path, rounds: int, model: str = "claude-sonnet-4-5") -> str:
     """A stored session of ``rounds`` x (prompt, tool call, tool result, answer); returns its id."""
-    from agent.messages import Message, tool_result_block, user_text
-    from agent.session import Session
+    from agent.core.messages import Message, tool_result_block, user_text
+    from agent.sessions.session import Session
 
     session = Session.create(repo, model)
     for index in range(rounds):

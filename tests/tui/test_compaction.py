@@ -6,7 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Collapsible
 
-from agent.events import SERVER_CLEARING, Microcompacted
+from agent.core.events import SERVER_CLEARING, Microcompacted
 from agent.fake_api import FakeApi, text_reply, tool_reply
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from tests.tui.conftest import make_app, screen_text, submit, wait_for, wait_idle

@@ -6,8 +6,8 @@ import json
 import time
 from pathlib import Path
 
+from agent.core.messages import INTERRUPTED_BY_USER
 from agent.fake_api import FakeApi, text_reply, tool_reply
-from agent.messages import INTERRUPTED_BY_USER
 from tests.tui.conftest import make_app, screen_text, submit, wait_for, wait_idle
 from tui.widgets.prompt_box import PromptInput
 from tui.widgets.tool_block import ToolBlock

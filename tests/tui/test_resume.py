@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from textual.widgets import OptionList
 
-import agent.session as session_module
+import agent.sessions.session as session_module
+from agent.core.messages import Message
 from agent.fake_api import FakeApi, text_reply
-from agent.messages import Message
 from tests.tui.conftest import make_app, screen_text, submit, wait_for, wait_idle, write_session
 from tui.app import CcxApp
 from tui.history import history_entries

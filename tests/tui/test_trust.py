@@ -13,12 +13,12 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
-from agent import trust
+from agent.app.options import RunOptions
 from agent.fake_api import FakeApi
-from agent.options import RunOptions
+from agent.permissions import trust
 from tests.tui.conftest import make_app, screen_text, wait_for
-from tests.tui.test_plain import ENTER, Driver
-from tui.plain import PlainRepl
+from tests.tui.plain.test_repl import ENTER, Driver
+from tui.plain.repl import PlainRepl
 from tui.screens.trust import TrustScreen
 
 

@@ -18,7 +18,7 @@ from textual.widgets.option_list import Option
 from tui.widgets.tool_block import diff_text
 
 if TYPE_CHECKING:
-    from agent.tool_runner import PermissionRequest
+    from agent.loop.tool_runner import PermissionRequest
 
 CONTENT_HEAD_LINES = 20
 ANSWERS = ("allow", "always", "deny")

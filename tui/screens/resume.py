@@ -13,7 +13,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 if TYPE_CHECKING:
-    from agent.session import SessionInfo
+    from agent.sessions.session import SessionInfo
 
 
 def age(seconds: float) -> str:

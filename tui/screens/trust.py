@@ -1,4 +1,4 @@
-"""The trust question for a project that configures hooks, env or rules (see agent.trust)."""
+"""The trust question for a project that configures hooks, env or rules (see agent.permissions.trust)."""
 
 from __future__ import annotations
 

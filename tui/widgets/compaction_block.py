@@ -86,7 +86,7 @@ class CompactionBlock(Vertical):
         self._line.update(text)
 
     def finish(self, record: dict[str, Any]) -> None:
-        from agent.commands import compaction_line
+        from agent.app.commands import compaction_line
 
         self._stop("finished")
         self.record = record

@@ -1,0 +1,276 @@
+"""The `ccx` command line: options shared by every mode, and headless `-p` runs.
+
+Interactive front ends live in ``tui/``; the launcher there hands this module a
+callable that opens one, so ``agent/`` never imports ``tui/``. ``--version``
+is answered before anything heavy is imported.
+"""
+
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, NamedTuple
+
+from agent import __version__
+
+Interactive = Callable[[Any, str | None, bool], int]
+
+
+class ParsedArgs(NamedTuple):
+    options: Any  # agent.app.options.RunOptions (imported lazily: it must stay off --version's path)
+    prompt: str | None
+    print_mode: bool
+    output_format: str
+    include_partial: bool
+    plain: bool
+
+
+class CliError(Exception):
+    """A usage error found while parsing; the caller shows ``message`` and exits with ``exit_code``."""
+
+    def __init__(self, message: str, exit_code: int = 2):
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+
+def run(argv: list[str], interactive: Interactive | None = None) -> int:
+    if argv and argv[0] in ("--version", "-v", "-V"):
+        print(f"{__version__} (ccx)")
+        return 0
+    parsed = parse_args(argv, standalone=True)
+    if isinstance(parsed, int):
+        return parsed
+    return dispatch(parsed, interactive)
+
+
+def parse_interactive(argv: list[str]) -> ParsedArgs:
+    """Parse without printing (the full-screen app may already own the terminal)."""
+    parsed = parse_args(argv, standalone=False)
+    if isinstance(parsed, int):
+        raise CliError("", parsed)
+    return parsed
+
+
+def parse_args(argv: list[str], *, standalone: bool) -> ParsedArgs | int:
+    """The parsed command line, or the exit code when parsing ended the run (help, version, errors).
+
+    With ``standalone`` typer prints help and usage errors itself; without it
+    usage errors are raised as CliError.
+    """
+    holder: dict[str, ParsedArgs] = {}
+    app = _typer_app(holder)
+    try:
+        app(args=expand_rule_lists(argv), prog_name="ccx", standalone_mode=standalone)
+    except SystemExit as exc:  # typer exits when done; usage errors carry their own code
+        code = exc.code if isinstance(exc.code, int) else 1
+        if code or "parsed" not in holder:
+            return code
+    except Exception as exc:
+        if standalone or not hasattr(exc, "format_message"):
+            raise
+        raise CliError(f"ccx: {exc.format_message()}", getattr(exc, "exit_code", 2)) from exc
+    return holder.get("parsed", 0)
+
+
+def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
+    import typer
+
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+
+    @app.command(context_settings={"help_option_names": ["-h", "--help"]})
+    def ccx(
+        prompt: Annotated[
+            str | None, typer.Argument(help="The prompt (read from stdin with -p if omitted)")
+        ] = None,
+        print_mode: Annotated[
+            bool, typer.Option("-p", "--print", help="Run the prompt headless and print the result")
+        ] = False,
+        output_format: Annotated[
+            str, typer.Option("--output-format", help="text | json | stream-json")
+        ] = "text",
+        include_partial: Annotated[
+            bool,
+            typer.Option("--include-partial-messages", help="stream-json: include text deltas"),
+        ] = False,
+        model: Annotated[
+            str | None, typer.Option("--model", help="Model name or alias (opus, sonnet, haiku)")
+        ] = None,
+        fallback_model: Annotated[
+            str | None,
+            typer.Option("--fallback-model", help="Model to use when the main one is overloaded"),
+        ] = None,
+        permission_mode: Annotated[
+            str | None,
+            typer.Option(
+                "--permission-mode", help="default | acceptEdits | plan | bypassPermissions"
+            ),
+        ] = None,
+        allowed_tools: Annotated[
+            list[str] | None,
+            typer.Option(
+                "--allowedTools",
+                "--allowed-tools",
+                help='Rules to allow, e.g. "Bash(git log *)" Edit',
+            ),
+        ] = None,
+        disallowed_tools: Annotated[
+            list[str] | None,
+            typer.Option("--disallowedTools", "--disallowed-tools", help="Rules to deny"),
+        ] = None,
+        max_turns: Annotated[
+            int | None,
+            typer.Option("--max-turns", help="Stop after this many model turns (headless)"),
+        ] = None,
+        continue_: Annotated[
+            bool,
+            typer.Option("-c", "--continue", help="Continue the latest session in this directory"),
+        ] = False,
+        resume: Annotated[
+            str | None, typer.Option("-r", "--resume", help="Resume the session with this id")
+        ] = None,
+        autocompact: Annotated[
+            str | None,
+            typer.Option(
+                "--autocompact", help="auto, or the window in tokens at which to auto-compact"
+            ),
+        ] = None,
+        plain: Annotated[
+            bool,
+            typer.Option(
+                "--plain", help="Use the plain line-by-line REPL instead of the full-screen app"
+            ),
+        ] = False,
+        cwd: Annotated[
+            Path | None,
+            typer.Option("--cwd", help="Work in this directory instead of the current one"),
+        ] = None,
+        sandbox: Annotated[
+            bool | None,
+            typer.Option(
+                "--sandbox/--no-sandbox",
+                help="Run Bash commands in the OS sandbox (default: on where it works)",
+            ),
+        ] = None,
+        sandbox_network: Annotated[
+            bool | None,
+            typer.Option(
+                "--sandbox-network/--no-sandbox-network",
+                help="Let sandboxed Bash commands use the network (default: yes)",
+            ),
+        ] = None,
+        version: Annotated[
+            bool, typer.Option("--version", "-v", help="Print the version and exit")
+        ] = False,
+    ) -> None:
+        if version:
+            print(f"{__version__} (ccx)")
+            return
+        from agent.app.options import RunOptions
+
+        if output_format not in ("text", "json", "stream-json"):
+            raise typer.BadParameter("use text, json or stream-json", param_hint="--output-format")
+        if autocompact is not None and not AUTOCOMPACT_VALUE.match(autocompact.replace("_", "")):
+            raise typer.BadParameter(
+                "use auto or a number of tokens, e.g. 120000 or 120k", param_hint="--autocompact"
+            )
+        options = RunOptions(
+            cwd=(cwd or Path.cwd()).resolve(),
+            model=model,
+            permission_mode=permission_mode,
+            allowed_tools=allowed_tools or [],
+            disallowed_tools=disallowed_tools or [],
+            max_turns=max_turns,
+            continue_session=continue_,
+            resume=resume,
+            autocompact=autocompact,
+            fallback_model=fallback_model,
+            headless=print_mode,
+            sandbox=sandbox,
+            sandbox_network=sandbox_network,
+        )
+        holder["parsed"] = ParsedArgs(
+            options, prompt, print_mode, output_format, include_partial, plain
+        )
+
+    return app
+
+
+def dispatch(parsed: ParsedArgs, interactive: Interactive | None = None) -> int:
+    """Run what the command line asked for: a headless prompt, or an interactive session."""
+    options = parsed.options
+    if parsed.print_mode:
+        text = _headless_prompt(parsed.prompt)
+        if not text:
+            print("ccx: -p needs a prompt (as an argument or on stdin)", file=sys.stderr)
+            return 2
+        if message := _credentials_problem(options.cwd):
+            _report_missing_credentials(message, parsed.output_format)
+            return 1
+        return _run_headless(options, text, parsed.output_format, parsed.include_partial)
+    if interactive is None:
+        print("ccx: no interactive front end is available; use -p", file=sys.stderr)
+        return 2
+    return interactive(options, parsed.prompt, parsed.plain)
+
+
+AUTOCOMPACT_VALUE = re.compile(r"^(auto|\d+(\.\d+)?[kKmM]?)$")
+RULE_LIST_OPTIONS = ("--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools")
+RULE_WORD = re.compile(
+    r"^[A-Z][A-Za-z0-9_]*(\(.*\))?(,\s*[A-Z][A-Za-z0-9_]*(\(.*\))?)*$", re.DOTALL
+)
+
+
+def expand_rule_lists(argv: list[str]) -> list[str]:
+    """Claude Code's `--allowedTools A B C` (several values after one flag) as repeated flags."""
+    expanded: list[str] = []
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        expanded.append(arg)
+        index += 1
+        if arg not in RULE_LIST_OPTIONS or index >= len(argv):
+            continue
+        expanded.append(argv[index])
+        index += 1
+        while index < len(argv) and RULE_WORD.match(argv[index]):
+            expanded += [arg, argv[index]]
+            index += 1
+    return expanded
+
+
+def _headless_prompt(prompt: str | None) -> str:
+    piped = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    if prompt in (None, "-"):
+        return piped.strip()
+    return f"{piped.strip()}\n\n{prompt}" if piped.strip() else prompt
+
+
+def _credentials_problem(cwd: Path) -> str | None:
+    import os
+
+    from agent.app.credentials import check_credentials
+
+    return check_credentials(cwd, os.environ)
+
+
+def _report_missing_credentials(message: str, output_format: str) -> None:
+    print(message, file=sys.stderr)
+    if output_format != "text":  # scripts reading stdout still get one result object
+        import json
+
+        result = {"type": "result", "subtype": "error_during_execution", "is_error": True}
+        print(json.dumps({**result, "result": message.splitlines()[0]}))
+
+
+def _run_headless(options: object, prompt: str, output_format: str, include_partial: bool) -> int:
+    import asyncio
+
+    from agent.app.headless import HeadlessOutput, run_headless
+
+    output = HeadlessOutput(output_format, include_partial)
+    return asyncio.run(run_headless(options, prompt, output))  # type: ignore[arg-type]
+
+
+def main() -> None:
+    sys.exit(run(sys.argv[1:]))

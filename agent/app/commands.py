@@ -1,0 +1,216 @@
+"""Slash commands (/compact, /context, /undo-compact, /cost, /clear, /model, /plan, /help).
+
+Shared by every front end: each returns a ``CommandResult`` with text for the
+user, so headless mode can print it and the TUI can show it. `ccx -c -p
+"/compact keep the API notes"` goes through here too.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from compaction.breakdown import context_breakdown, render_breakdown
+from compaction.compactor import latest_request
+from compaction.full import CompactionError
+from compaction.summary import PartialMode
+from compaction.thresholds import format_tokens
+
+if TYPE_CHECKING:
+    from agent.app.runtime import Runtime
+
+
+@dataclass
+class CommandResult:
+    text: str
+    is_error: bool = False
+    data: dict[str, Any] = field(default_factory=dict)
+    exit: bool = False
+
+
+Handler = Callable[["Runtime", str], Awaitable[CommandResult]]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    usage: str
+    help: str
+    handler: Handler
+
+
+COMMANDS: dict[str, Command] = {}
+
+
+def command(name: str, usage: str, help_text: str) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        COMMANDS[name] = Command(name, usage, help_text, handler)
+        return handler
+
+    return register
+
+
+def parse(line: str) -> tuple[Command, str] | None:
+    """The command and its argument text, or None when the line is not a known command."""
+    if not line.startswith("/"):
+        return None
+    name, _, rest = line[1:].partition(" ")
+    found = COMMANDS.get(name.strip().lower())
+    return (found, rest.strip()) if found else None
+
+
+async def run_command(runtime: Runtime, line: str) -> CommandResult:
+    parsed = parse(line)
+    if parsed is None:
+        known = ", ".join(f"/{name}" for name in COMMANDS)
+        return CommandResult(f"Unknown command {line.split()[0]}. Commands: {known}", is_error=True)
+    found, args = parsed
+    return await found.handler(runtime, args)
+
+
+def parse_compact_args(args: str) -> tuple[str | None, PartialMode | None, int | None]:
+    """`[--keep-last N | --keep-first N] [instructions]` -> (instructions, partial mode, rounds)."""
+    try:
+        words = shlex.split(args)
+    except ValueError:
+        words = args.split()
+    partial: PartialMode | None = None
+    rounds: int | None = None
+    if len(words) >= 2 and words[0] in ("--keep-last", "--keep-first") and words[1].isdigit():
+        partial = "up_to" if words[0] == "--keep-last" else "from"
+        rounds = int(words[1])
+        args = args.split(words[1], 1)[1]
+    instructions = args.strip() or None
+    return instructions, partial, rounds
+
+
+@command(
+    "compact",
+    "/compact [--keep-last N | --keep-first N] [instructions]",
+    "Summarize the conversation to free context",
+)
+async def _compact(runtime: Runtime, args: str) -> CommandResult:
+    instructions, partial, rounds = parse_compact_args(args)
+    try:
+        record = await runtime.context.compact(
+            runtime.agent,
+            trigger="manual",
+            instructions=instructions,
+            partial=partial,
+            keep_rounds=rounds,
+        )
+    except CompactionError as error:
+        return CommandResult(
+            f"Compaction failed: {error}. The conversation is unchanged.", is_error=True
+        )
+    return CommandResult(compaction_line(record), data={"compaction": record})
+
+
+def compaction_line(record: dict[str, Any]) -> str:
+    restored = record.get("restored", {})
+    parts = [
+        f"Compacted ({record['trigger']}): {format_tokens(record['tokens_before'])} → "
+        f"{format_tokens(record['tokens_after'])} tokens in {record['duration_s']:.1f}s"
+    ]
+    if restored.get("files"):
+        parts.append("restored files: " + ", ".join(restored["files"]))
+    if restored.get("skills"):
+        parts.append("skills: " + ", ".join(restored["skills"]))
+    if restored.get("plan"):
+        parts.append("plan: " + ", ".join(restored["plan"]))
+    return "; ".join(parts)
+
+
+@command("context", "/context", "Show where the context's tokens go")
+async def _context(runtime: Runtime, _args: str) -> CommandResult:
+    state = runtime.context.state(runtime.agent)
+    breakdown = context_breakdown(
+        system_blocks=runtime.system,
+        memory_texts=runtime.memory_texts,
+        skills_text=runtime.skills_text,
+        tools_api=runtime.agent.tools_api,
+        messages=runtime.agent.messages,
+        limits=state.limits,
+        used=state.used,
+        keep_preview=keep_preview(runtime),
+    )
+    text = render_breakdown(breakdown)
+    return CommandResult(text, data={"context": breakdown.to_json(), "state": state.to_json()})
+
+
+def keep_preview(runtime: Runtime) -> dict[str, str]:
+    """What a compaction now would keep, in words."""
+    files = runtime.context.services.files_to_restore([])  # a full compaction keeps no messages
+    request = latest_request(runtime.agent.messages) or "(none yet)"
+    preview = {
+        "latest request (verbatim)": request if len(request) <= 120 else request[:117] + "...",
+        "files re-read": ", ".join(files) or "none",
+        "skills": ", ".join(s.name for s, _ in runtime.invoked_skills.recent()) or "none",
+        "plan": str(runtime.plan.path) if runtime.plan.content() else "none",
+    }
+    return preview
+
+
+@command(
+    "undo-compact", "/undo-compact", "Bring back the conversation from before the last compaction"
+)
+async def _undo(runtime: Runtime, _args: str) -> CommandResult:
+    if not runtime.context.can_undo:
+        return CommandResult("There is no compaction to undo in this session.", is_error=True)
+    if not runtime.context.undo(runtime.agent):
+        return CommandResult(
+            "Cannot undo the last compaction: what it put in place is no longer in the "
+            "conversation (a prompt-too-long retry dropped it). The transcript keeps everything.",
+            is_error=True,
+        )
+    state = runtime.context.state(runtime.agent)
+    return CommandResult(
+        f"Restored the conversation from before the last compaction ({format_tokens(state.used)} tokens)."
+    )
+
+
+@command("cost", "/cost", "Show tokens and cost so far")
+async def _cost(runtime: Runtime, _args: str) -> CommandResult:
+    costs = runtime.agent.costs
+    totals = costs.totals
+    text = (
+        f"Total cost: ${costs.total_cost_usd:.4f} over {costs.requests} requests "
+        f"({costs.api_seconds:.1f}s in the API)\n"
+        f"Input {totals['input_tokens']:,} · cache read {totals['cache_read_input_tokens']:,} · "
+        f"cache write {totals['cache_creation_input_tokens']:,} · output {totals['output_tokens']:,}"
+    )
+    return CommandResult(text, data={"usage": dict(totals), "total_cost_usd": costs.total_cost_usd})
+
+
+@command("clear", "/clear", "Start a fresh conversation (the old one stays in its transcript)")
+async def _clear(runtime: Runtime, _args: str) -> CommandResult:
+    runtime.clear_conversation()
+    await runtime.run_session_start("clear")
+    return CommandResult(f"Cleared. New session {runtime.session.id}.")
+
+
+@command("model", "/model [name]", "Show or switch the model")
+async def _model(runtime: Runtime, args: str) -> CommandResult:
+    if not args:
+        return CommandResult(f"Model: {runtime.agent.model}")
+    runtime.set_model(args)
+    await runtime.refresh_model_limits()
+    return CommandResult(f"Model set to {runtime.agent.model}.")
+
+
+@command("plan", "/plan", "Toggle plan mode (read-only research, then a plan to approve)")
+async def _plan(runtime: Runtime, _args: str) -> CommandResult:
+    entering = runtime.gate.mode != "plan"
+    runtime.set_permission_mode("plan" if entering else "default")
+    if entering:
+        return CommandResult(f"Plan mode on. The plan goes to {runtime.plan.path}.")
+    return CommandResult("Plan mode off.")
+
+
+@command("help", "/help", "List the commands")
+async def _help(runtime: Runtime, _args: str) -> CommandResult:
+    width = max(len(c.usage) for c in COMMANDS.values())
+    lines = [f"{c.usage.ljust(width)}  {c.help}" for c in COMMANDS.values()]
+    return CommandResult("\n".join(lines))

@@ -1,0 +1,96 @@
+"""Whether the environment can reach a model at all, and what to tell the user when it cannot.
+
+Checked before a session starts (``ccx`` and ``ccx -p``, never ``--version``,
+``--help`` or ``ccx demo``), so a newcomer gets instructions instead of a
+failed request.
+
+What counts as configured:
+
+- ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (with or without a base URL);
+- CLAUDE_CODE_USE_BEDROCK / CLAUDE_CODE_USE_VERTEX (the SDK finds the cloud
+  credentials itself, so they are not checked here);
+- ANTHROPIC_BASE_URL alone only when it points at this machine (localhost,
+  127.x, ::1): a local proxy usually holds the real credentials, while a
+  remote gateway almost always wants a token. The SDK refuses to send a
+  request with no credential at all, so such a session is given a placeholder
+  key (``check_credentials``), which a local proxy ignores or replaces.
+
+Keys may also come from the ``env`` block of a settings file, as the runtime
+applies it; ``session_env`` merges that in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, MutableMapping
+from pathlib import Path
+from urllib.parse import urlsplit
+
+KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+PROVIDER_VARIABLES = ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX")
+LOCAL_HOSTS = ("localhost", "::1")
+LOCAL_PLACEHOLDER_KEY = "ccx-local-endpoint"
+
+HOW_TO = """\
+Set one of these and run ccx again:
+  export ANTHROPIC_API_KEY=sk-ant-...       an Anthropic API key (console.anthropic.com)
+  export ANTHROPIC_AUTH_TOKEN=...           a bearer token instead of a key
+  export ANTHROPIC_BASE_URL=https://...     an Anthropic-compatible gateway (with a key or token)
+  export CLAUDE_CODE_USE_BEDROCK=1          Amazon Bedrock, with your AWS credentials
+  export CLAUDE_CODE_USE_VERTEX=1           Google Vertex AI, with your gcloud credentials
+They can also go in the "env" block of ~/.ccx/settings.json.
+
+No key yet? Run `ccx demo` for an offline tour with a scripted model."""
+
+
+def _set(env: Mapping[str, str], name: str) -> bool:
+    return bool(env.get(name, "").strip())
+
+
+def is_local_url(url: str) -> bool:
+    """True for http(s) URLs on this machine: localhost, 127.0.0.0/8, ::1."""
+    try:
+        host = (urlsplit(url.strip()).hostname or "").lower()
+    except ValueError:
+        return False
+    return host in LOCAL_HOSTS or host.startswith("127.")
+
+
+def missing_credentials_message(env: Mapping[str, str]) -> str | None:
+    """None when a model can be reached with ``env``; else what to tell the user."""
+    if any(_set(env, name) for name in (*KEY_VARIABLES, *PROVIDER_VARIABLES)):
+        return None
+    base_url = env.get("ANTHROPIC_BASE_URL", "").strip()
+    if base_url and is_local_url(base_url):
+        return None
+    if base_url:
+        return (
+            f"ccx: ANTHROPIC_BASE_URL is set ({base_url}) but neither ANTHROPIC_API_KEY nor "
+            "ANTHROPIC_AUTH_TOKEN is; a remote gateway needs one of them.\n\n" + HOW_TO
+        )
+    return "ccx: no API credentials found.\n\n" + HOW_TO
+
+
+def session_env(cwd: Path, environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` with the settings files' ``env`` block under it, as a session will see it."""
+    from agent.permissions.settings import load_settings
+
+    try:
+        settings_env = load_settings(cwd).env
+    except Exception:  # a settings problem is reported by the session itself, later
+        settings_env = {}
+    return {**settings_env, **environ}
+
+
+def check_credentials(cwd: Path, environ: MutableMapping[str, str]) -> str | None:
+    """What to tell the user when no model can be reached from ``cwd``; None when one can.
+
+    A local endpoint configured without a key gets a placeholder key in
+    ``environ``, since the SDK will not send a request with no credential.
+    """
+    env = session_env(cwd, environ)
+    message = missing_credentials_message(env)
+    if message is None and not any(
+        _set(env, name) for name in (*KEY_VARIABLES, *PROVIDER_VARIABLES)
+    ):
+        environ["ANTHROPIC_API_KEY"] = LOCAL_PLACEHOLDER_KEY
+    return message

@@ -1,0 +1,57 @@
+"""What a session is started with: the options every front end passes to the runtime.
+
+Kept free of heavy imports: the CLI and the TUI's first paint build these
+before anything else is loaded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+
+
+class StartupError(Exception):
+    """Options that cannot be honoured (an unknown session id, a bad mode); shown as is."""
+
+
+@dataclass
+class RunOptions:
+    cwd: Path
+    model: str | None = None
+    permission_mode: str | None = None
+    allowed_tools: list[str] = field(default_factory=list)
+    disallowed_tools: list[str] = field(default_factory=list)
+    max_turns: int | None = None
+    continue_session: bool = False
+    resume: str | None = None
+    autocompact: str | None = None
+    fallback_model: str | None = None
+    headless: bool = True
+    watch_files: bool = True
+    # False: the project's settings apply only as far as an untrusted folder's may (agent.permissions.trust).
+    project_trusted: bool = True
+    sandbox: bool | None = None  # --sandbox / --no-sandbox; None: env, settings, default
+    sandbox_network: bool | None = None  # --sandbox-network / --no-sandbox-network
+
+
+def split_rules(values: list[str]) -> list[str]:
+    """`--allowedTools "Read,Bash(git log *)" Edit` -> ["Read", "Bash(git log *)", "Edit"]."""
+    rules: list[str] = []
+    for value in values:
+        depth, current = 0, ""
+        for char in value:
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                depth = max(0, depth - 1)
+            if depth == 0 and (char == "," or char.isspace()):
+                if current.strip():
+                    rules.append(current.strip())
+                current = ""
+                continue
+            current += char
+        if current.strip():
+            rules.append(current.strip())
+    return rules

@@ -1,0 +1,410 @@
+"""Assembling a working agent from options: settings, session, tools, permissions, prompt.
+
+This is the composition root that every front end shares (headless, the TUI,
+the plain REPL): it decides which concrete parts the loop gets, so the loop
+and the parts stay ignorant of each other.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from agent.app.context_setup import build_context_manager
+from agent.app.options import PERMISSION_MODES, RunOptions, StartupError, split_rules
+from agent.app.sandbox_setup import build_sandbox
+from agent.core.events import EventSink, Notice, SessionStarted
+from agent.core.locations import config_dir
+from agent.core.messages import Message
+from agent.instructions.hooks import HookRunner, additional_context_text
+from agent.instructions.memory import MemoryFile, MemoryFiles
+from agent.instructions.plan import PlanState, plan_file_path
+from agent.instructions.skills import InvokedSkills, discover_skills, skills_listing
+from agent.instructions.system_prompt import build_system_prompt
+from agent.loop.agent import Agent, AgentConfig
+from agent.loop.tool_runner import AskPermission, ToolRunner
+from agent.model import limits_cache
+from agent.model.catalog import ModelLimits, fetch_limits, limits_for, resolve_model
+from agent.model.client import ModelClient
+from agent.permissions.gate import PermissionGate, Rule
+from agent.permissions.safe_git import env_for_command
+from agent.permissions.settings import Settings, add_permission_rule, load_settings, project_root
+from agent.sessions.session import (
+    LoadedSession,
+    Session,
+    SessionError,
+    rebuild_file_state,
+    session_path_for,
+    transcript_write_notice,
+)
+from tools.base import ToolContext
+from tools.bash import BashTool
+from tools.exit_plan_mode import ExitPlanModeTool
+from tools.file_state import FileStateCache
+from tools.registry import default_tools
+from tools.skill import SkillInfo, SkillTool
+from tools.watching import FileWatcher
+
+ApprovePlan = Callable[[str], Awaitable[bool]]
+
+
+class Runtime:
+    """One session's parts, wired; ``aclose()`` (or ``close()`` without a loop) releases them."""
+
+    def __init__(
+        self,
+        options: RunOptions,
+        emit: EventSink,
+        ask: AskPermission | None = None,
+        approve_plan: ApprovePlan | None = None,
+        preloaded: tuple[Path, LoadedSession] | None = None,
+    ):
+        """``preloaded``: the transcript -c / -r names, read already (path, content)."""
+        self.options = options
+        self._preloaded = preloaded
+        self.emit = emit
+        self.cwd = options.cwd.resolve()
+        self._load_config()
+        restored = self._open_parts()
+        self._build_tools(ask, approve_plan)
+        self._build_agent(restored)
+        self.resumed = bool(options.continue_session or options.resume) and bool(restored)
+        emit(
+            SessionStarted(
+                session_id=self.session.id,
+                model=self.model,
+                cwd=str(self.cwd),
+                transcript_path=str(self.session.path),
+                resumed=self.resumed,
+                tools=[tool.name for tool in self.tools],
+                permission_mode=self.gate.mode,
+            )
+        )
+
+    # -- assembly (in this order) ---------------------------------------------------------
+
+    def _load_config(self) -> None:
+        """Settings (their env applied), the model, the permission gate."""
+        self.settings: Settings = load_settings(self.cwd, trusted=self.options.project_trusted)
+        for warning in self.settings.warnings:
+            self.emit_notice(warning)
+        for path in self.settings.untrusted_ignored:
+            self.emit_notice(
+                f"This folder is not trusted, so {path} applies only its deny and ask rules "
+                "(no hooks, env, allow rules or permission mode); to trust it, start ccx here "
+                "again and answer y",
+                "info",
+            )
+        for key, value in self.settings.env.items():
+            os.environ.setdefault(key, str(value))
+        self.model = resolve_model(
+            self.options.model or self.settings.model or os.environ.get("ANTHROPIC_MODEL")
+        )
+        self.model_limits: dict[str, ModelLimits] = {}
+        self.gate = self._permission_gate()
+
+    def _open_parts(self) -> list[Message]:
+        """Session, memory, skills, plan, hooks and system prompt; returns the restored messages."""
+        self.file_state = FileStateCache()
+        self._loaded_events: list[dict[str, Any]] = []
+        self._loaded: Any = None
+        self.session, restored = self._open_session()
+        self._watch_session()
+        self.memory = MemoryFiles(self.cwd)
+        self.skills = discover_skills(self.cwd)
+        for warning in self.skills.warnings:
+            self.emit_notice(warning)
+        self.invoked_skills = InvokedSkills.rebuild(self._loaded_events, self.skills)
+        self.plan = PlanState(
+            plan_file_path(config_dir(), self.session.id), active=self.gate.mode == "plan"
+        )
+        self.gate.plan_file = self.plan.path
+        self.hooks = HookRunner(self.settings.hooks, self.cwd, self.session.id, self.session.path)
+        for warning in self.hooks.warnings:
+            self.emit_notice(warning)
+        self._hook_context: list[str] = []
+        self.nested_instructions: list[str] = []  # re-sent in full after a compaction
+        self.skills_text = skills_listing(self.skills)
+        self.memory_files = self._load_memory()
+        self.system = self._system_prompt()
+        return restored
+
+    def _build_tools(self, ask: AskPermission | None, approve_plan: ApprovePlan | None) -> None:
+        self.tool_context = ToolContext(
+            cwd=self.cwd,
+            file_state=self.file_state,
+            session_dir=self.session.folder,
+            read_denied=self.gate.read_denied,
+        )
+        self.watcher = FileWatcher(self.file_state)
+        if self.options.watch_files:
+            self.watcher.start()
+        self.sandbox = build_sandbox(self.options, self.settings, self.gate, self.cwd)
+        for text, level in self.sandbox.notices:
+            self.emit_notice(text, level)
+        self.tools = [
+            *default_tools(sandbox=self.sandbox.policy, command_env=env_for_command),
+            SkillTool(self.skills, on_invoke=self._record_skill),
+            ExitPlanModeTool(
+                lambda: self.plan.path,
+                approve_plan,
+                self._exit_plan_mode,
+                in_plan_mode=lambda: self.gate.mode == "plan",
+            ),
+        ]
+        self.runner = ToolRunner(
+            self.tools, self.tool_context, self.gate, self.emit, ask, self._remember_rule
+        )
+
+    def _build_agent(self, restored: list[Message]) -> None:
+        """The loop, and the context manager plugged into it (history restored on resume)."""
+        self.agent = Agent(
+            config=AgentConfig(
+                model=self.model,
+                fallback_model=self.options.fallback_model or self.settings.fallback_model,
+                max_turns=self.options.max_turns,
+                limits=self.limits_for,
+            ),
+            client=ModelClient(emit=self.emit),
+            runner=self.runner,
+            system=self.system,
+            emit=self.emit,
+            session=self.session,
+            messages=restored,
+            reminder_sources=[
+                self.watcher.drain_notices,
+                self.plan.reminders,
+                self._drain_hook_context,
+            ],
+            on_tool_results=self._after_tools,
+        )
+        self.context = build_context_manager(self)
+        self.agent.policy = self.context
+        if self._loaded is not None:
+            self.context.restore_history(
+                self._loaded.segments, self._loaded.boundaries, live=self._loaded.messages
+            )
+
+    # -- running ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """The async part of start-up: model limits from the Models API, SessionStart hooks."""
+        await self.refresh_model_limits()
+        await self.run_session_start("resume" if self.resumed else "startup")
+
+    async def refresh_model_limits(self) -> None:
+        if self.model in self.model_limits or os.environ.get("CCX_SKIP_MODELS_API"):
+            return
+        cached = limits_cache.load(config_dir(), self.model)
+        if cached is not None:
+            self.model_limits[self.model] = cached
+            return
+        limits = await fetch_limits(self.agent.client.client, self.model)
+        if limits is not None:
+            self.model_limits[self.model] = limits
+            limits_cache.store(config_dir(), self.model, limits)
+
+    async def run_session_start(self, source: str) -> None:
+        if not self.hooks.has("SessionStart", source):
+            return
+        outcome = await self.hooks.run("SessionStart", source, {"source": source})
+        for message in outcome.messages:
+            self.emit_notice(message)
+        if text := additional_context_text("SessionStart", outcome):
+            self._hook_context.append(text)
+
+    def emit_notice(self, text: str, level: str = "warning") -> None:
+        self.emit(Notice(text, level))
+
+    def limits_for(self, model: str) -> ModelLimits:
+        """The Models API's figures when they were fetched, else the static table's."""
+        return self.model_limits.get(model) or limits_for(model)
+
+    def set_model(self, name: str) -> None:
+        """/model: switch the model; the system prompt names it, so it is rebuilt."""
+        self.model = resolve_model(name)
+        self.agent.model = self.model
+        self.rebuild_system_prompt()
+
+    def rebuild_system_prompt(self, reload_memory: bool = False) -> None:
+        """A fresh system prompt (a new list: the context manager caches by its identity)."""
+        if reload_memory:
+            self.memory_files = self._load_memory()
+        self.system = self._system_prompt()
+        self.agent.system = self.system
+
+    def set_permission_mode(self, mode: str) -> None:
+        if mode not in PERMISSION_MODES:
+            raise ValueError(f"unknown permission mode {mode!r}")
+        self.gate.mode = mode
+        if mode == "plan":
+            self.plan.enter()
+        else:
+            self.plan.exit()
+
+    def clear_conversation(self) -> None:
+        """/clear: a new session with an empty conversation; the old transcript stays on disk."""
+        self.session.detach_file_state(self.file_state)
+        self.session.close()
+        self.file_state.clear()
+        self.session = Session.create(self.cwd, self.model)
+        self._watch_session()
+        self.agent.session = self.session
+        self.agent.messages.clear()
+        self.tool_context.session_dir = self.session.folder
+        self.invoked_skills.clear()
+        self.plan.path = plan_file_path(config_dir(), self.session.id)
+        self.gate.plan_file = self.plan.path
+        self.hooks.session_id = self.session.id
+        self.hooks.transcript_path = self.session.path
+        self.context = build_context_manager(self)
+        self.agent.policy = self.context
+        self.nested_instructions.clear()
+        self.rebuild_system_prompt(reload_memory=True)
+
+    def _watch_session(self) -> None:
+        """Record file reads in the transcript, and say so when it cannot be written."""
+        self.session.attach_file_state(self.file_state)
+        self.session.on_write_error = self._transcript_write_failed
+        error = self.session.first_write_error
+        if error is not None:  # failed while opening, before the hook was set
+            self._transcript_write_failed(f"{self.session.path}: {error.strerror or error}")
+
+    def _transcript_write_failed(self, _detail: str) -> None:
+        self.emit_notice(transcript_write_notice(self.session), "error")
+
+    def _load_memory(self) -> list[MemoryFile]:
+        memory_files = self.memory.load()
+        self._emit_memory_warnings()
+        return memory_files
+
+    def _emit_memory_warnings(self) -> None:
+        """Memory files skipped or unreadable since the last call (each shown once)."""
+        warnings = list(self.memory.warnings)
+        self.memory.warnings.clear()
+        for warning in warnings:
+            self.emit_notice(warning)
+
+    def _system_prompt(self) -> list[dict[str, Any]]:
+        """The system prompt for the current model and memory files, with the skills listing."""
+        system = build_system_prompt(self.cwd, self.model, self.memory_files)
+        self.memory_texts = [m.content for m in self.memory_files]
+        if self.skills_text:
+            system[-1] = {**system[-1], "text": system[-1]["text"] + "\n\n" + self.skills_text}
+        return system
+
+    def _drain_hook_context(self) -> list[str]:
+        out, self._hook_context = self._hook_context, []
+        return out
+
+    def _record_skill(self, skill: SkillInfo, body: str) -> None:
+        self.invoked_skills.record(skill, body)
+        self.session.append_record({"type": "event", "event": InvokedSkills.event(skill)})
+
+    def _exit_plan_mode(self) -> None:
+        self.set_permission_mode("default")
+
+    def _permission_gate(self) -> PermissionGate:
+        mode = self.options.permission_mode or self.settings.permission_mode or "default"
+        if mode not in PERMISSION_MODES:
+            raise StartupError(
+                f"Unknown permission mode {mode!r}; use one of {', '.join(PERMISSION_MODES)}"
+            )
+        try:
+            allow = self.settings.allow + [
+                Rule.parse(r, source="cli") for r in split_rules(self.options.allowed_tools)
+            ]
+            deny = self.settings.deny + [
+                Rule.parse(r, source="cli") for r in split_rules(self.options.disallowed_tools)
+            ]
+        except ValueError as exc:
+            raise StartupError(f"Bad permission rule: {exc}") from exc
+        readable = [config_dir(), Path.home() / ".claude"]  # sessions, saved outputs, plans, skills
+        return PermissionGate(
+            mode,
+            allow,
+            deny,
+            self.settings.ask,
+            cwd=self.cwd,
+            project_root=project_root(self.cwd),
+            read_dirs=readable,
+            config_dir=config_dir(),
+        )
+
+    def _open_session(self) -> tuple[Session, list[Message]]:
+        options = self.options
+        try:
+            path = session_path_for(options.resume, options.continue_session, self.cwd)
+        except SessionError as exc:
+            raise StartupError(str(exc)) from exc
+        if path is None and options.continue_session:
+            self.emit_notice("No earlier session in this directory; starting a new one", "info")
+        if path is None:
+            return Session.create(self.cwd, self.model), []
+        early = self._preloaded[1] if self._preloaded and self._preloaded[0] == path else None
+        self._preloaded = None
+        try:
+            session, loaded = Session.open_existing(path, self.cwd, loaded=early, model=self.model)
+        except SessionError as exc:
+            raise StartupError(f"Cannot resume the session: {exc}") from exc
+        if session.forked_from is not None:
+            pid = f"pid {session.busy_pid}" if session.busy_pid else "pid unknown"
+            self.emit_notice(
+                f"Session {session.forked_from} is in use by another ccx ({pid}); continuing "
+                f"in a new session {session.id} forked from it"
+            )
+        self._loaded_events = list(loaded.events)
+        self._loaded = loaded
+        for repair in loaded.repairs:
+            self.emit_notice(f"Session repaired: {repair}")
+        rebuild_file_state(loaded, self.file_state)
+        return session, list(loaded.messages)
+
+    def _remember_rule(self, rule: Rule) -> None:
+        """Save an "always allow" answer; if the file cannot take it, it holds for this session."""
+        target = project_root(self.cwd) / ".claude" / "settings.local.json"
+        try:
+            add_permission_rule(target, "allow", str(rule))
+        except (ValueError, OSError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self.emit_notice(
+                f"Could not save the rule {rule} to {target} ({reason}); "
+                "it applies for the rest of this session only"
+            )
+
+    def _after_tools(self, uses: list[dict[str, Any]], _message: Message) -> list[str]:
+        """Keep the permission gate on the shell's directory; attach nested memory files."""
+        bash = next((tool for tool in self.tools if isinstance(tool, BashTool)), None)
+        if bash is not None and bash.cwd is not None:
+            self.gate.shell_cwd = bash.cwd
+        reminders = []
+        for use in uses:
+            if use.get("name") != "Read" or not isinstance(use.get("input"), dict):
+                continue
+            path = use["input"].get("file_path")
+            if not isinstance(path, str):
+                continue
+            for memory_file in self.memory.nested_for(self.tool_context.resolve(path)):
+                text = (
+                    f"Instructions from {memory_file.path} (apply to files in that directory):\n"
+                    f"{memory_file.content}"
+                )
+                self.nested_instructions.append(text)
+                reminders.append(text)
+        self._emit_memory_warnings()
+        return reminders
+
+    def close(self) -> None:
+        """Release the parts that need no event loop: shells, the file watcher, the transcript."""
+        for tool in self.tools:
+            if isinstance(tool, BashTool):
+                tool.kill_background()
+        self.watcher.stop()
+        self.session.close()
+
+    async def aclose(self) -> None:
+        """``close()``, then the API client's HTTP connections (they need the loop)."""
+        self.close()
+        await self.agent.client.aclose()

@@ -1,0 +1,1 @@
+"""What the model is told: the system prompt, memory files, skills, the plan, hooks."""

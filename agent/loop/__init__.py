@@ -1,0 +1,1 @@
+"""The turn: the agent loop, running tool calls, costs."""

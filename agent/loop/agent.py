@@ -1,0 +1,378 @@
+"""The agent loop: prompt -> model -> tools -> model ... until the model stops asking for tools.
+
+    submit(prompt)
+      append the user's message
+      repeat:
+        before_request   (file-change notices, context policy: microcompact / compaction)
+        call_model       (streamed, retried; prompt-too-long -> context policy; max_tokens ladder)
+        append the response
+        run its tool calls, append their results
+      until the response calls no tool
+
+Control leaves through exceptions (``MaxTurnsReached``, ``ApiError``,
+``asyncio.CancelledError`` on an interrupt); whichever way it leaves, every
+tool_use in the conversation has its tool_result and the transcript holds
+every message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from agent.core.context_policy import ContextPolicy, NoContextPolicy
+from agent.core.events import (
+    AssistantMessage,
+    EventSink,
+    Notice,
+    RequestStarted,
+    ResponseDiscarded,
+    TurnFinished,
+    Usage,
+)
+from agent.core.invariants import enforce
+from agent.core.messages import (
+    INTERRUPTED_BY_USER,
+    INTERRUPTED_TOOL_RESULT,
+    Message,
+    close_unanswered,
+    tool_result_block,
+    user_text,
+)
+from agent.core.request import build_request
+from agent.loop.cost import CostTracker
+from agent.loop.tool_runner import ToolRunner
+from agent.model.catalog import ModelLimits, limits_for
+from agent.model.client import (
+    ApiError,
+    ModelClient,
+    OverloadedError,
+    PromptTooLongError,
+    StreamedResponse,
+)
+from agent.sessions.session import TRANSCRIPT_FAILED_RESULT, TranscriptWriteError
+from tools.surrogates import escape_value
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_TOKENS = 8_192
+ESCALATED_MAX_TOKENS = 64_000
+MAX_CONTINUATIONS = 3
+MAX_PROMPT_TOO_LONG_RECOVERIES = 3  # per request: reactive compaction, then dropping old rounds
+CONTINUE_NUDGE = (
+    "Your last response was cut off at the output limit. Continue exactly where it stopped; "
+    "do not repeat or summarize what you already wrote. "
+    "Split long file contents into smaller edits."
+)
+
+
+class MaxTurnsReached(Exception):
+    def __init__(self, turns: int):
+        super().__init__(f"Reached the maximum of {turns} turns")
+        self.turns = turns
+
+
+@dataclass
+class TurnOutcome:
+    result: str
+    stop_reason: str | None
+    num_turns: int
+
+
+@dataclass
+class AgentConfig:
+    model: str
+    fallback_model: str | None = None
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    max_turns: int | None = None
+    request_extra: dict[str, Any] = field(default_factory=dict)
+    # A model's context window and output limit (the runtime prefers the Models API's figures).
+    limits: Callable[[str], ModelLimits] = limits_for
+
+
+class Agent:
+    def __init__(
+        self,
+        *,
+        config: AgentConfig,
+        client: ModelClient,
+        runner: ToolRunner,
+        system: list[dict[str, Any]],
+        emit: EventSink,
+        session: Any = None,
+        policy: ContextPolicy | None = None,
+        messages: list[Message] | None = None,
+        reminder_sources: list[Callable[[], list[str]]] | None = None,
+        on_tool_results: Callable[[list[dict[str, Any]], Message], list[str]] | None = None,
+    ) -> None:
+        self.config = config
+        self.model = config.model
+        self.client = client
+        self.runner = runner
+        self.system = system
+        self.tools_api = runner.api_tools()
+        self.emit = emit
+        self.session = session
+        self.policy: ContextPolicy = policy or NoContextPolicy()
+        self.messages: list[Message] = messages if messages is not None else []
+        self.reminder_sources = reminder_sources or []
+        self.on_tool_results = on_tool_results
+        self.costs = CostTracker()
+        self.turns_total = 0
+        self._pending_reminders: list[str] = []
+        self._checked_system: list[dict[str, Any]] | None = None
+        self._checked_tools: list[dict[str, Any]] | None = None
+
+    # -- the turn ------------------------------------------------------------------------
+
+    async def submit(self, prompt: str | list[dict[str, Any]]) -> TurnOutcome:
+        """Run the user's prompt to the end of the model's work."""
+        content = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
+        self.append(Message(role="user", content=content, kind="prompt"))
+        turns = 0
+        max_tokens = self.config.max_tokens
+        continuations = 0
+        try:
+            while True:
+                await self.policy.before_request(self)
+                response = await self.call_model(max_tokens)
+                turns += 1
+                self.turns_total += 1
+                if response.stop_reason == "max_tokens" and max_tokens < self._escalated_limit():
+                    # Retried whole with a higher limit; the cut response is not kept.
+                    max_tokens = self._escalated_limit()
+                    if _shows_text(response):
+                        self.emit(ResponseDiscarded("retrying with a higher output limit"))
+                    self.emit(Notice(f"Output limit hit; retrying with max_tokens={max_tokens}"))
+                    continue
+                message = self.append_response(response)
+                if message.tool_uses():
+                    await self.run_tools(message, response.invalid_inputs)
+                    if self.config.max_turns is not None and turns >= self.config.max_turns:
+                        raise MaxTurnsReached(turns)
+                    continue
+                if response.stop_reason == "max_tokens" and continuations < MAX_CONTINUATIONS:
+                    continuations += 1
+                    self.append(user_text(CONTINUE_NUDGE, kind="meta"))
+                    continue
+                outcome = TurnOutcome(message.text(), response.stop_reason, turns)
+                self.emit(TurnFinished(outcome.result, outcome.stop_reason, turns))
+                return outcome
+        except asyncio.CancelledError:
+            self.close_interrupted()
+            self.emit(TurnFinished("", None, turns, interrupted=True))
+            raise
+        except TranscriptWriteError:
+            # Stopped before its tool calls ran: answer them, so the conversation in memory
+            # stays valid for a later turn (the transcript gets them if it can be written).
+            self._close_unanswered(TRANSCRIPT_FAILED_RESULT)
+            raise
+
+    # -- steps ---------------------------------------------------------------------------
+
+    async def call_model(self, max_tokens: int) -> StreamedResponse:
+        recoveries = 0
+        tried_fallback = False
+        while True:
+            request = self.build_request(max_tokens)
+            self.emit(RequestStarted(self.model))
+            try:
+                response = await self.client.stream(request)
+            except PromptTooLongError as error:
+                # The policy compacts on its first call and drops the oldest rounds after that.
+                if recoveries < MAX_PROMPT_TOO_LONG_RECOVERIES and (
+                    await self.policy.on_prompt_too_long(self, error)
+                ):
+                    recoveries += 1
+                    continue
+                raise
+            except OverloadedError:
+                fallback = self.config.fallback_model
+                if fallback and not tried_fallback and fallback != self.model:
+                    tried_fallback = True
+                    self.emit(
+                        Notice(f"{self.model} is overloaded; switching to {fallback}", "warning")
+                    )
+                    self.model = fallback
+                    continue
+                raise
+            if response.request_escaped:
+                self._escape_conversation()
+            self._record_usage(response)
+            return response
+
+    def build_request(self, max_tokens: int) -> dict[str, Any]:
+        messages = enforce(self.messages)
+        if messages is not self.messages:
+            self.messages[:] = messages
+        # Checked once per new system prompt or tool list (a directory or memory file whose
+        # name is not UTF-8 lands in the system prompt); messages are escaped as appended.
+        if self.system is not self._checked_system:
+            self.system = self._checked_system = escape_value(self.system)
+        if self.tools_api is not self._checked_tools:
+            self.tools_api = self._checked_tools = escape_value(self.tools_api)
+        limit = self.config.limits(self.model).max_output
+        return build_request(
+            model=self.model,
+            system=self.system,
+            tools=self.tools_api,
+            messages=self.messages,
+            max_tokens=min(max_tokens, limit),
+            extra=self.config.request_extra,
+        )
+
+    def _escape_conversation(self) -> None:
+        """After a request had to be escaped to be sent: escape the messages it came from.
+
+        Only reached when text got into the conversation around ``append`` (compaction's
+        attachments, say); a resumed transcript gets the same repair when it is loaded.
+        """
+        healed = 0
+        for index, message in enumerate(self.messages):
+            content = escape_value(message.content)
+            if content is not message.content:
+                self.messages[index] = replace(message, content=content)
+                healed += 1
+        log.info("escaped text that is not valid UTF-8 in %d message(s)", healed)
+
+    async def run_tools(self, message: Message, invalid_inputs: dict[str, str]) -> None:
+        uses = message.tool_uses()
+        results: dict[str, dict[str, Any]] = {}
+        try:
+            await self.runner.run(uses, invalid_inputs, results)
+        except BaseException as exc:
+            # Whatever escapes (an interrupt, a bug around a tool), every call gets its result.
+            interrupted = isinstance(exc, asyncio.CancelledError)
+            if not interrupted:
+                log.exception("running tools failed")
+            self._append_results(uses, results, interrupted=interrupted, failure=exc)
+            raise
+        self._append_results(uses, results, interrupted=False)
+
+    def _append_results(
+        self,
+        uses: list[dict[str, Any]],
+        results: dict[str, dict[str, Any]],
+        interrupted: bool,
+        failure: BaseException | None = None,
+    ) -> None:
+        if interrupted or failure is None:
+            missing = INTERRUPTED_TOOL_RESULT
+        else:
+            missing = (
+                "The tool failed with an internal error before it could finish "
+                f"({type(failure).__name__}: {failure}). It may not have run."
+            )
+        blocks = [
+            results.get(u["id"]) or tool_result_block(u["id"], missing, is_error=True) for u in uses
+        ]
+        message = Message(role="user", content=blocks, kind="tool_result")
+        if interrupted:
+            message.content.append({"type": "text", "text": INTERRUPTED_BY_USER})
+        elif self.on_tool_results is not None:
+            self._pending_reminders.extend(self.on_tool_results(uses, message))
+        # On the way out of an interrupt or a crash, the error already leaving wins.
+        self.append(message, check_transcript=not interrupted and failure is None)
+
+    def close_interrupted(self) -> None:
+        """After an interrupt: answer dangling tool calls and note the interruption."""
+        self._close_unanswered(INTERRUPTED_TOOL_RESULT)
+        last = self.messages[-1] if self.messages else None
+        if last is not None and INTERRUPTED_BY_USER not in last.text():
+            self.append(user_text(INTERRUPTED_BY_USER, kind="meta"), check_transcript=False)
+
+    def _close_unanswered(self, reason: str) -> None:
+        count = len(self.messages)
+        close_unanswered(self.messages, reason)
+        if len(self.messages) > count and self.session is not None:
+            self.session.append_message(self.messages[-1])
+
+    # -- bookkeeping ---------------------------------------------------------------------
+
+    def append(self, message: Message, check_transcript: bool = True) -> None:
+        """Add a message to the conversation and the transcript, with any pending reminders.
+
+        Everything that enters the conversation passes here, so this is where text that
+        is not valid UTF-8 (prompts, hook output, tool results) is escaped. Raises
+        TranscriptWriteError when the transcript cannot be written (the message is kept,
+        and written later if the transcript recovers).
+        """
+        if message.role == "user":
+            for source in self.reminder_sources:
+                self._pending_reminders.extend(source())
+            if self._pending_reminders:
+                message.content.append(
+                    {"type": "text", "text": _reminder_text(self._pending_reminders)}
+                )
+                self._pending_reminders.clear()
+        message.content = escape_value(message.content)
+        self.messages.append(message)
+        if self.session is None:
+            return
+        self.session.append_message(message)
+        if check_transcript:
+            self._check_transcript()
+
+    def _check_transcript(self) -> None:
+        if self.session is not None and getattr(self.session, "write_error", None) is not None:
+            raise TranscriptWriteError.of(self.session)
+
+    def append_response(self, response: StreamedResponse) -> Message:
+        content = response.content or [{"type": "text", "text": "(no content)"}]
+        message = Message(
+            role="assistant",
+            content=content,
+            kind="response",
+            api_id=response.api_id,
+            usage=response.usage,
+            model=response.model or self.model,
+            stop_reason=response.stop_reason,
+        )
+        self.append(message, check_transcript=False)
+        self.policy.after_response(self, response, message)
+        self.emit(
+            AssistantMessage(
+                message.to_api(), response.api_id, response.stop_reason, response.usage
+            )
+        )
+        self._check_transcript()
+        return message
+
+    def _record_usage(self, response: StreamedResponse) -> None:
+        usage = response.usage
+        cost = self.costs.add(response.model or self.model, usage, response.duration_s)
+        self.emit(
+            Usage(
+                input_tokens=usage.get("input_tokens", 0),
+                output_tokens=usage.get("output_tokens", 0),
+                cache_read_input_tokens=usage.get("cache_read_input_tokens", 0),
+                cache_creation_input_tokens=usage.get("cache_creation_input_tokens", 0),
+                cost_usd=cost,
+                total_cost_usd=self.costs.total_cost_usd,
+            )
+        )
+
+    def _escalated_limit(self) -> int:
+        return min(ESCALATED_MAX_TOKENS, self.config.limits(self.model).max_output)
+
+
+def _shows_text(response: StreamedResponse) -> bool:
+    """Whether the response streamed text or thinking that a front end has shown."""
+    return any(block.get("type") in ("text", "thinking") for block in response.content)
+
+
+def _reminder_text(reminders: list[str]) -> str:
+    return "<system-reminder>\n" + "\n".join(reminders) + "\n</system-reminder>"
+
+
+__all__ = [
+    "Agent",
+    "AgentConfig",
+    "ApiError",
+    "MaxTurnsReached",
+    "TranscriptWriteError",
+    "TurnOutcome",
+]

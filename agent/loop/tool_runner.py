@@ -1,0 +1,216 @@
+"""Running the tool calls of one assistant response: permissions, ordering, one result each.
+
+Read-only calls that sit next to each other run concurrently; a mutating call
+runs alone, in the order the model wrote it. Every tool_use gets exactly one
+tool_result: a bad input, an unknown tool, a denial or a crash in the tool
+all become an is_error result, and the loop answers whatever an interrupt
+left unfinished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from agent.core.events import EventSink, PermissionDenied, ToolFinished, ToolStarted
+from agent.core.messages import tool_result_block
+from agent.permissions.gate import PermissionGate
+from agent.permissions.rules import Decision, Rule
+from tools.base import Tool, ToolContext, ToolParams, ToolResult
+from tools.surrogates import escape_text, escape_value
+
+log = logging.getLogger(__name__)
+
+Answer = Literal["allow", "always", "deny"]
+
+
+@dataclass
+class PermissionRequest:
+    tool_use_id: str
+    tool_name: str
+    tool_input: dict[str, Any]
+    summary: str
+    reason: str
+    suggestion: Rule
+
+
+AskPermission = Callable[[PermissionRequest], Awaitable[Answer]]
+RememberRule = Callable[[Rule], None]
+
+HEADLESS_DENIAL = (
+    "Permission to use {tool} was denied: ccx is running non-interactively and there is no one "
+    "to approve it ({reason}). Do not retry it; continue without it, or tell the user which "
+    "permission to grant (--allowedTools '{rule}' or --permission-mode)."
+)
+USER_DENIAL = (
+    "The user denied permission to use {tool}. Do not retry it; ask the user how to proceed."
+)
+
+
+@dataclass
+class ToolCall:
+    use: dict[str, Any]
+    tool: Tool | None
+
+    @property
+    def id(self) -> str:
+        return self.use["id"]
+
+    @property
+    def concurrent(self) -> bool:
+        return self.tool is not None and not self.tool.is_mutating
+
+
+class ToolRunner:
+    def __init__(
+        self,
+        tools: list[Tool],
+        ctx: ToolContext,
+        gate: PermissionGate,
+        emit: EventSink,
+        ask: AskPermission | None = None,
+        remember: RememberRule | None = None,
+    ) -> None:
+        self.tools = {tool.name: tool for tool in tools}
+        self.ctx = ctx
+        self.gate = gate
+        self.emit = emit
+        self.ask = ask
+        self.remember = remember
+
+    def api_tools(self) -> list[dict[str, Any]]:
+        return [tool.to_api() for tool in self.tools.values()]
+
+    async def run(
+        self,
+        uses: list[dict[str, Any]],
+        invalid_inputs: dict[str, str],
+        results: dict[str, dict[str, Any]],
+    ) -> None:
+        """Fill ``results`` (tool_use id -> tool_result block) as each call finishes."""
+        calls = [ToolCall(use, self.tools.get(use["name"])) for use in uses]
+        for batch in _batches(calls):
+            if len(batch) == 1:
+                await self._run_one(batch[0], invalid_inputs, results)
+            else:
+                await asyncio.gather(*(self._run_one(c, invalid_inputs, results) for c in batch))
+
+    async def _run_one(
+        self, call: ToolCall, invalid_inputs: dict[str, str], results: dict[str, dict[str, Any]]
+    ) -> None:
+        self.emit(ToolStarted(call.id, call.use["name"], call.use.get("input", {})))
+        started = time.perf_counter()
+        result = escape_result(await self._execute(call, invalid_inputs.get(call.id)))
+        results[call.id] = tool_result_block(call.id, _api_content(result), result.is_error)
+        meta = dict(result.meta, duration_s=round(time.perf_counter() - started, 4))
+        preview = result.output_text()[:2000]
+        self.emit(
+            ToolFinished(call.id, call.use["name"], result.is_error, result.display, preview, meta)
+        )
+
+    async def _execute(self, call: ToolCall, invalid_raw: str | None) -> ToolResult:
+        name = call.use["name"]
+        if call.tool is None:
+            known = ", ".join(self.tools)
+            return ToolResult.error(f"No tool named {name!r}. Available tools: {known}.")
+        if invalid_raw is not None:
+            params: ToolParams | ToolResult = call.tool.parse(invalid_raw)
+        else:
+            params = call.tool.parse(call.use.get("input", {}))
+        if isinstance(params, ToolResult):
+            return params
+        denial = await self._authorize(call, params)
+        if denial is not None:
+            return denial
+        try:
+            return await call.tool.run(params, self.ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug in a tool must not end the session
+            log.exception("tool %s crashed", name)
+            return ToolResult.error(
+                f"{name} failed with an internal error: {type(exc).__name__}: {exc}"
+            )
+
+    async def _authorize(self, call: ToolCall, params: ToolParams) -> ToolResult | None:
+        assert call.tool is not None
+        tool_input = params.model_dump(by_alias=True, exclude_none=True)
+        try:
+            decision: Decision = self.gate.check(call.tool.name, tool_input, call.tool.is_mutating)
+        except (ValueError, OSError) as exc:  # e.g. a NUL byte in a path: refuse, do not crash
+            return ToolResult.error(
+                f"{call.tool.name} cannot run on this input: {_input_problem(exc)}"
+            )
+        if decision.behavior == "allow":
+            return None
+        suggestion = PermissionGate.suggest_rule(call.tool.name, tool_input)
+        if decision.behavior == "ask" and self.ask is not None:
+            request = PermissionRequest(
+                call.id,
+                call.tool.name,
+                tool_input,
+                call.tool.summary(params),
+                decision.reason,
+                suggestion,
+            )
+            answer = await self.ask(request)
+            if answer == "always":
+                self.gate.allow_always(suggestion)
+                if self.remember is not None:
+                    self.remember(suggestion)
+            if answer in ("allow", "always"):
+                return None
+            message = USER_DENIAL.format(tool=call.tool.name)
+        elif decision.behavior == "ask":
+            message = HEADLESS_DENIAL.format(
+                tool=call.tool.name, reason=decision.reason, rule=_rule_text(suggestion)
+            )
+        else:
+            message = f"Permission to use {call.tool.name} was denied: {decision.reason}"
+        self.emit(PermissionDenied(call.id, call.tool.name, message))
+        return ToolResult.error(message)
+
+
+def _input_problem(exc: ValueError | OSError) -> str:
+    """What is wrong with a path the OS refused, in words for the model."""
+    if isinstance(exc, ValueError) and "null" in str(exc).lower():
+        return "the path contains a NUL byte"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return str(exc)
+
+
+def _rule_text(rule: Rule) -> str:
+    return rule.tool if rule.specifier is None else f"{rule.tool}({rule.specifier})"
+
+
+def _batches(calls: list[ToolCall]) -> list[list[ToolCall]]:
+    batches: list[list[ToolCall]] = []
+    for call in calls:
+        if call.concurrent and batches and batches[-1][0].concurrent:
+            batches[-1].append(call)
+        else:
+            batches.append([call])
+    return batches
+
+
+def escape_result(result: ToolResult) -> ToolResult:
+    """The result with text that is not valid UTF-8 escaped, for the model and the user alike."""
+    output, display, meta = (
+        escape_value(result.output),
+        escape_text(result.display),
+        escape_value(result.meta),
+    )
+    if output is result.output and display is result.display and meta is result.meta:
+        return result
+    return replace(result, output=output, display=display, meta=meta)
+
+
+def _api_content(result: ToolResult) -> str | list[dict[str, Any]]:
+    if isinstance(result.output, str):
+        return result.output if result.output.strip() else "(no output)"
+    return result.output or "(no output)"

@@ -1,0 +1,1 @@
+"""Whether a tool call may run: the gate, its shell half, protected paths, settings, trust, safe git."""

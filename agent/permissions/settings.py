@@ -1,0 +1,275 @@
+"""Settings files: the user's, the project's and the project's local one, merged.
+
+In increasing priority: ``$CCX_CONFIG_DIR/settings.json`` (default
+``~/.ccx/settings.json``), ``<project>/.claude/settings.json``, then
+``<project>/.claude/settings.local.json``. Permission rule lists and hooks add
+up across files (each rule remembers the file it came from); every other key
+is taken from the highest-priority file that sets it, dicts merged shallowly.
+A broken file is reported in ``Settings.warnings`` and skipped, never raised.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.core.locations import config_dir
+from agent.permissions.rules import MODES, Rule
+from tools.atomic_file import atomic_write
+
+RULE_LISTS = ("allow", "ask", "deny")
+# What a project's settings may set before the folder is trusted (agent.permissions.trust): rules that
+# only restrict, and keys that neither run anything nor loosen a check.
+RESTRICTING_RULES = ("deny", "ask")
+HARMLESS_KEYS = frozenset({"$schema", "model", "fallbackModel", "autoCompactWindow"})
+
+
+@dataclass
+class Settings:
+    raw: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)  # the files that were read, lowest first
+    allow: list[Rule] = field(default_factory=list)
+    ask: list[Rule] = field(default_factory=list)
+    deny: list[Rule] = field(default_factory=list)
+    # Project files whose hooks, env, allow rules... were left out: the folder is not trusted.
+    untrusted_ignored: list[Path] = field(default_factory=list)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.raw.get(key, default)
+
+    @property
+    def model(self) -> str | None:
+        return _string(self.raw.get("model"))
+
+    @property
+    def fallback_model(self) -> str | None:
+        return _string(self.raw.get("fallbackModel"))
+
+    @property
+    def permission_mode(self) -> str | None:
+        mode = self._permissions.get("defaultMode")
+        return mode if mode in MODES else None
+
+    @property
+    def hooks(self) -> dict[str, list[Any]]:
+        hooks = self.raw.get("hooks")
+        return hooks if isinstance(hooks, dict) else {}
+
+    @property
+    def env(self) -> dict[str, str]:
+        env = self.raw.get("env")
+        if not isinstance(env, dict):
+            return {}
+        return {str(k): _env_value(v) for k, v in env.items() if v is not None}
+
+    @property
+    def auto_compact_window(self) -> Any:
+        """``autoCompactWindow`` as written (120000, "120k", ...); resolve_window parses it."""
+        return self.raw.get("autoCompactWindow")
+
+    @property
+    def server_context_editing(self) -> Any:
+        """``serverContextEditing`` as written; resolve_server_editing checks it is a bool."""
+        return self.raw.get("serverContextEditing")
+
+    @property
+    def sandbox(self) -> Any:
+        """``sandbox`` as written (Claude Code's object); agent.app.sandbox_setup checks its keys."""
+        return self.raw.get("sandbox")
+
+    @property
+    def _permissions(self) -> dict[str, Any]:
+        permissions = self.raw.get("permissions")
+        return permissions if isinstance(permissions, dict) else {}
+
+
+def project_root(cwd: Path) -> Path:
+    """The nearest ancestor of ``cwd`` holding ``.claude/`` or ``.git``, else ``cwd``.
+
+    The home directory's ``.claude/`` does not count: that is Claude Code's user
+    configuration, not a project.
+    """
+    cwd = Path(cwd).resolve()
+    home = Path.home().resolve()
+    for directory in (cwd, *cwd.parents):
+        if (directory / ".git").exists():
+            return directory
+        if (directory / ".claude").is_dir() and directory != home:
+            return directory
+    return cwd
+
+
+def settings_files(cwd: Path, config_dir_path: Path | None = None) -> list[Path]:
+    """The settings files that apply in ``cwd``, lowest priority first."""
+    user_dir = config_dir_path if config_dir_path is not None else config_dir()
+    return [user_dir / "settings.json", *project_settings_files(project_root(cwd))]
+
+
+def project_settings_files(root: Path) -> list[Path]:
+    """The project's shared and local settings files, lowest priority first."""
+    return [root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"]
+
+
+def load_settings(cwd: Path, config_dir: Path | None = None, trusted: bool = True) -> Settings:
+    """The merged settings; with ``trusted`` false, the project's files contribute only what
+    ``untrusted_view`` keeps (see agent.permissions.trust)."""
+    settings = Settings()
+    seen: set[Path] = set()
+    user_file, *project_files = settings_files(cwd, config_dir)
+    for path in (user_file, *project_files):
+        resolved = path.resolve()
+        if resolved in seen:
+            continue  # the project is the config dir's parent, e.g. run from ~
+        seen.add(resolved)
+        data = _read_json(path, settings.warnings)
+        if data is None:
+            continue
+        if not trusted and path in project_files:
+            kept = untrusted_view(data)
+            if kept != data:
+                settings.untrusted_ignored.append(path)
+            data = kept
+        settings.files.append(path)
+        _merge_into(settings, data, source=str(path))
+    return settings
+
+
+def untrusted_view(data: dict[str, Any]) -> dict[str, Any]:
+    """A project settings file as it applies before the folder is trusted: its deny and
+    ask rules and the harmless keys only."""
+    view = {k: v for k, v in data.items() if k in HARMLESS_KEYS}
+    permissions = data.get("permissions")
+    if isinstance(permissions, dict):
+        kept = {k: v for k, v in permissions.items() if k in RESTRICTING_RULES}
+        if kept:
+            view["permissions"] = kept
+    return view
+
+
+def add_permission_rule(path: Path, behavior: str, rule: str) -> None:
+    """Add ``rule`` to permissions.<behavior> of the settings file at ``path``.
+
+    Creates the file and its directories; keeps every other key; does nothing
+    if the rule is already there. The file is replaced atomically, and writers
+    in other ccx processes are serialized with a lock on the directory.
+    Raises ValueError if the file exists but is not a JSON object (it is not
+    overwritten), OSError if it cannot be written.
+    """
+    if behavior not in RULE_LISTS:
+        raise ValueError(f"behavior must be one of {RULE_LISTS}, not {behavior!r}")
+    text = str(Rule.parse(rule))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _directory_lock(path.parent):
+        data: dict[str, Any] = {}
+        if path.exists():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8") or "{}")
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise ValueError(f"{path} is not valid JSON ({exc}); not changed") from exc
+            if not isinstance(data, dict):
+                raise ValueError(f"{path} does not hold a JSON object; not changed")
+        permissions = data.setdefault("permissions", {})
+        if not isinstance(permissions, dict):
+            raise ValueError(f'"permissions" in {path} is not an object; not changed')
+        rules = permissions.setdefault(behavior, [])
+        if not isinstance(rules, list):
+            raise ValueError(f'"permissions.{behavior}" in {path} is not a list; not changed')
+        if text in rules or rule in rules:
+            return
+        rules.append(text)
+        atomic_write(
+            path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode(), durable=True
+        )
+
+
+def _read_json(path: Path, warnings: list[str]) -> dict[str, Any] | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        warnings.append(f"Could not read settings file {path}: {exc}; ignoring it.")
+        return None
+    if not text.strip():
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        warnings.append(f"Settings file {path} is not valid JSON ({exc}); ignoring it.")
+        return None
+    if not isinstance(data, dict):
+        warnings.append(f"Settings file {path} does not hold a JSON object; ignoring it.")
+        return None
+    return data
+
+
+def _merge_into(settings: Settings, data: dict[str, Any], source: str) -> None:
+    raw = settings.raw
+    for key, value in data.items():
+        if key == "permissions" and isinstance(value, dict):
+            _merge_permissions(settings, value, source)
+        elif key == "hooks" and isinstance(value, dict):
+            hooks = raw.setdefault("hooks", {})
+            for event, entries in value.items():
+                if not isinstance(entries, list):
+                    settings.warnings.append(f'"hooks.{event}" in {source} is not a list; ignored.')
+                    continue
+                hooks[event] = [*hooks.get(event, []), *entries]
+        elif isinstance(value, dict) and isinstance(raw.get(key), dict):
+            raw[key] = {**raw[key], **value}
+        else:
+            raw[key] = value
+
+
+def _merge_permissions(settings: Settings, value: dict[str, Any], source: str) -> None:
+    merged = settings.raw.setdefault("permissions", {})
+    for key, item in value.items():
+        if key == "defaultMode" and item not in MODES:
+            modes = ", ".join(MODES)
+            settings.warnings.append(
+                f"Unknown permissions.defaultMode {item!r} in {source} (expected {modes}); ignored."
+            )
+            continue
+        if key not in RULE_LISTS:
+            merged[key] = item
+            continue
+        if not isinstance(item, list):
+            settings.warnings.append(f'"permissions.{key}" in {source} is not a list; ignored.')
+            continue
+        merged[key] = [*merged.get(key, []), *item]
+        target: list[Rule] = getattr(settings, key)
+        for text in item:
+            try:
+                if not isinstance(text, str):
+                    raise ValueError(f"a rule must be a string, got {text!r}")
+                target.append(Rule.parse(text, source=source))
+            except ValueError as exc:
+                settings.warnings.append(f"Bad permission rule in {source}: {exc}; ignored.")
+
+
+@contextlib.contextmanager
+def _directory_lock(directory: Path) -> Iterator[None]:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def _string(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def _env_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)

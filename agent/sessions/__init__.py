@@ -1,0 +1,1 @@
+"""Session persistence: the append-only transcript, its writer and replay, finding sessions."""

@@ -1,0 +1,156 @@
+"""Turning the Bash sandbox on and off: flag, environment, settings; and what the policy holds."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.app.options import RunOptions
+from agent.app.runtime import Runtime
+from agent.app.sandbox_setup import SandboxSetup, build_sandbox
+from agent.core.events import Event
+from agent.permissions.gate import PermissionGate, Rule
+from agent.permissions.settings import load_settings
+from tools.bash import BashTool
+from tools.sandbox import SandboxPolicy, choose_backend
+
+
+def setup(
+    tmp_path: Path,
+    user: Any = None,
+    env: dict[str, str] | None = None,
+    gate: PermissionGate | None = None,
+    project: Any = None,
+    **flags: Any,
+) -> SandboxSetup:
+    """Build the sandbox from a user settings file and a project one holding these objects."""
+    config = tmp_path / "config"
+    config.mkdir(exist_ok=True)
+    if user is not None:
+        (config / "settings.json").write_text(json.dumps({"sandbox": user}))
+    if project is not None:
+        (tmp_path / ".claude").mkdir(exist_ok=True)
+        (tmp_path / ".claude" / "settings.json").write_text(json.dumps({"sandbox": project}))
+    settings = load_settings(tmp_path, config)
+    options = RunOptions(cwd=tmp_path, **flags)
+    return build_sandbox(
+        options, settings, gate, tmp_path, env=env or {}, user_settings=config / "settings.json"
+    )
+
+
+def test_default_is_on_with_the_network(tmp_path: Path) -> None:
+    result = setup(tmp_path)
+    assert result.policy.enabled and result.policy.network
+    assert not result.requested
+    assert result.policy.project_dirs == (tmp_path,)
+
+
+@pytest.mark.parametrize(
+    ("flag", "env", "sandbox", "expected"),
+    [
+        (False, "1", {"enabled": True}, False),  # the flag wins
+        (True, "0", {"enabled": False}, True),
+        (None, "0", {"enabled": True}, False),  # then the environment
+        (None, "off", None, False),
+        (None, "1", {"enabled": False}, True),
+        (None, "", {"enabled": False}, False),  # then settings
+        (None, "maybe", {"enabled": False}, False),  # a bad value is skipped, with a warning
+    ],
+)
+def test_switch_precedence(
+    tmp_path: Path, flag: bool | None, env: str, sandbox: Any, expected: bool
+) -> None:
+    result = setup(tmp_path, sandbox, {"CCX_SANDBOX": env}, sandbox=flag)
+    assert result.policy.enabled is expected
+    assert any("CCX_SANDBOX='maybe'" in text for text, _ in result.notices) == (env == "maybe")
+
+
+def test_a_project_may_tighten_the_sandbox_but_not_loosen_it(tmp_path: Path) -> None:
+    off = setup(tmp_path, project={"enabled": False, "filesystem": {"allowWrite": ["//etc"]}})
+    assert off.policy.enabled and off.policy.extra_writable == ()
+    texts = [text for text, _ in off.notices]
+    assert any("cannot turn the Bash sandbox off" in t for t in texts)
+    assert any("cannot add writable paths" in t for t in texts)
+    assert not setup(tmp_path, project={"allowNetwork": False}).policy.network
+    assert not setup(
+        tmp_path, {"allowNetwork": False}, project={"allowNetwork": True}
+    ).policy.network
+    both = setup(
+        tmp_path,
+        {"filesystem": {"denyRead": ["//user/secret"]}},
+        project={"filesystem": {"denyRead": ["//project/secret"]}},
+    )
+    assert both.policy.denied_reads == (Path("/user/secret"), Path("/project/secret"))
+    assert setup(tmp_path, {"enabled": False}).policy.enabled is False  # the user's own file may
+
+
+def test_network_switch(tmp_path: Path) -> None:
+    assert not setup(tmp_path, {"allowNetwork": False}).policy.network
+    assert setup(tmp_path, {"allowNetwork": False}, {"CCX_SANDBOX_NETWORK": "1"}).policy.network
+    assert not setup(tmp_path, None, sandbox_network=False).policy.network
+
+
+def test_bad_settings_are_warnings(tmp_path: Path) -> None:
+    texts = [text for text, _ in setup(tmp_path, "yes").notices]
+    assert any('"sandbox"' in text for text in texts)
+    texts = [text for text, _ in setup(tmp_path, {"enabled": "yes"}).notices]
+    assert any("sandbox.enabled='yes'" in text for text in texts)
+    texts = [text for text, _ in setup(tmp_path, {"filesystem": {"allowWrite": "x"}}).notices]
+    assert any("allowWrite" in text for text in texts)
+
+
+def test_filesystem_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    filesystem = {
+        "allowWrite": ["//opt/cache", "~/.npm", "build", "/srv/out"],
+        "denyRead": ["~/.ssh"],
+    }
+    policy = setup(tmp_path, {"filesystem": filesystem}).policy
+    assert policy.extra_writable == (
+        Path("/opt/cache"),
+        tmp_path / "home" / ".npm",
+        tmp_path / "build",
+        Path("/srv/out"),
+    )
+    assert policy.denied_reads == (tmp_path / "home" / ".ssh",)
+
+
+def test_read_deny_rules_become_hidden_paths(tmp_path: Path) -> None:
+    gate = PermissionGate("default", [], [Rule.parse("Read(./.env)")], [], cwd=tmp_path)
+    deny_read = setup(tmp_path, gate=gate).policy.deny_read
+    assert deny_read is not None
+    assert deny_read(str(tmp_path / ".env")) and deny_read(str(tmp_path / "sub" / ".env"))
+    assert not deny_read(str(tmp_path / "README.md"))
+    everything = PermissionGate("default", [], [Rule.parse("Read")], [], cwd=tmp_path)
+    whole_tool = setup(tmp_path, gate=everything).policy.deny_read
+    assert whole_tool is not None and not whole_tool(str(tmp_path / "README.md"))
+
+
+def test_no_notice_when_a_backend_works(tmp_path: Path) -> None:
+    backend, reason = choose_backend(SandboxPolicy())
+    if backend is None:
+        pytest.skip(f"no sandbox backend here: {reason}")
+    assert setup(tmp_path, {"enabled": True}).notices == []
+
+
+def test_runtime_gives_bash_the_policy(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CCX_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.delenv("CCX_SANDBOX", raising=False)
+    events: list[Event] = []
+
+    def bash_of(**flags: Any) -> BashTool:
+        runtime = Runtime(RunOptions(cwd=repo, watch_files=False, **flags), events.append)
+        runtime.close()
+        return next(t for t in runtime.tools if isinstance(t, BashTool))
+
+    on = bash_of()
+    assert on.sandbox is not None and on.sandbox.policy.roots() == [repo.resolve()]
+    assert bash_of(sandbox=False).sandbox is None
+    monkeypatch.setenv("CCX_SANDBOX", "0")
+    assert bash_of().sandbox is None

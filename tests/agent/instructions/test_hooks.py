@@ -1,0 +1,245 @@
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.instructions.hooks import HookRunner, additional_context_text
+
+
+def runner(tmp_path: Path, hooks: dict[str, Any]) -> HookRunner:
+    return HookRunner(hooks, tmp_path, "sess-1", tmp_path / "sess-1.jsonl")
+
+
+def group(command: str, matcher: str | None = None, **extra: Any) -> dict[str, Any]:
+    entry: dict[str, Any] = {"hooks": [{"type": "command", "command": command, **extra}]}
+    if matcher is not None:
+        entry["matcher"] = matcher
+    return entry
+
+
+async def test_stdin_json_and_environment(tmp_path: Path) -> None:
+    out = tmp_path / "stdin.json"
+    env_out = tmp_path / "env.txt"
+    command = f'cat > {out}; printf %s "$CLAUDE_PROJECT_DIR" > {env_out}'
+    hooks = runner(tmp_path, {"PreCompact": [group(command, "manual")]})
+
+    outcome = await hooks.run(
+        "PreCompact", "manual", {"trigger": "manual", "custom_instructions": "keep API notes"}
+    )
+
+    assert outcome.ran == 1 and not outcome.blocked and outcome.messages == []
+    assert json.loads(out.read_text()) == {
+        "session_id": "sess-1",
+        "transcript_path": str(tmp_path / "sess-1.jsonl"),
+        "cwd": str(tmp_path),
+        "hook_event_name": "PreCompact",
+        "trigger": "manual",
+        "custom_instructions": "keep API notes",
+    }
+    assert env_out.read_text() == str(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("matcher", "value", "runs"),
+    [
+        (None, "auto", True),
+        ("", "auto", True),
+        ("*", "manual", True),
+        ("auto", "auto", True),
+        ("auto", "manual", False),
+        ("manual|auto", "auto", True),
+        ("startup|resume", "compact", False),
+        ("res.*", "resume", True),  # a regular expression
+        ("^comp", "clear", False),
+        ("(oops", "(oops", True),  # an invalid regex is compared as a plain name
+        ("auto", None, True),  # an event without a matcher value runs every group
+    ],
+)
+async def test_matcher_forms(
+    tmp_path: Path, matcher: str | None, value: str | None, runs: bool
+) -> None:
+    hooks = runner(tmp_path, {"SessionStart": [group("true", matcher)]})
+    assert hooks.has("SessionStart", value) is runs
+    outcome = await hooks.run("SessionStart", value, {"source": value})
+    assert outcome.ran == (1 if runs else 0)
+
+
+async def test_other_events_and_no_hooks(tmp_path: Path) -> None:
+    hooks = runner(tmp_path, {"PostCompact": [group("true")]})
+    outcome = await hooks.run("PreCompact", "auto", {})
+    assert outcome.ran == 0 and outcome.messages == [] and not outcome.blocked
+
+
+async def test_exit_2_blocks_precompact_with_stderr_reason(tmp_path: Path) -> None:
+    hooks = runner(tmp_path, {"PreCompact": [group("echo 'not now: deploying' >&2; exit 2")]})
+    outcome = await hooks.run("PreCompact", "auto", {"trigger": "auto"})
+    assert outcome.blocked and outcome.block_reason == "not now: deploying"
+
+
+@pytest.mark.parametrize(
+    ("stdout", "reason"),
+    [
+        ({"decision": "block", "reason": "tests running"}, "tests running"),
+        ({"continue": False, "stopReason": "frozen"}, "frozen"),
+    ],
+)
+async def test_json_output_blocks_precompact(
+    tmp_path: Path, stdout: dict[str, Any], reason: str
+) -> None:
+    command = f"echo '{json.dumps(stdout)}'"
+    hooks = runner(tmp_path, {"PreCompact": [group(command)]})
+    outcome = await hooks.run("PreCompact", "manual", {})
+    assert outcome.blocked and outcome.block_reason == reason
+
+
+async def test_exit_2_does_not_block_session_start(tmp_path: Path) -> None:
+    hooks = runner(tmp_path, {"SessionStart": [group("echo nope >&2; exit 2")]})
+    outcome = await hooks.run("SessionStart", "startup", {"source": "startup"})
+    assert not outcome.blocked
+    assert len(outcome.messages) == 1 and "nope" in outcome.messages[0]
+
+
+async def test_other_failures_are_reported_not_blocking(tmp_path: Path) -> None:
+    hooks = runner(tmp_path, {"PreCompact": [group("echo broken >&2; exit 3")]})
+    outcome = await hooks.run("PreCompact", "auto", {})
+    assert not outcome.blocked and outcome.ran == 1
+    assert outcome.messages == [
+        "PreCompact hook `echo broken >&2; exit 3` failed with exit code 3: broken"
+    ]
+
+
+async def test_session_start_additional_context(tmp_path: Path) -> None:
+    structured = {
+        "hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "from json"},
+        "systemMessage": "hello user",
+    }
+    hooks = runner(
+        tmp_path,
+        {
+            "SessionStart": [
+                group("echo 'branch: main'; echo 'open issues: 3'", "startup|resume"),
+                group(f"echo '{json.dumps(structured)}'"),
+                group("echo '{not json'"),  # looks like JSON but is not: plain text
+                group("echo ignored; exit 1"),  # a failed hook's stdout is not context
+            ]
+        },
+    )
+    outcome = await hooks.run("SessionStart", "startup", {"source": "startup"})
+    assert sorted(outcome.additional_context) == sorted(
+        ["branch: main\nopen issues: 3", "from json", "{not json"]
+    )
+    assert "hello user" in outcome.messages
+    assert outcome.ran == 4
+    text = additional_context_text("SessionStart", outcome)
+    assert text.startswith("SessionStart hook output:\n") and "from json" in text
+
+
+async def test_precompact_stdout_is_not_context(tmp_path: Path) -> None:
+    hooks = runner(tmp_path, {"PreCompact": [group("echo chatter")]})
+    outcome = await hooks.run("PreCompact", "auto", {})
+    assert outcome.additional_context == [] and not outcome.blocked
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+async def test_timeout_kills_the_process_group(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    command = f"sleep 30 & echo $$ $! > {pids}; wait"
+    hooks = runner(tmp_path, {"PreCompact": [group(command, timeout=0.5)]})
+    started = time.monotonic()
+    outcome = await hooks.run("PreCompact", "auto", {})
+    assert time.monotonic() - started < 3
+    assert not outcome.blocked and outcome.ran == 0
+    assert len(outcome.messages) == 1 and "timed out after 0.5 s" in outcome.messages[0]
+    for pid in map(int, pids.read_text().split()):
+        deadline = time.monotonic() + 2
+        while not _gone(pid) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert _gone(pid), pid
+
+
+async def test_matching_hooks_run_concurrently(tmp_path: Path) -> None:
+    hooks = runner(
+        tmp_path,
+        {
+            "SessionStart": [
+                group("sleep 0.4; echo one"),
+                group("sleep 0.4; echo two", "startup"),
+                {"hooks": [{"type": "command", "command": "sleep 0.4; echo three"}]},
+            ]
+        },
+    )
+    started = time.monotonic()
+    outcome = await hooks.run("SessionStart", "startup", {"source": "startup"})
+    assert time.monotonic() - started < 1.0
+    assert sorted(outcome.additional_context) == ["one", "three", "two"]
+
+
+async def test_identical_commands_run_once(tmp_path: Path) -> None:
+    log = tmp_path / "log"
+    command = f"echo x >> {log}"
+    hooks = runner(tmp_path, {"PostCompact": [group(command), group(command, "auto")]})
+    outcome = await hooks.run("PostCompact", "auto", {"trigger": "auto", "compact_summary": "s"})
+    assert outcome.ran == 1 and log.read_text() == "x\n"
+
+
+def test_bad_configuration_is_reported_not_raised(tmp_path: Path) -> None:
+    hooks = runner(
+        tmp_path,
+        {
+            "PreCompact": "echo not a list",
+            "SessionStart": [
+                "not an object",
+                {"matcher": 5, "hooks": [{"type": "command", "command": "true"}]},
+                {"matcher": "startup"},
+                {"hooks": [{"type": "command"}, {"type": "prompt", "prompt": "x"}, 7]},
+                {"hooks": [{"type": "command", "command": "true", "timeout": "soon"}]},
+                {"matcher": "(", "hooks": [{"type": "command", "command": "true"}]},
+            ],
+        },
+    )
+    assert len(hooks.warnings) == 9
+    assert any("hooks.PreCompact" in w for w in hooks.warnings)
+    assert not hooks.has("PreCompact")
+    # the group with a bad timeout still runs (with the default), as does the bad regex one
+    assert [g.commands[0].timeout for g in hooks.groups["SessionStart"]] == [60.0, 60.0]
+
+
+def test_hooks_value_of_the_wrong_type(tmp_path: Path) -> None:
+    hooks = runner(tmp_path, ["not", "a", "dict"])  # type: ignore[arg-type]
+    assert hooks.groups == {} and len(hooks.warnings) == 1
+
+
+async def test_missing_command_and_bad_cwd_do_not_raise(tmp_path: Path) -> None:
+    hooks = runner(tmp_path, {"PreCompact": [group("definitely-not-a-command-xyz")]})
+    outcome = await hooks.run("PreCompact", "auto", {})
+    assert not outcome.blocked and len(outcome.messages) == 1
+    assert "exit code 127" in outcome.messages[0]
+    gone = HookRunner({"PreCompact": [group("true")]}, tmp_path / "nope", "s", tmp_path / "t")
+    outcome = await gone.run("PreCompact", "auto", {})
+    assert outcome.ran == 0 and "could not be started" in outcome.messages[0]
+
+
+async def test_cancelling_the_run_kills_hooks(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    hooks = runner(tmp_path, {"PreCompact": [group(f"echo $$ > {pids}; sleep 30")]})
+    task = asyncio.create_task(hooks.run("PreCompact", "auto", {}))
+    deadline = time.monotonic() + 3
+    while not (pids.exists() and pids.read_text().strip()) and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    pid = int(pids.read_text())
+    assert _gone(pid)

@@ -1,0 +1,1 @@
+"""`ccx demo`: an offline tour with a scripted model in a sample project."""

@@ -1,0 +1,1 @@
+"""The plain line-by-line REPL (`ccx --plain`)."""

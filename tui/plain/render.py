@@ -1,0 +1,323 @@
+"""How the plain REPL shows a session: agent events as lines on a rich Console, and the meter.
+
+Assistant text is written as it streams; each tool call becomes one line
+(✓/✗, name, what it touched, the tail of its output), with a "running" line
+first when it takes more than a second; compaction shows what is being
+summarized, a ticking elapsed time on a terminal, then the ``Compacted …``
+line. The meter (model, permission mode, a small bar, used / window, percent,
+``N% until auto-compact``) is a pure function of the context state so the
+toolbar and the tests read the same text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from agent.app.commands import compaction_line
+from agent.core.events import (
+    SERVER_CLEARING,
+    ApiRetry,
+    AssistantMessage,
+    CompactionFailed,
+    CompactionFinished,
+    CompactionStarted,
+    ContextUpdate,
+    ErrorEvent,
+    Event,
+    Microcompacted,
+    Notice,
+    ResponseDiscarded,
+    TextDelta,
+    ThinkingDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnFinished,
+)
+from compaction.thresholds import ContextState, format_tokens, warning_text
+from tools.read import short_path
+
+BAR_CELLS = 10
+LEVEL_STYLES = {"ok": "green", "warning": "yellow", "error": "red", "blocking": "bold red"}
+RUNNING_AFTER_S = 1.0
+TAIL_CHARS = 70
+
+
+# -- the meter ------------------------------------------------------------------------------
+
+
+def meter_bar(percent_used: float, cells: int = BAR_CELLS) -> str:
+    filled = min(cells, max(0, round(percent_used * cells / 100)))
+    return "█" * filled + "░" * (cells - filled)
+
+
+def meter_text(state: dict[str, Any]) -> str:
+    """`[███░░░░░░░] 12.3K/30K 41% · 27% until auto-compact` from ContextState.to_json()."""
+    used = f"{format_tokens(state['used'])}/{format_tokens(state['window'])}"
+    percent = f"{state['percent_used']:.0f}%"
+    if not state.get("compact_enabled", True):
+        tail = "compaction off"
+    elif not state.get("auto_compact_enabled", True):
+        tail = "auto-compact off"
+    elif state.get("circuit_open"):
+        tail = "auto-compact stopped"
+    else:
+        tail = f"{state['percent_until_auto_compact']}% until auto-compact"
+    return f"[{meter_bar(state['percent_used'])}] {used} {percent} · {tail}"
+
+
+def status_text(model: str, mode: str, state: dict[str, Any] | None) -> str:
+    """The whole status line: model · permission mode · meter."""
+    parts = [model, mode]
+    if state is not None:
+        parts.append(meter_text(state))
+    return " · ".join(parts)
+
+
+# -- tool lines -----------------------------------------------------------------------------
+
+
+def tool_label(name: str, tool_input: dict[str, Any], cwd: str) -> str:
+    """What a call touches, in a few words: a path, a command, a pattern."""
+    value: Any = None
+    if name in ("Read", "Write", "Edit"):
+        value = tool_input.get("file_path")
+        if isinstance(value, str):
+            value = short_path(value, cwd)
+    elif name == "Bash":
+        value = tool_input.get("command")
+    elif name in ("Grep", "Glob"):
+        value = tool_input.get("pattern")
+        where = tool_input.get("path")
+        if isinstance(value, str) and isinstance(where, str) and where:
+            value = f"{value} in {short_path(where, cwd)}"
+    elif name == "Skill":
+        value = tool_input.get("skill") or tool_input.get("name")
+    if not isinstance(value, str):
+        value = json.dumps(tool_input, ensure_ascii=False, default=str) if tool_input else ""
+    first = value.strip().splitlines()[0] if value.strip() else ""
+    return first if len(first) <= 80 else first[:79] + "…"
+
+
+def output_tail(text: str, limit: int = TAIL_CHARS) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    last = lines[-1]
+    return last if len(last) <= limit else "…" + last[-(limit - 1) :]
+
+
+# -- the renderer ---------------------------------------------------------------------------
+
+
+class PlainRenderer:
+    """Turns agent events into console output; says so when the context level rises."""
+
+    def __init__(
+        self,
+        console: Console,
+        cwd: str = ".",
+        context_state: Callable[[], ContextState | None] = lambda: None,
+    ) -> None:
+        self.console = console
+        self.cwd = cwd
+        self.context_state = context_state
+        self.level = "ok"
+        self._streaming = False
+        self._thinking = False
+        self._running: dict[str, asyncio.TimerHandle] = {}
+        self._tool_inputs: dict[str, tuple[str, dict[str, Any]]] = {}
+        self._compaction_started: float | None = None
+        self._ticker: asyncio.Task[None] | None = None
+
+    # -- output helpers -----------------------------------------------------------------
+
+    def line(self, text: str, style: str | None = None) -> None:
+        self.end_stream()
+        self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
+
+    def markup(self, text: str) -> None:
+        self.end_stream()
+        self.console.print(text, highlight=False, soft_wrap=True)
+
+    def end_stream(self) -> None:
+        if self._streaming or self._thinking:
+            self.console.print()
+            self._streaming = self._thinking = False
+
+    # -- events -------------------------------------------------------------------------
+
+    def handle(self, event: Event) -> None:
+        handler = getattr(self, f"_on_{type(event).__name__}", None)
+        if handler is not None:
+            handler(event)
+
+    def _on_TextDelta(self, event: TextDelta) -> None:
+        if self._thinking:
+            self.end_stream()
+        if not self._streaming:
+            self.console.print("● ", style="bold", end="", markup=False)
+            self._streaming = True
+        self.console.print(event.text, end="", markup=False, highlight=False, soft_wrap=True)
+        self.console.file.flush()
+
+    def _on_ThinkingDelta(self, event: ThinkingDelta) -> None:
+        if not self._thinking:
+            self.end_stream()
+            self.console.print("✻ thinking… ", style="dim italic", end="", markup=False)
+            self._thinking = True
+
+    def _on_AssistantMessage(self, _event: AssistantMessage) -> None:
+        self.end_stream()
+
+    def _on_ToolStarted(self, event: ToolStarted) -> None:
+        self.end_stream()
+        self._tool_inputs[event.tool_use_id] = (event.name, event.input)
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        label = tool_label(event.name, event.input, self.cwd)
+        self._running[event.tool_use_id] = loop.call_later(
+            RUNNING_AFTER_S,
+            self.line,
+            f"  … {event.name} {label} (running; Ctrl-C stops it)",
+            "dim",
+        )
+
+    def quiet_running(self, tool_use_id: str) -> None:
+        """No "running" line for this call (it is waiting for the user, who can see that)."""
+        timer = self._running.pop(tool_use_id, None)
+        if timer is not None:
+            timer.cancel()
+
+    def _on_ToolFinished(self, event: ToolFinished) -> None:
+        self.quiet_running(event.tool_use_id)
+        name, tool_input = self._tool_inputs.pop(event.tool_use_id, (event.name, {}))
+        mark, style = ("✗", "red") if event.is_error else ("✓", "green")
+        label = tool_label(name, tool_input, self.cwd)
+        tail = output_tail(event.display or event.output_preview)
+        text = f"[{style}]{mark}[/] [bold]{escape(name)}[/] {escape(label)}"
+        if tail:
+            text += f" [dim]· {escape(tail)}[/]"
+        self.markup(text)
+
+    def _on_ApiRetry(self, event: ApiRetry) -> None:
+        self.line(
+            f"  API retry {event.attempt}/{event.max_attempts} in {event.delay_s:.1f}s "
+            f"({event.reason})",
+            "yellow",
+        )
+
+    def _on_ResponseDiscarded(self, event: ResponseDiscarded) -> None:
+        # Printed text cannot be taken back: say that what follows replaces it.
+        self.line(f"({event.reason}; the partial reply above is discarded)", "dim")
+
+    def _on_Notice(self, event: Notice) -> None:
+        style = {"info": "dim", "warning": "yellow", "error": "red"}.get(event.level, "yellow")
+        self.line(event.text, style)
+
+    def _on_ErrorEvent(self, event: ErrorEvent) -> None:
+        self.line(f"Error: {event.message}", "red")
+
+    def _on_TurnFinished(self, _event: TurnFinished) -> None:
+        self.end_stream()
+
+    def _on_ContextUpdate(self, event: ContextUpdate) -> None:
+        previous = self.level
+        self.level = event.state.get("level", "ok")
+        if self.level != previous and self.level != "ok":
+            text = self.warning()
+            if text:
+                self.line(f"⚠ {text}", LEVEL_STYLES.get(self.level, "yellow"))
+
+    def _on_Microcompacted(self, event: Microcompacted) -> None:
+        results = f"{event.cleared} old tool result{'s' if event.cleared != 1 else ''}"
+        if event.reason == SERVER_CLEARING:
+            self.line(
+                f"  The API clears {results} from what the model sees "
+                f"({format_tokens(event.tokens_freed)} tokens)",
+                "dim",
+            )
+            return
+        self.line(
+            f"  Cleared {results} ({format_tokens(event.tokens_freed)} tokens freed, no model call)",
+            "dim",
+        )
+
+    def _on_CompactionStarted(self, event: CompactionStarted) -> None:
+        self._compaction_started = time.monotonic()
+        detail = f": {event.detail}" if event.detail else ""
+        self.line(
+            f"⟳ Compacting ({event.trigger}){detail}, {format_tokens(event.tokens_before)} "
+            "tokens… (Ctrl-C cancels)",
+            "cyan",
+        )
+        self._start_ticker()
+
+    def _on_CompactionFinished(self, event: CompactionFinished) -> None:
+        self._stop_ticker()
+        record = dict(event.record)
+        restored = dict(record.get("restored") or {})
+        if restored.get("files"):
+            restored["files"] = [short_path(path, self.cwd) for path in restored["files"]]
+        record["restored"] = restored
+        self.line(compaction_line(record), "green")
+        summary_tokens = event.record.get("summary_tokens")
+        if summary_tokens:
+            self.line(
+                f"  Summary: {format_tokens(summary_tokens)} tokens. /undo-compact restores "
+                "the conversation as it was.",
+                "dim",
+            )
+
+    def _on_CompactionFailed(self, event: CompactionFailed) -> None:
+        self._stop_ticker()
+        self.line(f"Compaction ({event.trigger}) failed: {event.reason}", "red")
+
+    # -- the meter's words ----------------------------------------------------------------
+
+    def warning(self) -> str | None:
+        state = self.context_state()
+        return warning_text(state) if state is not None else None
+
+    def compaction_cancelled(self) -> None:
+        self._stop_ticker()
+        self.line("Compaction cancelled; the conversation is unchanged.", "yellow")
+
+    def _start_ticker(self) -> None:
+        if not self.console.is_terminal:
+            return
+        try:
+            self._ticker = asyncio.get_running_loop().create_task(self._tick())
+        except RuntimeError:
+            self._ticker = None
+
+    def _stop_ticker(self) -> None:
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
+            self.console.file.write("\r\x1b[2K")
+            self.console.file.flush()
+        self._compaction_started = None
+
+    async def _tick(self) -> None:
+        while self._compaction_started is not None:
+            await asyncio.sleep(0.5)
+            if self._compaction_started is None:
+                return
+            elapsed = time.monotonic() - self._compaction_started
+            self.console.file.write(f"\r\x1b[2K  summarizing… {elapsed:.0f}s")
+            self.console.file.flush()
+
+    def close(self) -> None:
+        for timer in self._running.values():
+            timer.cancel()
+        self._running.clear()
+        self._stop_ticker()
