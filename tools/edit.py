@@ -17,13 +17,8 @@ from pathlib import Path
 from pydantic import Field
 
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
-from tools.read import (
-    BINARY_SNIFF_BYTES,
-    missing_file_message,
-    number_lines,
-    short_path,
-    unusable_path,
-)
+from tools.paths import missing_file_message, short_path, unusable_path
+from tools.read_text import BINARY_SNIFF_BYTES, number_lines
 from tools.write import (
     atomic_write,
     count_lines,

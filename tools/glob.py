@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import Field
 
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
-from tools.read import short_path
+from tools.paths import short_path
 from tools.surrogates import escape_text
 
 MAX_RESULTS = 100

@@ -20,7 +20,8 @@ from tools import grep_python, grep_rg
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
 from tools.glob import given_path
 from tools.grep_python import FILE_TYPES, FileHits, GrepOutcome, GrepQuery, OutputMode
-from tools.read import BINARY_SNIFF_BYTES, short_path
+from tools.paths import short_path
+from tools.read_text import BINARY_SNIFF_BYTES
 from tools.surrogates import escape_text
 
 MAX_OUTPUT_CHARS = 30_000

@@ -18,7 +18,7 @@ from pydantic import Field
 from tools.atomic_file import atomic_write
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
 from tools.file_state import FileState
-from tools.read import short_path, unusable_path
+from tools.paths import short_path, unusable_path
 
 MAX_DIFF_CHARS = 1_000_000  # beyond this the UI gets no diff: difflib gets slow
 
