@@ -11,11 +11,11 @@ import difflib
 import os
 from pathlib import Path
 
-from tools.base import ToolContext, ToolResult
+from tools.base import StrPath, ToolContext, ToolResult
 from tools.surrogates import escape_text, not_utf8_note
 
 
-def short_path(path: str, cwd: str | os.PathLike[str] | None = None) -> str:
+def short_path(path: str, cwd: StrPath | None = None) -> str:
     """A path as the user would write it: relative to `cwd` (default: the current directory)."""
     if os.path.isabs(path):
         try:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from tools.base import Tool, ToolContext, ToolParams, ToolResult
+from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
 from tools.file_state import FileState
 from tools.paths import missing_file_message, short_path, unusable_path
 from tools.read_image import IMAGE_TYPES, read_image
@@ -53,22 +53,19 @@ class ReadParams(ToolParams):
     )
 
 
-class ReadTool(Tool):
+class ReadTool(Tool[ReadParams]):
     name = "Read"
-    Params = ReadParams
     is_mutating = False
 
-    def summary(self, params: ToolParams) -> str:
-        assert isinstance(params, ReadParams)
-        label = f"Read {short_path(params.file_path)}"
+    def label(self, params: ReadParams, cwd: StrPath | None = None) -> str:
+        label = f"Read {one_line(short_path(params.file_path, cwd))}"
         if params.offset not in (None, 0, 1) or params.limit is not None:
             start = max(params.offset or 1, 1)
             end = f"{start + params.limit - 1}" if params.limit else ""
             label += f" (lines {start}-{end})"
         return label
 
-    async def run(self, params: ToolParams, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, ReadParams)
+    async def run(self, params: ReadParams, ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(params.file_path)
         try:
             st = os.stat(path)

@@ -153,7 +153,7 @@ class ToolRunner:
                 call.id,
                 call.tool.name,
                 tool_input,
-                call.tool.summary(params),
+                call.tool.label(params),
                 decision.reason,
                 suggestion,
             )

@@ -45,7 +45,7 @@ def test_dashed_parameters_and_bad_input() -> None:
         assert isinstance(result, ToolResult) and expected in result.output, raw
     params = tool.parse({"pattern": "TODO", "path": "src", "glob": "*.py"})
     assert isinstance(params, GrepParams)
-    assert tool.summary(params) == 'Grep "TODO" in src (*.py)'
+    assert tool.label(params) == 'Grep "TODO" in src (*.py)'
 
 
 # --- output, pinned; the same for both engines ---
