@@ -85,6 +85,7 @@ class ToolStarted(Event):
     tool_use_id: str
     name: str
     input: dict[str, Any]
+    label: str = ""  # the tool's own one-line label (Tool.label), e.g. "Read src/app.py"
 
 
 @dataclass
