@@ -31,15 +31,14 @@ def make_app(repo: Path, prompt: str | None = None, **options: Any) -> CcxApp:
 
 
 async def wait_for(pilot: Any, condition: Callable[[], Any], timeout: float = 15.0) -> Any:
-    """Let the app run until ``condition()`` is truthy, then let the screen catch up.
+    """Let the app run until ``condition()`` is truthy; fail with what the screen shows on timeout.
 
-    Fails with what the screen shows on timeout.
+    The screen may lag a state the condition reads: wait on the screen's text to read it next.
     """
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
         if value:
-            await pilot.pause()
             return value
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting; screen:\n{screen_text(pilot.app)}")
@@ -50,6 +49,7 @@ async def wait_idle(pilot: Any, timeout: float = 15.0) -> None:
     """Until the runtime is ready and no job runs or waits."""
     app = pilot.app
     await wait_for(pilot, lambda: app.ready and app.running is None and not app.queue, timeout)
+    await pilot.pause()  # let the screen catch up
 
 
 async def submit(pilot: Any, text: str) -> None:

@@ -97,7 +97,7 @@ async def test_bash_ask_shows_the_command(api: FakeApi, repo: Path) -> None:
         await wait_for(pilot, lambda: app.ready)
         await submit(pilot, "make a file")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
-        assert "$ touch made-by-bash" in screen_text(app)
+        await wait_for(pilot, lambda: "$ touch made-by-bash" in screen_text(app))
         await pilot.press("y")
         await wait_idle(pilot)
     assert (repo / "made-by-bash").exists()
