@@ -1,10 +1,22 @@
-"""Shared test setup: requests that break the API's rules raise instead of being repaired."""
+"""Shared test setup: requests that break the API's rules raise instead of being repaired.
+
+Every test under tests/e2e/ is marked ``e2e`` (it runs the real `ccx` command
+as a subprocess, ~3 s each), so ``pytest -m "not e2e"`` is the fast inner loop.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+
+E2E_DIR = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.is_relative_to(E2E_DIR):
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(autouse=True)

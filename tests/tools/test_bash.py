@@ -153,15 +153,12 @@ async def test_cwd_removed_between_calls_falls_back(bash: BashTool, ctx: ToolCon
 
 
 async def test_huge_output_is_capped_streamed_and_saved(bash: BashTool, ctx: ToolContext) -> None:
-    tracemalloc.start()
-    started = time.monotonic()
+    tracemalloc.start()  # how fast this runs is measured by bench/speed_targets.py
     try:
         result = await run(bash, ctx, "yes | head -c 50000000")
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    elapsed = time.monotonic() - started
-    assert elapsed < 5
     assert peak < 20 * 1024 * 1024, f"peak Python allocation {peak} bytes"
     text = result.output_text()
     assert not result.is_error

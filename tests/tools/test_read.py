@@ -2,7 +2,6 @@ from __future__ import annotations
 
 import base64
 import os
-import statistics
 import time
 import tracemalloc
 from pathlib import Path
@@ -332,26 +331,22 @@ async def test_big_file_slice_with_unterminated_last_line(ctx: ToolContext, call
     assert len(first) < 2100 and "cut at 2000" in first and second == "2\tend"
 
 
-# --- speed ---
+# --- the 16 KiB file whose read time bench/speed_targets.py measures ---
 
 
-async def test_16_kib_read_is_well_under_a_millisecond(tmp_path: Path) -> None:
-    files = []
-    for i in range(40):
-        path = tmp_path / f"f{i}.py"
-        path.write_text(
-            "".join(f"value_{n} = compute({n}, 'abcdefghij')\n" for n in range(400))[:16384]
-        )
-        files.append(path)
+def sixteen_kib_module(path: Path) -> Path:
+    path.write_text("".join(f"value_{n} = compute({n}, 'abcdefghij')\n" for n in range(400))[:16384])
+    return path
+
+
+async def test_a_16_kib_module_reads_whole(tmp_path: Path) -> None:
+    path = sixteen_kib_module(tmp_path / "f.py")
     ctx = ToolContext(cwd=tmp_path, file_state=FileStateCache())
-    timings = []
-    for path in files:
-        params = ReadParams(file_path=str(path))
-        start = time.perf_counter()
-        result = await READ.run(params, ctx)
-        timings.append(time.perf_counter() - start)
-        assert not result.is_error
-    assert statistics.median(timings) < 0.001, f"median {statistics.median(timings) * 1e3:.2f} ms"
+    result = await READ.run(ReadParams(file_path=str(path)), ctx)
+    assert not result.is_error
+    lines = path.read_text().splitlines()
+    assert result.output.splitlines()[-1].endswith("\t" + lines[-1])
+    assert len(result.output.splitlines()) == len(lines)
 
 
 def test_open_fds_are_not_leaked(tmp_path: Path) -> None:

@@ -1,8 +1,10 @@
-"""Fixtures for the TUI tests: the app in-process (Pilot) against the fake Messages API."""
+"""Fixtures for the TUI tests: the app in-process (Pilot) against the fake Messages API.
+
+Assertions about text read the rendered screen (tests/tui/screen.py), not widget strings.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,6 +15,7 @@ import pytest
 from agent.app.options import RunOptions
 from agent.fake_api import FakeApi
 from tests.fake_env import use_fake_api
+from tests.tui.screen import screen_text
 from tui.app import CcxApp
 
 
@@ -28,7 +31,10 @@ def make_app(repo: Path, prompt: str | None = None, **options: Any) -> CcxApp:
 
 
 async def wait_for(pilot: Any, condition: Callable[[], Any], timeout: float = 15.0) -> Any:
-    """Let the app run until ``condition()`` is truthy; fail with a screen dump on timeout."""
+    """Let the app run until ``condition()`` is truthy; fail with what the screen shows on timeout.
+
+    The screen may lag a state the condition reads: wait on the screen's text to read it next.
+    """
     deadline = time.monotonic() + timeout
     while True:
         value = condition()
@@ -43,7 +49,7 @@ async def wait_idle(pilot: Any, timeout: float = 15.0) -> None:
     """Until the runtime is ready and no job runs or waits."""
     app = pilot.app
     await wait_for(pilot, lambda: app.ready and app.running is None and not app.queue, timeout)
-    await pilot.pause()
+    await pilot.pause()  # let the screen catch up
 
 
 async def submit(pilot: Any, text: str) -> None:
@@ -55,22 +61,12 @@ async def submit(pilot: Any, text: str) -> None:
     await pilot.press("enter")
 
 
-def screen_text(app: CcxApp) -> str:
-    """Every visible text of the transcript and the footer, for assertions."""
-    from textual.widgets import Static
+def whole_transcript_shown(app: CcxApp) -> None:
+    """Fail unless the transcript fits the screen, so text missing from the screen is absent."""
+    from tui.widgets.transcript import Transcript
 
-    parts = []
-    widgets = [w for screen in app.screen_stack for w in screen.query("*")]
-    for widget in widgets:
-        if isinstance(getattr(widget, "source", None), str):  # Markdown, HistoryReply
-            parts.append(widget.source)  # type: ignore[attr-defined]
-        elif isinstance(widget, Static):
-            parts.append(str(widget.render()))
-    return "\n".join(parts)
-
-
-async def settle(seconds: float = 0.05) -> None:
-    await asyncio.sleep(seconds)
+    transcript = app.query_one(Transcript)
+    assert transcript.max_scroll_y == 0, f"the transcript scrolls; screen:\n{screen_text(app)}"
 
 
 def write_session(repo: Path, rounds: int, model: str = "claude-sonnet-4-5") -> str:

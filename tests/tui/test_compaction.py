@@ -9,7 +9,8 @@ from textual.widgets import Collapsible
 from agent.core.events import SERVER_CLEARING, Microcompacted
 from agent.fake_api import FakeApi, text_reply, tool_reply
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
-from tests.tui.conftest import make_app, screen_text, submit, wait_for, wait_idle
+from tests.tui.conftest import make_app, submit, wait_for, wait_idle
+from tests.tui.screen import screen_text, screen_words, widget_text
 from tui.widgets.compaction_block import CompactionBlock
 from tui.widgets.context_view import ContextView
 from tui.widgets.footer import ContextMeter
@@ -36,7 +37,7 @@ async def test_compact_shows_progress_then_the_result_and_summary(api: FakeApi, 
         await wait_for(pilot, lambda: app.ready)
         await submit(pilot, "what is the retry limit?")
         await wait_idle(pilot)
-        before = str(app.query_one(ContextMeter).render())
+        before = widget_text(app, app.query_one(ContextMeter))
         await submit(pilot, "/compact keep every number")
         block = await wait_for(
             pilot,
@@ -46,16 +47,19 @@ async def test_compact_shows_progress_then_the_result_and_summary(api: FakeApi, 
                 else None
             ),
         )
-        await wait_for(pilot, lambda: "Compacting (manual)" in str(block._line.render()))
-        assert "summarizing" in str(block._line.render())
+        await wait_for(pilot, lambda: "Compacting (manual)" in widget_text(app, block))
+        assert "summarizing" in widget_text(app, block)
         await wait_idle(pilot)
-        line = str(block._line.render())
+        line = " ".join(widget_text(app, block.query_one(".compaction-line")).split())
         assert block.state == "finished" and line.startswith("✓ Compacted (manual):")
         assert "→" in line and "restored files:" in line and "src/app.py" in line
         collapsible = block.query_one(Collapsible)
-        assert collapsible.collapsed
-        assert "RETRY_LIMIT is 3 in src/app.py." in screen_text(app)
-        assert str(app.query_one(ContextMeter).render()) != before
+        assert collapsible.collapsed and "▶ Summary" in widget_text(app, collapsible)
+        assert "RETRY_LIMIT is 3 in src/app.py." not in screen_text(app)  # collapsed
+        await pilot.click(collapsible.query_one("CollapsibleTitle"))
+        await wait_for(pilot, lambda: "RETRY_LIMIT is 3 in src/app.py." in screen_text(app))
+        assert not collapsible.collapsed and "▼ Summary" in widget_text(app, collapsible)
+        assert widget_text(app, app.query_one(ContextMeter)) != before
     (request,) = summary_requests(api)
     assert "keep every number" in request.last_user_text()
     assert api.errors == []
@@ -86,7 +90,7 @@ async def test_esc_cancels_a_running_compaction(api: FakeApi, repo: Path) -> Non
         await pilot.press("escape")
         await wait_idle(pilot)
         assert block.state == "cancelled"
-        assert "cancelled" in str(block._line.render())
+        assert "Compaction cancelled" in widget_text(app, block)
         assert [m.uuid for m in runtime.agent.messages] == before
         assert "Interrupted" in screen_text(app)
 
@@ -113,9 +117,11 @@ async def test_context_renders_a_breakdown_widget(api: FakeApi, repo: Path) -> N
             "Auto-compact buffer",
         ):
             assert label in names
-        text = screen_text(app)
-        assert "A compaction now would keep:" in text and "src/app.py" in text
-        assert "█" in text  # bars, not just numbers
+        shown = widget_text(app, view)
+        assert "A compaction now would keep:" in shown and "src/app.py" in shown
+        assert "█" in shown  # bars, not just numbers
+        for label in ("System prompt", "Tool results: Read", "Free space"):
+            assert label in shown
 
 
 async def test_undo_compact_and_auto_compaction(api: FakeApi, repo: Path) -> None:
@@ -130,7 +136,7 @@ async def test_undo_compact_and_auto_compaction(api: FakeApi, repo: Path) -> Non
         await wait_idle(pilot)
         await submit(pilot, "/undo-compact")
         await wait_idle(pilot)
-        assert "Restored the conversation from before the last compaction" in screen_text(app)
+        assert "Restored the conversation from before the last compaction" in screen_words(app)
     assert api.errors == []
 
 
@@ -151,7 +157,8 @@ async def test_auto_compaction_shows_as_a_block(api: FakeApi, repo: Path) -> Non
         await wait_idle(pilot, timeout=30)
         blocks = list(app.query(CompactionBlock))
         assert blocks and blocks[0].trigger == "auto"
-        assert str(blocks[0]._line.render()).startswith("✓ Compacted (auto)")
+        line = blocks[0].query_one(".compaction-line")
+        assert widget_text(app, line).startswith("✓ Compacted (auto)")
     assert api.errors == []
 
 
@@ -162,6 +169,6 @@ async def test_clearing_by_ccx_and_by_the_api_read_differently(api: FakeApi, rep
         await app.view.show(Microcompacted("cost", 3, 4_500))
         await app.view.show(Microcompacted(SERVER_CLEARING, 12, 34_000))
         await pilot.pause()
-        text = screen_text(app)
+        text = screen_words(app)
         assert "Cleared 3 old tool results (4,500 tokens): cost" in text
         assert "The API clears 12 old tool results from what the model sees (34,000 tokens)" in text

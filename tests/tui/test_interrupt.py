@@ -8,7 +8,8 @@ from pathlib import Path
 
 from agent.core.messages import INTERRUPTED_BY_USER
 from agent.fake_api import FakeApi, text_reply, tool_reply
-from tests.tui.conftest import make_app, screen_text, submit, wait_for, wait_idle
+from tests.tui.conftest import make_app, submit, wait_for, wait_idle
+from tests.tui.screen import screen_text
 from tui.widgets.prompt_box import PromptInput
 from tui.widgets.tool_block import ToolBlock
 from tui.widgets.transcript import UserPrompt

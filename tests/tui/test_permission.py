@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from agent.fake_api import FakeApi, text_reply, tool_reply
-from tests.tui.conftest import make_app, screen_text, submit, wait_for, wait_idle
+from tests.tui.conftest import make_app, submit, wait_for, wait_idle
+from tests.tui.screen import screen_text, screen_words, widget_text
 from tui.screens.permission import PermissionScreen, edit_diff, permission_preview
 from tui.widgets.tool_block import ToolBlock
 
@@ -51,7 +52,7 @@ async def test_allow_once_runs_the_edit(api: FakeApi, repo: Path, key: str) -> N
         await pilot.press(key)
         await wait_idle(pilot)
         edit = next(b for b in app.query(ToolBlock) if b.tool_name == "Edit")
-        assert edit.status == "done" and "+RETRY_LIMIT = 5" in str(edit.render())
+        assert edit.status == "done" and "+RETRY_LIMIT = 5" in widget_text(app, edit)
     assert (repo / "src" / "app.py").read_text().startswith("RETRY_LIMIT = 5")
     assert not (repo / ".claude" / "settings.local.json").exists()
     assert api.errors == []
@@ -79,7 +80,7 @@ async def test_deny_leaves_the_file_and_tells_the_model(api: FakeApi, repo: Path
         await pilot.press(key)
         await wait_idle(pilot)
         edit = next(b for b in app.query(ToolBlock) if b.tool_name == "Edit")
-        assert edit.status == "denied" and "denied" in str(edit.render())
+        assert edit.status == "denied" and "denied" in widget_text(app, edit)
         assert not isinstance(app.screen, PermissionScreen)
         assert "done" in screen_text(app)
     assert (repo / "src" / "app.py").read_text().startswith("RETRY_LIMIT = 3")
@@ -96,7 +97,7 @@ async def test_bash_ask_shows_the_command(api: FakeApi, repo: Path) -> None:
         await wait_for(pilot, lambda: app.ready)
         await submit(pilot, "make a file")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionScreen))
-        assert "$ touch made-by-bash" in screen_text(app)
+        await wait_for(pilot, lambda: "$ touch made-by-bash" in screen_text(app))
         await pilot.press("y")
         await wait_idle(pilot)
     assert (repo / "made-by-bash").exists()
@@ -114,6 +115,35 @@ async def test_esc_on_the_main_screen_while_asked_withdraws_nothing_else(
         await wait_idle(pilot)
         await wait_for(pilot, lambda: not isinstance(app.screen, PermissionScreen))
     assert (repo / "src" / "app.py").read_text().startswith("RETRY_LIMIT = 3")
+
+
+@pytest.mark.xfail(
+    strict=True, reason="known defect: at 80x24 the dialog is taller than the screen"
+)
+async def test_every_answer_shows_at_80x24(api: FakeApi, repo: Path) -> None:
+    script(api)
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await run_until_asked(pilot, app)
+        shown = screen_words(app)
+        assert "1. Yes, allow once" in shown and "3. No, deny" in shown, screen_text(app)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known defect: the suggested rule resolves a relative path against the process's "
+    "working directory, not the session's (PermissionGate.suggest_rule)",
+)
+async def test_always_allow_names_the_edited_file(api: FakeApi, repo: Path) -> None:
+    script(api)
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await run_until_asked(pilot, app)
+        await pilot.press("a")
+        await wait_idle(pilot)
+    settings = json.loads((repo / ".claude" / "settings.local.json").read_text())
+    (rule,) = settings["permissions"]["allow"]
+    assert str(repo / "src" / "app.py") in rule, rule
 
 
 def test_previews() -> None:

@@ -11,7 +11,15 @@ from textual.widgets import OptionList
 import agent.sessions.session as session_module
 from agent.core.messages import Message
 from agent.fake_api import FakeApi, text_reply
-from tests.tui.conftest import make_app, screen_text, submit, wait_for, wait_idle, write_session
+from tests.tui.conftest import (
+    make_app,
+    submit,
+    wait_for,
+    wait_idle,
+    whole_transcript_shown,
+    write_session,
+)
+from tests.tui.screen import screen_text, widget_text
 from tui.app import CcxApp
 from tui.history import history_entries
 from tui.screens.resume import ResumeScreen
@@ -26,7 +34,7 @@ async def test_resume_option_loads_the_history(api: FakeApi, repo: Path) -> None
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: f"Resumed session {session_id}" in screen_text(app))
         text = screen_text(app)
-        assert "> question 0" in text and "Answer **2**." in text
+        assert "> question 0" in text and "Answer 2." in text  # Markdown, rendered
         blocks = list(app.query(ToolBlock))
         assert len(blocks) == 3 and not any(b.expanded for b in blocks)
         await submit(pilot, "go on")
@@ -82,11 +90,12 @@ async def test_resume_picker_switches_session(api: FakeApi, repo: Path) -> None:
         )
         assert [s.id for s in screen.sessions] == [old]
         options = screen.query_one(OptionList)
-        assert "question 0" in str(options.get_option_at_index(0).prompt)
+        await wait_for(pilot, lambda: "question 0" in widget_text(app, options))
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.session_id == old and app.query(ToolBlock))
-        text = screen_text(app)
-        assert "fresh reply" not in text and "> question 1" in text
+        await wait_for(pilot, lambda: "> question 1" in screen_text(app))
+        whole_transcript_shown(app)
+        assert "fresh reply" not in screen_text(app)
         assert app.bridge.runtime is not None and app.bridge.runtime.session.id == old
 
 

@@ -7,7 +7,9 @@ from pathlib import Path
 from textual.widgets import Static
 
 from agent.fake_api import Drop, FakeApi, Fault, text_reply, tool_reply
-from tests.tui.conftest import make_app, screen_text, submit, wait_for, wait_idle
+from tests.tui.conftest import make_app, submit, wait_for, wait_idle, whole_transcript_shown
+from tests.tui.screen import screen_strips, screen_text, widget_text
+from tui.app import CcxApp
 from tui.screens.plan_approval import PlanApprovalScreen
 from tui.widgets.footer import ContextMeter, StatusFooter
 from tui.widgets.prompt_box import PromptInput
@@ -29,15 +31,22 @@ async def test_prompt_tools_then_the_answer(api: FakeApi, repo: Path) -> None:
         await wait_idle(pilot)
         text = screen_text(app)
         assert "> what is the retry limit?" in text
-        assert "Let me look." in text and "The retry limit is **3**." in text
+        assert "Let me look." in text and "The retry limit is 3." in text  # Markdown, rendered
+        assert bold_cells(app, "3.") == ["3"]
         read, bash = app.query(ToolBlock)
-        assert read.status == "done" and "Read(src/app.py)" in str(read.render())
-        assert "Read 5 lines" in str(read.render())
-        assert bash.status == "done" and "hello-from-bash" in str(bash.render())
-        meter = str(app.query_one(ContextMeter).render())
+        assert read.status == "done" and "Read(src/app.py)" in widget_text(app, read)
+        assert "Read 5 lines" in widget_text(app, read)
+        assert bash.status == "done" and "hello-from-bash" in widget_text(app, bash)
+        meter = widget_text(app, app.query_one(ContextMeter))
         assert "% until auto-compact" in meter and " / " in meter
     assert api.errors == []
     assert "RETRY_LIMIT = 3" in api.requests[1].all_text()
+
+
+def bold_cells(app: CcxApp, ending: str) -> list[str]:
+    """The bold runs of text on the row whose text ends with ``ending``."""
+    (row,) = [s for s in screen_strips(app) if s.text.rstrip().endswith(ending)]
+    return [seg.text for seg in row if seg.style is not None and seg.style.bold]
 
 
 async def test_api_error_is_a_red_line_and_the_session_goes_on(api: FakeApi, repo: Path) -> None:
@@ -59,8 +68,7 @@ async def test_unknown_resume_id_starts_a_new_session_with_a_red_line(
     api.add(text_reply("hello there"))
     app = make_app(repo, resume="no-such-session")
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: app.ready)
-        assert "No session with id 'no-such-session'" in screen_text(app)
+        await wait_for(pilot, lambda: "No session with id 'no-such-session'" in screen_text(app))
         await submit(pilot, "hi")
         await wait_idle(pilot)
         assert "hello there" in screen_text(app)
@@ -108,7 +116,7 @@ async def test_shift_tab_cycles_the_permission_mode(api: FakeApi, repo: Path) ->
         assert seen == ["acceptEdits", "plan", "default"]
         await pilot.press("shift+tab")
         await pilot.pause()
-        assert "accept edits" in str(app.query_one("#footer-mode", Static).render())
+        assert "accept edits" in widget_text(app, app.query_one("#footer-mode", Static))
 
 
 async def test_plan_command_shows_in_the_footer(api: FakeApi, repo: Path) -> None:
@@ -139,6 +147,7 @@ async def test_clear_empties_the_transcript(api: FakeApi, repo: Path) -> None:
         first = app.session_id
         await submit(pilot, "/clear")
         await wait_idle(pilot)
+        whole_transcript_shown(app)
         text = screen_text(app)
         assert "something to forget" not in text and "Cleared. New session" in text
         runtime = app.bridge.runtime
@@ -153,7 +162,7 @@ async def test_completion_and_history(api: FakeApi, repo: Path) -> None:
         prompt = app.query_one(PromptInput)
         await pilot.press("/", "c", "o", "n")
         await pilot.pause()
-        hints = str(app.query_one("#prompt-hints", Static).render())
+        hints = widget_text(app, app.query_one("#prompt-hints", Static))
         assert "/context" in hints and "/compact" not in hints
         await pilot.press("tab")
         assert prompt.text == "/context"
@@ -162,7 +171,7 @@ async def test_completion_and_history(api: FakeApi, repo: Path) -> None:
         await pilot.press("/", "c")
         await pilot.pause()
         assert {"/compact", "/context", "/clear", "/cost"} <= set(
-            str(app.query_one("#prompt-hints", Static).render()).split()
+            widget_text(app, app.query_one("#prompt-hints", Static)).split()
         )
         await pilot.press("tab", "tab")
         first, second = prompt.matches[0][0], prompt.matches[1][0]
@@ -188,6 +197,7 @@ async def test_retries_show_as_a_status_and_the_answer_arrives(api: FakeApi, rep
         await wait_for(pilot, lambda: app.ready)
         await submit(pilot, "hi")
         await wait_idle(pilot)
+        whole_transcript_shown(app)
         text = screen_text(app)
         assert "after the retries" in text and "Error:" not in text
 
@@ -204,7 +214,7 @@ async def test_the_warning_bar_appears_as_the_context_fills(api: FakeApi, repo: 
         await wait_idle(pilot)
         state = app.query_one(StatusFooter).state
         assert state is not None and state.level != "ok", state
-        assert bar.has_class("-shown") and "/compact" in str(bar.render())
+        assert bar.has_class("-shown") and "/compact" in widget_text(app, bar)
 
 
 async def test_plan_approval_modal_approves_and_leaves_plan_mode(api: FakeApi, repo: Path) -> None:
@@ -232,6 +242,7 @@ async def test_text_of_a_retried_response_is_not_shown_twice(api: FakeApi, repo:
         await wait_for(pilot, lambda: app.ready)
         await submit(pilot, "hi")
         await wait_idle(pilot)
+        whole_transcript_shown(app)
         text = screen_text(app)
         assert "The whole answer, once." in text
         assert "This answer" not in text  # the dropped attempt's partial text

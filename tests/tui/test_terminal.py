@@ -19,9 +19,12 @@ from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 CCX = Path(sys.executable).with_name("ccx")
 TMUX = shutil.which("tmux")
 
-pytestmark = pytest.mark.skipif(
-    TMUX is None, reason="tmux is not installed, so there is no real terminal to drive"
-)
+pytestmark = [
+    pytest.mark.e2e,  # the real `ccx` command, in tmux
+    pytest.mark.skipif(
+        TMUX is None, reason="tmux is not installed, so there is no real terminal to drive"
+    ),
+]
 
 
 class Terminal:

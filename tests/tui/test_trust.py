@@ -16,8 +16,9 @@ from rich.console import Console
 from agent.app.options import RunOptions
 from agent.fake_api import FakeApi
 from agent.permissions import trust
-from tests.tui.conftest import make_app, screen_text, wait_for
+from tests.tui.conftest import make_app, wait_for
 from tests.tui.plain.test_repl import ENTER, Driver
+from tests.tui.screen import screen_text
 from tui.plain.repl import PlainRepl
 from tui.screens.trust import TrustScreen
 

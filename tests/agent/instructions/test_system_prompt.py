@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import time
 from datetime import datetime
 from pathlib import Path
 
@@ -25,11 +24,8 @@ def git(cwd: Path, *args: str) -> None:
     )
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    path = tmp_path / "repo"
+def make_git_repo(path: Path) -> Path:
+    """On branch trunk: one commit, a.py modified since, 50 untracked files."""
     path.mkdir()
     git(path, "init", "-q", "-b", "trunk")
     (path / "a.py").write_text("a = 1\n")
@@ -39,6 +35,13 @@ def repo(tmp_path: Path) -> Path:
     for index in range(50):
         (path / f"new{index:02d}.txt").write_text("x")
     return path
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    return make_git_repo(tmp_path / "repo")
 
 
 def test_two_text_blocks_and_the_first_is_the_same_everywhere(tmp_path: Path) -> None:
@@ -85,18 +88,13 @@ def test_a_directory_outside_git_works(tmp_path: Path) -> None:
 
 
 @needs_git
-def test_git_branch_status_and_log_are_reported_fast(repo: Path) -> None:
-    build_system_prompt(repo, "claude-sonnet-5-5", [])  # warm the static text and git
-    started = time.perf_counter()
-    blocks = build_system_prompt(repo, "claude-sonnet-5-5", [])
-    elapsed = time.perf_counter() - started
-    text = blocks[1]["text"]
-    print(f"\nsystem prompt built in {elapsed * 1000:.1f} ms")
+def test_git_branch_status_and_log_are_reported(repo: Path) -> None:
+    """How fast this is built is measured by bench/speed_targets.py."""
+    text = build_system_prompt(repo, "claude-sonnet-5-5", [])[1]["text"]
     assert "Git repository: yes" in text and "Branch: trunk" in text
     assert " M a.py" in text and "first commit" in text
     assert "new38.txt" in text and "new39.txt" not in text
     assert "11 more lines" in text
-    assert elapsed < 0.5  # the target is 100 ms; leave slack for a loaded CI machine
 
 
 def test_without_a_git_binary_the_prompt_still_builds(

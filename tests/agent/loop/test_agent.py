@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -99,16 +97,9 @@ async def test_read_only_calls_run_together_mutating_ones_alone(api, tmp_path, e
         text_reply("done"),
     )
     agent = make_agent(api, tmp_path, events)
-    gc.disable()  # a full collection of the test process can pause it for 0.2 s
-    try:
-        started = time.perf_counter()
-        outcome = await agent.submit("go")
-        elapsed = time.perf_counter() - started
-    finally:
-        gc.enable()
+    outcome = await agent.submit("go")  # its wall time is measured by bench/speed_targets.py
     assert outcome.result == "done"
-    assert elapsed < 0.55  # a and b overlapped
-    assert Nap.log[:2] == ["start a", "start b"]
+    assert Nap.log[:2] == ["start a", "start b"]  # b started before a ended: they overlapped
     assert Nap.log[2:] == ["end a", "end b", "start m", "end m", "start c", "end c"]
     results = api.requests[1].messages[-1]["content"]
     assert [b["content"] for b in results] == ["napped a", "napped b", "napped m", "napped c"]

@@ -43,5 +43,22 @@ def write_session(cwd: Path, messages: list[Message]) -> Session:
     return session
 
 
+def tool_rounds_session(cwd: Path, rounds: int = 1000) -> Session:
+    """A stored session of ``rounds`` Bash calls with ~20 KB results each (2,000 messages)."""
+    session = Session.create(cwd, "claude-sonnet-5-5")
+    chunk = "line of tool output with some text in it\n" * 480  # ~20 KB
+    for index in range(rounds):
+        use_id = f"toolu_{index:05d}"
+        session.append_message(
+            assistant({"type": "text", "text": f"step {index}"}, tool_use(use_id, "Bash"))
+        )
+        answer = Message(
+            role="user", content=[tool_result_block(use_id, chunk)], kind="tool_result"
+        )
+        session.append_message(answer)
+    session.close()
+    return session
+
+
 def same(a: list[Message], b: list[Message]) -> bool:
     return [m.to_record() for m in a] == [m.to_record() for m in b]
