@@ -163,7 +163,7 @@ class ToolRunner:
             )
         if decision.behavior == "allow":
             return None
-        suggestion = PermissionGate.suggest_rule(call.tool.name, tool_input)
+        suggestion = self.gate.suggest_rule(call.tool.name, tool_input)
         if decision.behavior == "ask" and self.ask is not None:
             request = PermissionRequest(
                 call.id,

@@ -276,8 +276,10 @@ def command_variants(part: CommandPart) -> set[str]:
 def _unwrap(words: list[str]) -> list[str]:
     """The command a wrapper runs: its options, durations and VAR=value skipped."""
     rest = words[1:]
-    while rest and (rest[0].startswith("-") or "=" in rest[0] or rest[0][:1].isdigit()):
-        rest = rest[1:]
+    while rest and (
+        rest[0].startswith("-") or "=" in rest[0] or rest[0][:1].isdigit() or rest[0] == "!"
+    ):
+        rest = rest[1:]  # "!" negates what `time` runs
     return rest
 
 

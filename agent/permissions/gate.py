@@ -14,6 +14,7 @@ protected paths ask in every mode but bypassPermissions
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -126,10 +127,9 @@ class PermissionGate:
         target = f" on {path}" if path else ""
         return Decision("ask", f"{tool_name}{target} needs the user's approval")
 
-    @staticmethod
-    def suggest_rule(tool_name: str, tool_input: dict[str, Any]) -> Rule:
-        """The rule "always allow" should save for this call."""
-        return _suggest_rule(tool_name, tool_input)
+    def suggest_rule(self, tool_name: str, tool_input: dict[str, Any]) -> Rule:
+        """The rule "always allow" should save for this call (paths resolved as the call's)."""
+        return _suggest_rule(tool_name, tool_input, self.resolve)
 
     # -- paths (also used by agent.permissions.bash) ----------------------------------------
 
@@ -223,7 +223,9 @@ class PermissionGate:
         return self._roots[root]
 
 
-def _suggest_rule(tool_name: str, tool_input: dict[str, Any]) -> Rule:
+def _suggest_rule(
+    tool_name: str, tool_input: dict[str, Any], resolve: Callable[[str], str]
+) -> Rule:
     if tool_name == "Bash":
         return Rule("Bash", _suggest_bash(str(tool_input.get("command") or "")), "session")
     raw = tool_input.get("file_path") or tool_input.get("notebook_path")
@@ -234,7 +236,7 @@ def _suggest_rule(tool_name: str, tool_input: dict[str, Any]) -> Rule:
         tool = "Edit" if tool_name in EDIT_TOOLS else tool_name
     if tool not in ("Read", "Edit") or not raw:
         return Rule(tool_name, None, "session")
-    path = os.path.abspath(os.path.expanduser(str(raw)))
+    path = resolve(str(raw))
     spec = "/" + escape_glob(path)  # "//abs/path": exact, whatever the cwd
     if tool_name in ("Grep", "Glob"):
         spec = spec.rstrip("/") + "/**"

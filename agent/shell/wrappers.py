@@ -162,6 +162,11 @@ def analyze(words: Sequence[Arg], depth: int = 0) -> Invocation:
         nxt = _through_wrapper(words, i, found, depth)
         if nxt is None:
             return found
+        if name == "time":  # the time keyword times a pipeline, which may be negated: time ! cmd
+            while nxt < len(words) and words[nxt].kind == LITERAL and words[nxt].value == "!":
+                nxt += 1
+            if nxt >= len(words):
+                return found
         i = nxt
     found.program = i
     name = basename(words[i].value)

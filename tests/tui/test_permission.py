@@ -129,11 +129,6 @@ async def test_every_answer_shows_at_80x24(api: FakeApi, repo: Path) -> None:
         assert "1. Yes, allow once" in shown and "3. No, deny" in shown, screen_text(app)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect: the suggested rule resolves a relative path against the process's "
-    "working directory, not the session's (PermissionGate.suggest_rule)",
-)
 async def test_always_allow_names_the_edited_file(api: FakeApi, repo: Path) -> None:
     script(api)
     app = make_app(repo)

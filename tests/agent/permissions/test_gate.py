@@ -355,7 +355,7 @@ def test_symlink_cannot_stretch_an_allow_rule(project: Path, tmp_path: Path) -> 
 
 def test_allow_always(project: Path) -> None:
     g = gate(project)
-    rule = PermissionGate.suggest_rule("Bash", {"command": "npm run test foo"})
+    rule = gate(project).suggest_rule("Bash", {"command": "npm run test foo"})
     assert str(rule) == "Bash(npm run test *)"
     g.allow_always(rule)
     g.allow_always(rule)
@@ -378,25 +378,27 @@ def test_allow_always(project: Path) -> None:
         ("echo $(date)", "echo $(date)"),
     ],
 )
-def test_suggest_bash_rule(command: str, expected: str) -> None:
-    rule = PermissionGate.suggest_rule("Bash", {"command": command})
+def test_suggest_bash_rule(project: Path, command: str, expected: str) -> None:
+    rule = gate(project).suggest_rule("Bash", {"command": command})
     assert rule == Rule("Bash", expected, "session")
 
 
 def test_suggest_file_rules_round_trip(project: Path) -> None:
     target = project / "src" / "weird[1].py"
-    rule = PermissionGate.suggest_rule("Write", {"file_path": str(target)})
+    rule = gate(project).suggest_rule("Write", {"file_path": str(target)})
     assert rule.tool == "Edit"
     g = gate(project)
     g.allow_always(rule)
     assert edit(g, target) == "allow"
     assert edit(g, project / "src" / "weird1.py") == "ask"
-    assert PermissionGate.suggest_rule("Read", {"file_path": "/x/y"}) == Rule(
+    assert gate(project).suggest_rule("Read", {"file_path": "/x/y"}) == Rule(
         "Read", "//x/y", "session"
     )
-    grep_rule = PermissionGate.suggest_rule("Grep", {"pattern": "x", "path": "/data"})
+    grep_rule = gate(project).suggest_rule("Grep", {"pattern": "x", "path": "/data"})
     assert grep_rule == Rule("Read", "//data/**", "session")
-    assert PermissionGate.suggest_rule("WebFetch", {"url": "u"}) == Rule(
+    relative = gate(project, cwd=project / "src").suggest_rule("Edit", {"file_path": "a.py"})
+    assert relative == Rule("Edit", "/" + str(project / "src" / "a.py"), "session")
+    assert gate(project).suggest_rule("WebFetch", {"url": "u"}) == Rule(
         "WebFetch", None, "session"
     )
 

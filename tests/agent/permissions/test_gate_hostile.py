@@ -167,6 +167,9 @@ def test_bash_writes_to_protected_paths_ask(project: Path, command: str) -> None
         "\\rm victim.txt",
         "/bin/rm victim.txt",
         "timeout 5 rm victim.txt",
+        "time ! rm -rf victim.txt",
+        "! time rm victim.txt",
+        "time -p ! rm victim.txt",
     ],
 )
 def test_deny_rules_hold_in_bypass_permissions(project: Path, command: str) -> None:

@@ -6,7 +6,7 @@ import os
 import subprocess
 import tempfile
 
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from agent.shell.options import Arg
@@ -62,6 +62,7 @@ _RECORDERS = "".join(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_LINES)
+@example([("time ", False), ("! ", False), ("a", False)])  # found by this test: time ! cmd
 def test_every_command_bash_runs_is_a_part(atoms: list[tuple[str, bool]]) -> None:
     """Each simple command bash runs shows up as a part with the same words, or the parse
     owns up to a computed program (which deny rules and the classifier treat as unknown)."""
