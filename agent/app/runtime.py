@@ -251,8 +251,7 @@ class Runtime:
         self.file_state.clear()
         self.session = Session.create(self.cwd, self.model)
         self._watch_session()
-        self.agent.session = self.session
-        self.agent.messages.clear()
+        self.agent.conversation.restart(self.session)
         self.tool_context.session_dir = self.session.folder
         self.invoked_skills.clear()
         self.plan.path = plan_file_path(config_dir(), self.session.id)

@@ -82,7 +82,8 @@ async def test_undo_finds_its_place_after_the_head_of_the_conversation_changed(
     assert record["last_uuid"] == setup.agent.messages[-1].uuid  # for resume, in the boundary
     await setup.agent.submit("a later question")
     later = setup.agent.messages[-2:]
-    setup.agent.messages.insert(0, user_text("[repaired]", kind="meta"))  # a repair at the head
+    head = user_text("[repaired]", kind="meta")
+    setup.agent.conversation.apply_repair([head, *setup.agent.messages])  # a repair at the head
     assert setup.manager.undo(setup.agent)
     assert setup.agent.messages == [*before, *later]
 
@@ -92,7 +93,7 @@ async def test_undo_finds_its_place_after_the_head_of_the_conversation_changed(
     # A prompt-too-long retry drops the oldest rounds, and with them the summary and restored files.
     trimmed = drop_oldest_groups(setup.agent.messages, None)
     assert trimmed is not None
-    setup.agent.messages[:] = trimmed
+    setup.agent.conversation.drop_oldest(trimmed)
     assert not setup.manager.undo(setup.agent)
     assert setup.agent.messages == trimmed
 
@@ -156,7 +157,7 @@ async def test_session_memory_result_over_the_threshold_is_never_committed(api, 
     setup = Setup(api, tmp_path, window=40_000, hooks=hooks, session_memory=notes)
     setup.manager.config = MicrocompactConfig(keep_recent_files=100)
     records: list[dict[str, Any]] = []
-    setup.manager.services.session = type(
+    transcript = type(
         "S",
         (),
         {
@@ -166,6 +167,8 @@ async def test_session_memory_result_over_the_threshold_is_never_committed(api, 
             "append_message": lambda self, m: None,
         },
     )()
+    # One transcript, as in a session: compaction's events and the conversation's records.
+    setup.manager.services.session = setup.agent.conversation.transcript = transcript
     api.on(lambda r: SUMMARY_MARK in r.last_user_text(), summary_reply)
     api.add(*setup.read_script(12), text_reply("done"))
     await setup.agent.submit("Read every module.")
