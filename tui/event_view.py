@@ -136,8 +136,8 @@ class EventView:
             self.compaction.cancel()
             self.compaction = None
 
-    async def show_outcome(self, line: str, message: JobFinished) -> None:
-        """How a prompt or slash command ended: interrupted, failed, or the command's result."""
+    async def show_outcome(self, message: JobFinished) -> None:
+        """How a line ended: interrupted, failed, or the command's result."""
         transcript = self.transcript
         if message.outcome == "interrupted":
             self.cancel_compaction()
@@ -147,8 +147,8 @@ class EventView:
             transcript.add_line(f"Error: {message.error}", "error")
             return
         result = message.result
-        if result is None:
-            return
+        if result is None or result.command is None:
+            return  # a prompt's reply has streamed already
         if "context" in result.data:
             from tui.widgets.context_view import ContextView
 
@@ -156,7 +156,7 @@ class EventView:
             return
         if "compaction" in result.data and not result.is_error:
             return  # the CompactionFinished event already showed it
-        if line.split()[0] == "/clear" and not result.is_error:
+        if result.command == "clear" and not result.is_error:
             await transcript.clear_all()
         if result.is_error:
             self.cancel_compaction()
