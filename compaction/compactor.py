@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.core.compaction_record import CompactionRecord
 from agent.core.conversation import Compacted, Undone
 from agent.core.events import (
     CompactionFailed,
@@ -95,7 +96,7 @@ class Compactor:
         instructions: str | None = None,
         partial: PartialMode | None = None,
         keep_rounds: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> CompactionRecord:
         if self.running:
             raise CompactionError("a compaction is already running")
         messages = list(agent.conversation.messages)
@@ -216,7 +217,7 @@ class Compactor:
         started: float,
         summary_result: SummaryResult | None = None,
         instructions: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> CompactionRecord:
         """Hand a prepared replacement to the conversation, which records it; run PostCompact.
 
         Nothing changes before the SessionStart(compact) hook has answered, so an
@@ -225,27 +226,27 @@ class Compactor:
         await self._session_start_hook(replacement.restoration)
         new = replacement.messages()
         previous, kept = replacement.previous, len(replacement.kept_before + replacement.kept_after)
-        record = {
-            "trigger": replacement.trigger,
-            "kind": replacement.kind,
-            "tokens_before": tokens_before,
-            "tokens_after": self.estimate(agent, new),
-            "duration_s": round(self.clock() - started, 3),
-            "messages_summarized": len(previous) - kept,
-            "messages_kept": kept,
-            "restored": replacement.restoration.summary(),
-            "restored_tokens": replacement.restoration.tokens,
-            "summary_tokens": round(estimate_message(replacement.summary_message)),
-            "summary": replacement.summary,
-            "instructions": instructions,
-            "attempts": summary_result.attempts if summary_result else 0,
-            "dropped_messages": summary_result.dropped_messages if summary_result else 0,
-            "truncated": summary_result.truncated if summary_result else False,
-            "usage": summary_result.usage if summary_result else {},
-            "replaced_count": len(new),
-            "last_uuid": new[-1].uuid,
-            "at": time.time(),
-        }
+        record = CompactionRecord(
+            trigger=replacement.trigger,
+            kind=replacement.kind,
+            tokens_before=tokens_before,
+            tokens_after=self.estimate(agent, new),
+            duration_s=round(self.clock() - started, 3),
+            messages_summarized=len(previous) - kept,
+            messages_kept=kept,
+            restored=replacement.restoration.summary(),
+            restored_tokens=replacement.restoration.tokens,
+            summary_tokens=round(estimate_message(replacement.summary_message)),
+            summary=replacement.summary,
+            instructions=instructions,
+            attempts=summary_result.attempts if summary_result else 0,
+            dropped_messages=summary_result.dropped_messages if summary_result else 0,
+            truncated=summary_result.truncated if summary_result else False,
+            usage=summary_result.usage if summary_result else {},
+            replaced_count=len(new),
+            last_uuid=new[-1].uuid,
+            at=time.time(),
+        )
         self.history.append(Snapshot(previous, new[-1].uuid, len(new), replacement.file_state))
         # The re-read files are recorded before the boundary, as they always were.
         self._refill_file_state(replacement.restoration, replacement.file_state)

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.core.compaction_record import CompactionRecord
 from agent.core.events import (
     SERVER_CLEARING,
     CompactionFailed,
@@ -113,7 +114,7 @@ class ContextManager:
         ):
             await self._auto_compact(agent)
             state = self.state(agent)
-        self.emit(ContextUpdate(state.to_json()))
+        self.emit(ContextUpdate(state))
         if state.used >= state.limits.blocking and (
             not state.auto_compact_enabled or self.circuit_open
         ):
@@ -289,7 +290,7 @@ class ContextManager:
         instructions: str | None = None,
         partial: PartialMode | None = None,
         keep_rounds: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> CompactionRecord:
         """Summarize the conversation (or part of it) and put the summary in its place.
 
         ``partial="up_to"`` keeps the last ``keep_rounds`` API rounds verbatim and

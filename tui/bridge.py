@@ -28,9 +28,8 @@ from textual.message import Message
 
 from agent.core.events import (
     CompactionFinished,
-    ContextUpdate,
     Event,
-    SessionStarted,
+    ModeChanged,
     TextDelta,
     ThinkingDelta,
 )
@@ -92,7 +91,6 @@ class AgentBridge:
         self._jobs: dict[int, asyncio.Task[None]] = {}
         self._text: list[tuple[type[Event], str]] = []
         self._flush_handle: asyncio.TimerHandle | None = None
-        self._last_mode: str | None = None
         self._startup_error: str | None = None
         self._boot_task: asyncio.Task[None] | None = None
 
@@ -305,9 +303,7 @@ class AgentBridge:
             gc.freeze()
 
     def _status(self, driver: SessionDriver) -> StatusSnapshot:
-        status = driver.status()
-        self._last_mode = status.mode
-        return status
+        return driver.status()
 
     async def _restart(self, options: RunOptions) -> None:
         self._cancel_jobs()
@@ -374,10 +370,9 @@ class AgentBridge:
         if self.driver is None:
             return
         try:
-            self.driver.set_mode(mode)
+            self.driver.set_mode(mode)  # a change comes back as a ModeChanged event
         except ValueError as exc:
             self._post(RuntimeFailed(str(exc)))
-        self._post(StatusChanged(self._status(self.driver)))
 
     # -- events, asks ---------------------------------------------------------------------
 
@@ -396,14 +391,8 @@ class AgentBridge:
             return
         self._flush()
         self._post(AgentEvent(event))
-        driver = self.driver
-        if driver is None:
-            return
-        if isinstance(event, CompactionFinished) or (
-            not isinstance(event, (ContextUpdate, SessionStarted))
-            and driver.mode != self._last_mode
-        ):
-            self._post(StatusChanged(self._status(driver)))
+        if self.driver is not None and isinstance(event, (CompactionFinished, ModeChanged)):
+            self._post(StatusChanged(self._status(self.driver)))
 
     def _flush(self) -> None:
         if self._flush_handle is not None:

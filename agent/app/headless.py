@@ -53,7 +53,7 @@ class HeadlessOutput:
             self.session_id = event.session_id
             self.model = event.model
         elif isinstance(event, CompactionFinished):
-            self.compactions.append(event.record)
+            self.compactions.append(event.record.to_json())
         elif isinstance(event, Microcompacted):
             self.context_events.append(
                 {

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from agent.core.compaction_record import CompactionRecord
 from agent.core.invariants import enforce
 from agent.core.messages import INTERRUPTED_TOOL_RESULT, Message
 from agent.core.pairing import close_dangling
@@ -41,7 +42,7 @@ class Compacted:
     """What a compaction puts in place: the new conversation and its boundary record."""
 
     messages: list[Message]
-    record: dict[str, Any]  # written as the ``compact_boundary`` record before the messages
+    record: CompactionRecord  # written as the ``compact_boundary`` record before the messages
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,8 @@ class Conversation:
         previous = list(self._messages)
         self._swap(compacted.messages)
         if self.transcript is not None:
-            self.transcript.append_record({"type": "compact_boundary", **compacted.record})
+            boundary = {"type": "compact_boundary", **compacted.record.to_json()}
+            self.transcript.append_record(boundary)
             for message in compacted.messages:
                 self.transcript.append_message(message)
         return previous

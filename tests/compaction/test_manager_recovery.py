@@ -25,7 +25,7 @@ async def test_prompt_too_long_triggers_reactive_compaction(api, tmp_path) -> No
     outcome = await setup.agent.submit("read and answer")
     assert outcome.result == "answered after compaction"
     record = next(e.record for e in setup.events if isinstance(e, CompactionFinished))
-    assert record["trigger"] == "reactive"
+    assert record.trigger == "reactive"
     assert api.errors == []
 
 
@@ -35,7 +35,7 @@ async def test_summary_request_too_long_drops_oldest_rounds(api, tmp_path) -> No
     await setup.agent.submit("read six")
     api.add(Fault.prompt_too_long(60_000, 50_000), text_reply("<summary>after dropping</summary>"))
     record = await setup.manager.compact(setup.agent)
-    assert record["attempts"] == 2 and record["dropped_messages"] > 0
+    assert record.attempts == 2 and record.dropped_messages > 0
     retry = api.requests[-1]
     assert retry.messages[0]["role"] == "user" and api.errors == []
 
@@ -79,7 +79,7 @@ async def test_undo_finds_its_place_after_the_head_of_the_conversation_changed(
     before = list(setup.agent.messages)
     api.add(text_reply("<summary>s</summary>"), text_reply("later answer"))
     record = await setup.manager.compact(setup.agent)
-    assert record["last_uuid"] == setup.agent.messages[-1].uuid  # for resume, in the boundary
+    assert record.last_uuid == setup.agent.messages[-1].uuid  # for resume, in the boundary
     await setup.agent.submit("a later question")
     later = setup.agent.messages[-2:]
     head = user_text("[repaired]", kind="meta")
@@ -127,7 +127,7 @@ async def test_reactive_compaction_tells_hooks_it_is_auto(api, tmp_path) -> None
     api.add(text_reply("<summary>short</summary>"), text_reply("answered after compaction"))
     await setup.agent.submit("read and answer")
     record = next(e.record for e in setup.events if isinstance(e, CompactionFinished))
-    assert record["trigger"] == "reactive"  # the session log keeps the real cause
+    assert record.trigger == "reactive"  # the session log keeps the real cause
     compact_hooks = [
         (event, value, payload["trigger"])
         for (event, value), payload in zip(hooks.calls, hooks.payloads, strict=True)
@@ -173,7 +173,7 @@ async def test_session_memory_result_over_the_threshold_is_never_committed(api, 
     api.add(*setup.read_script(12), text_reply("done"))
     await setup.agent.submit("Read every module.")
     assert notes.calls >= 1
-    finished = [e.record["kind"] for e in setup.events if isinstance(e, CompactionFinished)]
+    finished = [e.record.kind for e in setup.events if isinstance(e, CompactionFinished)]
     assert finished and set(finished) == {"full"}
     boundaries = [r["kind"] for r in records if r["type"] == "compact_boundary"]
     assert boundaries == finished and not any(r["type"] == "compact_undo" for r in records)
@@ -189,6 +189,6 @@ async def test_session_memory_under_the_threshold_replaces_the_summary_call(api,
     outcome = await setup.agent.submit("Read every module.")
     assert outcome.result == "done" and notes.calls >= 1
     finished = [e.record for e in setup.events if isinstance(e, CompactionFinished)]
-    assert finished and {r["kind"] for r in finished} == {"session_memory"}
+    assert finished and {r.kind for r in finished} == {"session_memory"}
     assert setup.summaries() == [] and api.errors == []
     assert "Notes: the modules were read." in api.requests[-1].all_text()

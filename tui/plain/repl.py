@@ -27,10 +27,10 @@ from agent.app.driver import Failure, LineResult, SessionDriver
 from agent.app.options import RunOptions, StartupError
 from agent.app.runtime import Runtime
 from agent.app.slash import command_name, is_exit
+from agent.core.context_state import ContextState
 from agent.core.events import Event, EventSink
 from agent.core.locations import config_dir
 from agent.loop.tool_runner import Answer, PermissionRequest
-from compaction.thresholds import ContextState
 from tui.plain.input import LineSource, PipedSource, PromptSource, toolbar_fragments
 from tui.plain.render import PlainRenderer, meter_text, status_text, tool_label
 
@@ -323,14 +323,13 @@ class PlainRepl:
 
     def meter_text(self) -> str:
         state = self.context_state()
-        return meter_text(state.to_json()) if state is not None else ""
+        return meter_text(state) if state is not None else ""
 
     def status(self) -> str:
         if self.driver is None:
             return ""
         status = self.driver.status()
-        state = status.context
-        return status_text(status.model, status.mode, state.to_json() if state else None)
+        return status_text(status.model, status.mode, status.context)
 
     def toolbar(self) -> Any:
         if self.driver is None:
@@ -340,7 +339,7 @@ class PlainRepl:
         return toolbar_fragments(
             status.model,
             status.mode,
-            meter_text(state.to_json()) if state is not None else None,
+            meter_text(state) if state is not None else None,
             state.level if state is not None else "ok",
             self.renderer.warning(),
         )

@@ -16,7 +16,7 @@ from agent.app.driver import CYCLED_MODES, SessionDriver, StatusSnapshot, failur
 from agent.app.headless import HeadlessOutput, run_headless
 from agent.app.options import RunOptions
 from agent.app.slash import command_name, is_command
-from agent.core.events import Event
+from agent.core.events import Event, ModeChanged
 from agent.fake_api import FakeApi, Fault, text_reply
 from agent.loop.agent import MaxTurnsReached
 from agent.model.client import ApiError
@@ -155,3 +155,18 @@ async def test_the_driver_cycles_modes_and_snapshots_its_status(api: FakeApi, re
         assert bypass.cycle_mode() == "default"
     finally:
         await bypass.aclose()
+
+
+async def test_every_change_of_mode_is_an_event(api: FakeApi, repo: Path) -> None:
+    events: list[Event] = []
+    driver = make_driver(repo, events)
+    try:
+        driver.cycle_mode()
+        await driver.run("/plan")
+        await driver.run("/plan")
+        driver.set_mode("default")  # no change: nothing to say
+        assert driver.status().mode == "default"
+    finally:
+        await driver.aclose()
+    changes = [(e.previous, e.mode) for e in events if isinstance(e, ModeChanged)]
+    assert changes == [("default", "acceptEdits"), ("acceptEdits", "plan"), ("plan", "default")]

@@ -6,10 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from agent.core.compaction_record import CompactionRecord
 from agent.core.conversation import Compacted, Conversation, Undone
 from agent.core.invariants import InvariantError
 from agent.core.messages import INTERRUPTED_TOOL_RESULT, Message, tool_result_block, user_text
 from agent.sessions.session import Session, load_session
+from agent.sessions.transcript import read_records
 
 
 def use(tool_id: str) -> dict:
@@ -80,7 +82,8 @@ def test_a_compaction_is_recorded_as_a_boundary_and_undone_with_what_followed(
     for message in original:
         conversation.transcript.append_message(message)  # type: ignore[union-attr]
     summary = user_text("<summary>s</summary>", kind="summary")
-    previous = conversation.replace(Compacted([summary], {"trigger": "manual", "kind": "full"}))
+    record = CompactionRecord("manual", "full", 900, 100, 0.5, 2, 0, {}, 0, 10, "s")
+    previous = conversation.replace(Compacted([summary], record))
     assert [m.uuid for m in previous] == [m.uuid for m in original]
     assert uuids(conversation) == [summary.uuid]
     later = [user_text("and then?"), response({"type": "text", "text": "this"}, api_id="m2")]
@@ -89,6 +92,12 @@ def test_a_compaction_is_recorded_as_a_boundary_and_undone_with_what_followed(
     conversation.undo(Undone(previous, later))
     assert uuids(conversation) == [m.uuid for m in [*original, *later]]
     assert replayed(conversation) == uuids(conversation)
+    (boundary,) = [
+        r
+        for r in read_records(conversation.transcript.path).records  # type: ignore[union-attr]
+        if r["type"] == "compact_boundary"
+    ]
+    assert boundary == {"type": "compact_boundary", **record.to_json()}
 
 
 def test_clearing_and_dropping_change_memory_only(tmp_path: Path) -> None:

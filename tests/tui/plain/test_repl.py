@@ -188,9 +188,9 @@ async def test_meter_line_and_toolbar(workspace: tuple[FakeApi, Path]) -> None:
     async with plain_session(root, model="claude-haiku-4-5") as session:
         await session.type("hi" + ENTER)
         meter = session.repl.meter_text()
-        assert re.search(r"^\[[█░]{10}\] \S+/200K \d+% · \d+% until auto-compact$", meter)
+        assert re.search(r"^[▰▱]{12} \S+ / 200K \(\d+%\) · \d+% until auto-compact$", meter)
         status = session.repl.status()
-        assert status.startswith("claude-haiku-4-5 · default · [")
+        assert status.startswith("claude-haiku-4-5 · default · ▰")
         toolbar = "".join(text for _style, text in session.repl.toolbar())
         assert "% until auto-compact" in toolbar
 
@@ -201,15 +201,15 @@ def test_meter_colors_by_level_and_shows_the_warning() -> None:
     warning = context_state(150_000, limits, auto_enabled=True, compact_enabled=True)
     error = context_state(160_000, limits, auto_enabled=True, compact_enabled=True)
     assert (ok.level, warning.level, error.level) == ("ok", "warning", "error")
-    text = meter_text(warning.to_json())
+    text = meter_text(warning)
     assert re.search(r"\d+% until auto-compact$", text)
     fragments = toolbar_fragments("m", "default", text, warning.level, warning_text(warning))
     styles = {style for style, _ in fragments}
     assert "class:meter.warning" in styles
     assert any("auto-compact at" in part for _, part in fragments)
-    red = toolbar_fragments("m", "default", meter_text(error.to_json()), error.level, "x")
+    red = toolbar_fragments("m", "default", meter_text(error), error.level, "x")
     assert "class:meter.error" in {style for style, _ in red}
-    quiet = toolbar_fragments("m", "default", meter_text(ok.to_json()), ok.level, None)
+    quiet = toolbar_fragments("m", "default", meter_text(ok), ok.level, None)
     assert "\n" not in "".join(part for _, part in quiet)
 
 
