@@ -106,32 +106,7 @@ class Compactor:
         started = self.clock()
         tokens_before = self.count(agent)
         self.emit(CompactionStarted(trigger, tokens_before, _detail(messages, partial, pivot)))
-        self.running = True
-        try:
-            await self._pre_compact_hook(trigger, instructions)
-            result = await summarize(
-                agent.client,
-                model=agent.model,
-                system=agent.system,
-                tools=agent.tools_api,
-                messages=messages,
-                instructions=instructions,
-                partial=partial,
-                pivot=pivot,
-                max_output=min(SUMMARY_MAX_OUTPUT, limits.max_output),
-                request_extra=agent.request_extra,
-            )
-        except CompactionError as error:
-            self.services.record_event(
-                {"type": "compaction_failed", "trigger": trigger, "reason": str(error)}
-            )
-            if trigger != "auto":
-                self.emit(CompactionFailed(trigger, str(error)))
-            raise
-        finally:
-            self.running = False
-        if agent.costs is not None:
-            agent.costs.add(result.model or agent.model, result.usage, result.duration_s)
+        result = await self._summary(agent, messages, limits, trigger, instructions, partial, pivot)
         now = agent.conversation.messages
         if messages != list(now[: len(messages)]):
             raise CompactionError("the conversation changed while it was being summarized")
@@ -163,6 +138,45 @@ class Compactor:
             summary_result=result,
             instructions=instructions,
         )
+
+    async def _summary(
+        self,
+        agent: ConversationHost,
+        messages: list[Message],
+        limits: ContextLimits,
+        trigger: str,
+        instructions: str | None,
+        partial: PartialMode | None,
+        pivot: int | None,
+    ) -> SummaryResult:
+        """PreCompact, then the summary call on a fork of the conversation; its cost is counted."""
+        self.running = True
+        try:
+            await self._pre_compact_hook(trigger, instructions)
+            result = await summarize(
+                agent.client,
+                model=agent.model,
+                system=agent.system,
+                tools=agent.tools_api,
+                messages=messages,
+                instructions=instructions,
+                partial=partial,
+                pivot=pivot,
+                max_output=min(SUMMARY_MAX_OUTPUT, limits.max_output),
+                request_extra=agent.request_extra,
+            )
+        except CompactionError as error:
+            self.services.record_event(
+                {"type": "compaction_failed", "trigger": trigger, "reason": str(error)}
+            )
+            if trigger != "auto":
+                self.emit(CompactionFailed(trigger, str(error)))
+            raise
+        finally:
+            self.running = False
+        if agent.costs is not None:
+            agent.costs.add(result.model or agent.model, result.usage, result.duration_s)
+        return result
 
     def prepare(
         self,
