@@ -1,18 +1,21 @@
-"""What every tool is: typed parameters, a description, a mutating flag and an async run.
+"""What every tool is: typed parameters, a description, a mutating flag, a label and an async run.
 
-A tool's parameters are a pydantic model; the JSON schema sent to the model is
-generated from it, and its long description lives in a sibling ``<name>.md``.
-Expected failures (missing file, non-unique edit) come back as a
-``ToolResult`` with ``is_error``; exceptions mean bugs.
+A tool is generic in its parameters model (``class ReadTool(Tool[ReadParams])``):
+the JSON schema sent to the model is generated from that model, ``parse``
+validates raw input into it, and ``run`` and ``label`` receive it typed. The
+long description lives in a sibling ``<name>.md``. Expected failures (missing
+file, non-unique edit) come back as a ``ToolResult`` with ``is_error``;
+exceptions mean bugs.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar, cast, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -22,6 +25,10 @@ from tools.surrogates import existing_name
 
 class ToolParams(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+P = TypeVar("P", bound=ToolParams)
+StrPath = str | os.PathLike[str]
 
 
 @dataclass
@@ -65,11 +72,29 @@ class ToolContext:
         return resolved
 
 
-class Tool:
+class Tool(Generic[P]):
+    """A tool the model can call; ``P`` is its parameters model.
+
+    ``Params`` is taken from the class's ``Tool[...]`` base, so a tool names
+    its parameters once and ``run`` and ``label`` see them typed.
+    """
+
     name: ClassVar[str]
     Params: ClassVar[type[ToolParams]]
     # Defensive default: a tool that forgets to say is treated as changing things.
     is_mutating: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        given = _params_argument(cls)
+        if given is None:
+            return
+        declared = cls.__dict__.get("Params")
+        if declared is not None and declared is not given:
+            raise TypeError(
+                f"{cls.__name__} is Tool[{given.__name__}] but sets Params = {declared.__name__}"
+            )
+        cls.Params = given
 
     @classmethod
     def description(cls) -> str:
@@ -89,7 +114,7 @@ class Tool:
             "input_schema": cls.input_schema(),
         }
 
-    def parse(self, raw: Any) -> ToolParams | ToolResult:
+    def parse(self, raw: Any) -> P | ToolResult:
         """Validate raw tool input; a ToolResult error explains what was wrong."""
         if isinstance(raw, str):
             try:
@@ -101,7 +126,8 @@ class Tool:
                 f"{self.name} input must be a JSON object, got {type(raw).__name__}"
             )
         try:
-            return self.Params.model_validate(raw)
+            # Params is the model named in Tool[P] (see __init_subclass__), so this is a P.
+            return cast(P, self.Params.model_validate(raw))
         except ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in err['loc']) or 'input'}: {err['msg']}"
@@ -109,12 +135,35 @@ class Tool:
             )
             return ToolResult.error(f"Invalid input for {self.name}: {problems}")
 
-    def summary(self, params: ToolParams) -> str:
-        """A short one-line label for the UI."""
+    def label(self, params: P, cwd: StrPath | None = None) -> str:
+        """The call's one-line label for the user, e.g. ``Read src/app.py``.
+
+        Paths are shown relative to ``cwd`` (the session's working directory;
+        default: the process's) when they lie inside it.
+        """
         return self.name
 
-    async def run(self, params: ToolParams, ctx: ToolContext) -> ToolResult:
+    async def run(self, params: P, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """``text`` up to its first line break, cut to ``limit`` characters: a label is one line."""
+    first = text.splitlines()[0] if text else ""
+    if limit is not None and len(first) > limit:
+        return first[: limit - 1] + "…"
+    return first
+
+
+def _params_argument(cls: type) -> type[ToolParams] | None:
+    """The parameters model named in ``cls``'s own ``Tool[...]`` base, if it names one."""
+    for base in cls.__dict__.get("__orig_bases__", ()):
+        origin = get_origin(base)
+        if isinstance(origin, type) and issubclass(origin, Tool):
+            (argument,) = get_args(base)
+            if isinstance(argument, type) and issubclass(argument, ToolParams):
+                return argument
+    return None
 
 
 def _strip_titles(node: Any) -> Any:

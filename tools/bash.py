@@ -28,7 +28,7 @@ from typing import BinaryIO, ClassVar
 
 from pydantic import Field
 
-from tools.base import Tool, ToolContext, ToolParams, ToolResult
+from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
 from tools.bash_process import Outcome, run_command, signal_group
 from tools.process_guard import process_guard
 from tools.sandbox import Launch, Sandbox, SandboxPolicy, protected_note
@@ -36,6 +36,7 @@ from tools.sandbox.protect import Snapshot
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
+LABEL_CHARS = 80  # a command's first line is cut here in its label
 DISPLAY_LINES = 5
 
 _QUIET_ENV = {
@@ -218,9 +219,8 @@ class BashParams(ToolParams):
 CommandEnv = Callable[[str, Path], dict[str, str]]
 
 
-class BashTool(Tool):
+class BashTool(Tool[BashParams]):
     name: ClassVar[str] = "Bash"
-    Params: ClassVar[type[ToolParams]] = BashParams
     is_mutating: ClassVar[bool] = True
 
     def __init__(
@@ -241,15 +241,13 @@ class BashTool(Tool):
         self.cwd: Path | None = None  # persists between calls, like a real shell
         self._lingering_groups: dict[int, str] = {}  # process group -> the command that left it
 
-    def summary(self, params: ToolParams) -> str:
-        assert isinstance(params, BashParams)
-        if params.description:
-            return params.description
-        first_line = params.command.strip().splitlines()[0] if params.command.strip() else ""
-        return first_line if len(first_line) <= 80 else first_line[:79] + "…"
+    def label(self, params: BashParams, cwd: StrPath | None = None) -> str:
+        """What the model said the command does, else the command's first line."""
+        if params.description and params.description.strip():
+            return one_line(params.description.strip())
+        return one_line(params.command.strip(), LABEL_CHARS)
 
-    async def run(self, params: ToolParams, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, BashParams)
+    async def run(self, params: BashParams, ctx: ToolContext) -> ToolResult:
         notes: list[str] = []
         timeout_ms = params.timeout or DEFAULT_TIMEOUT_MS
         if timeout_ms > MAX_TIMEOUT_MS:

@@ -16,14 +16,9 @@ from pathlib import Path
 
 from pydantic import Field
 
-from tools.base import Tool, ToolContext, ToolParams, ToolResult
-from tools.read import (
-    BINARY_SNIFF_BYTES,
-    missing_file_message,
-    number_lines,
-    short_path,
-    unusable_path,
-)
+from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
+from tools.paths import missing_file_message, short_path, unusable_path
+from tools.read_text import BINARY_SNIFF_BYTES, number_lines
 from tools.write import (
     atomic_write,
     count_lines,
@@ -66,16 +61,13 @@ class EditParams(ToolParams):
     )
 
 
-class EditTool(Tool):
+class EditTool(Tool[EditParams]):
     name = "Edit"
-    Params = EditParams
 
-    def summary(self, params: ToolParams) -> str:
-        assert isinstance(params, EditParams)
-        return f"Edit {short_path(params.file_path)}"
+    def label(self, params: EditParams, cwd: StrPath | None = None) -> str:
+        return f"Edit {one_line(short_path(params.file_path, cwd))}"
 
-    async def run(self, params: ToolParams, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, EditParams)
+    async def run(self, params: EditParams, ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(params.file_path)
         if params.old_string == params.new_string:
             return ToolResult.error("old_string and new_string are identical: nothing to change.")

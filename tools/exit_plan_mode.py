@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from tools.base import Tool, ToolContext, ToolParams, ToolResult
+from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult
 
 
 class ExitPlanModeParams(ToolParams):
@@ -23,9 +23,8 @@ class ExitPlanModeParams(ToolParams):
     )
 
 
-class ExitPlanModeTool(Tool):
+class ExitPlanModeTool(Tool[ExitPlanModeParams]):
     name = "ExitPlanMode"
-    Params = ExitPlanModeParams
     is_mutating = False
 
     def __init__(
@@ -40,11 +39,10 @@ class ExitPlanModeTool(Tool):
         self.on_exit = on_exit
         self.in_plan_mode = in_plan_mode
 
-    def summary(self, params: ToolParams) -> str:
+    def label(self, params: ExitPlanModeParams, cwd: StrPath | None = None) -> str:
         return "Present the plan for approval"
 
-    async def run(self, params: ToolParams, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, ExitPlanModeParams)
+    async def run(self, params: ExitPlanModeParams, ctx: ToolContext) -> ToolResult:
         if self.in_plan_mode is not None and not self.in_plan_mode():
             return ToolResult.error(
                 "Plan mode is not on, so there is nothing to exit: go ahead with the task."

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from pydantic import Field
 
-from tools.base import Tool, ToolContext, ToolParams, ToolResult
-from tools.read import short_path
+from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
+from tools.paths import short_path
 from tools.surrogates import escape_text
 
 MAX_RESULTS = 100
@@ -49,18 +49,16 @@ class GlobParams(ToolParams):
     )
 
 
-class GlobTool(Tool):
+class GlobTool(Tool[GlobParams]):
     name = "Glob"
-    Params = GlobParams
     is_mutating = False
 
-    def summary(self, params: ToolParams) -> str:
-        assert isinstance(params, GlobParams)
+    def label(self, params: GlobParams, cwd: StrPath | None = None) -> str:
         where = given_path(params.path)
-        return f"Glob {params.pattern}" + (f" in {short_path(where)}" if where else "")
+        label = f"Glob {one_line(params.pattern)}"
+        return label + (f" in {one_line(short_path(where, cwd))}" if where else "")
 
-    async def run(self, params: ToolParams, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, GlobParams)
+    async def run(self, params: GlobParams, ctx: ToolContext) -> ToolResult:
         given = given_path(params.path)
         root = ctx.resolve(given) if given else ctx.cwd
         if not root.exists():

@@ -17,10 +17,11 @@ from typing import Literal
 from pydantic import Field
 
 from tools import grep_python, grep_rg
-from tools.base import Tool, ToolContext, ToolParams, ToolResult
+from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
 from tools.glob import given_path
 from tools.grep_python import FILE_TYPES, FileHits, GrepOutcome, GrepQuery, OutputMode
-from tools.read import BINARY_SNIFF_BYTES, short_path
+from tools.paths import short_path
+from tools.read_text import BINARY_SNIFF_BYTES
 from tools.surrogates import escape_text
 
 MAX_OUTPUT_CHARS = 30_000
@@ -90,27 +91,24 @@ class GrepParams(ToolParams):
     )
 
 
-class GrepTool(Tool):
+class GrepTool(Tool[GrepParams]):
     name = "Grep"
-    Params = GrepParams
     is_mutating = False
 
     def __init__(self, engine: Engine = "auto", timeout_s: float = TIMEOUT_S) -> None:
         self.engine = engine
         self.timeout_s = timeout_s
 
-    def summary(self, params: ToolParams) -> str:
-        assert isinstance(params, GrepParams)
+    def label(self, params: GrepParams, cwd: StrPath | None = None) -> str:
         where = given_path(params.path)
-        label = f'Grep "{params.pattern}"'
+        label = f'Grep "{one_line(params.pattern)}"'
         if where:
-            label += f" in {short_path(where)}"
+            label += f" in {one_line(short_path(where, cwd))}"
         if params.glob or params.file_type:
-            label += f" ({params.glob or params.file_type})"
+            label += f" ({one_line(params.glob or params.file_type or '')})"
         return label
 
-    async def run(self, params: ToolParams, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, GrepParams)
+    async def run(self, params: GrepParams, ctx: ToolContext) -> ToolResult:
         query = _build_query(params, ctx)
         if isinstance(query, ToolResult):
             return query

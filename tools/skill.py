@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import Field
 
-from tools.base import Tool, ToolContext, ToolParams, ToolResult
+from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
 
 SKILL_FILE = "SKILL.md"
 _FRONTMATTER_FENCE = re.compile(r"^---[ \t]*$")
@@ -71,9 +71,8 @@ class SkillParams(ToolParams):
     )
 
 
-class SkillTool(Tool):
+class SkillTool(Tool[SkillParams]):
     name = "Skill"
-    Params = SkillParams
     is_mutating = False
 
     def __init__(
@@ -84,9 +83,8 @@ class SkillTool(Tool):
         self.skills = list(skills)  # replaceable when skills are discovered again
         self.on_invoke = on_invoke
 
-    def summary(self, params: ToolParams) -> str:
-        assert isinstance(params, SkillParams)
-        return f"Skill {params.skill.strip().lstrip('/')}"
+    def label(self, params: SkillParams, cwd: StrPath | None = None) -> str:
+        return one_line(f"Skill {params.skill.strip().lstrip('/')}")
 
     def find(self, name: str) -> SkillInfo | None:
         wanted = name.strip().lstrip("/")
@@ -96,8 +94,7 @@ class SkillTool(Tool):
         folded = [s for s in self.skills if s.name.casefold() == wanted.casefold()]
         return folded[0] if len(folded) == 1 else None
 
-    async def run(self, params: ToolParams, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, SkillParams)
+    async def run(self, params: SkillParams, ctx: ToolContext) -> ToolResult:
         skill = self.find(params.skill)
         if skill is None:
             return ToolResult.error(self._unknown(params.skill))

@@ -16,9 +16,9 @@ from pathlib import Path
 from pydantic import Field
 
 from tools.atomic_file import atomic_write
-from tools.base import Tool, ToolContext, ToolParams, ToolResult
+from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
 from tools.file_state import FileState
-from tools.read import short_path, unusable_path
+from tools.paths import short_path, unusable_path
 
 MAX_DIFF_CHARS = 1_000_000  # beyond this the UI gets no diff: difflib gets slow
 
@@ -30,16 +30,13 @@ class WriteParams(ToolParams):
     content: str = Field(description="The complete new content of the file")
 
 
-class WriteTool(Tool):
+class WriteTool(Tool[WriteParams]):
     name = "Write"
-    Params = WriteParams
 
-    def summary(self, params: ToolParams) -> str:
-        assert isinstance(params, WriteParams)
-        return f"Write {short_path(params.file_path)}"
+    def label(self, params: WriteParams, cwd: StrPath | None = None) -> str:
+        return f"Write {one_line(short_path(params.file_path, cwd))}"
 
-    async def run(self, params: ToolParams, ctx: ToolContext) -> ToolResult:
-        assert isinstance(params, WriteParams)
+    async def run(self, params: WriteParams, ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(params.file_path)
         try:
             st: os.stat_result | None = os.stat(path)

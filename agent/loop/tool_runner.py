@@ -102,9 +102,11 @@ class ToolRunner:
     async def _run_one(
         self, call: ToolCall, invalid_inputs: dict[str, str], results: dict[str, dict[str, Any]]
     ) -> None:
-        self.emit(ToolStarted(call.id, call.use["name"], call.use.get("input", {})))
+        params = self._parse(call, invalid_inputs.get(call.id))
+        label = self._label(call, params)
+        self.emit(ToolStarted(call.id, call.use["name"], call.use.get("input", {}), label))
         started = time.perf_counter()
-        result = escape_result(await self._execute(call, invalid_inputs.get(call.id)))
+        result = escape_result(await self._execute(call, params, label))
         results[call.id] = tool_result_block(call.id, _api_content(result), result.is_error)
         meta = dict(result.meta, duration_s=round(time.perf_counter() - started, 4))
         preview = result.output_text()[:2000]
@@ -112,18 +114,32 @@ class ToolRunner:
             ToolFinished(call.id, call.use["name"], result.is_error, result.display, preview, meta)
         )
 
-    async def _execute(self, call: ToolCall, invalid_raw: str | None) -> ToolResult:
-        name = call.use["name"]
+    def _parse(self, call: ToolCall, invalid_raw: str | None) -> ToolParams | ToolResult:
         if call.tool is None:
             known = ", ".join(self.tools)
-            return ToolResult.error(f"No tool named {name!r}. Available tools: {known}.")
-        if invalid_raw is not None:
-            params: ToolParams | ToolResult = call.tool.parse(invalid_raw)
-        else:
-            params = call.tool.parse(call.use.get("input", {}))
+            return ToolResult.error(
+                f"No tool named {call.use['name']!r}. Available tools: {known}."
+            )
+        raw = invalid_raw if invalid_raw is not None else call.use.get("input", {})
+        return call.tool.parse(raw)
+
+    def _label(self, call: ToolCall, params: ToolParams | ToolResult) -> str:
+        """The tool's own label for the call; its name when there is no tool or no valid input."""
+        if call.tool is None or isinstance(params, ToolResult):
+            return call.use["name"]
+        try:
+            return call.tool.label(params, self.ctx.cwd)
+        except Exception:  # a bug in a label must not end the session
+            log.exception("tool %s could not label its call", call.tool.name)
+            return call.tool.name
+
+    async def _execute(
+        self, call: ToolCall, params: ToolParams | ToolResult, label: str
+    ) -> ToolResult:
         if isinstance(params, ToolResult):
             return params
-        denial = await self._authorize(call, params)
+        assert call.tool is not None  # _parse gives params only for a tool it knows
+        denial = await self._authorize(call, params, label)
         if denial is not None:
             return denial
         try:
@@ -131,12 +147,12 @@ class ToolRunner:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug in a tool must not end the session
-            log.exception("tool %s crashed", name)
+            log.exception("tool %s crashed", call.tool.name)
             return ToolResult.error(
-                f"{name} failed with an internal error: {type(exc).__name__}: {exc}"
+                f"{call.tool.name} failed with an internal error: {type(exc).__name__}: {exc}"
             )
 
-    async def _authorize(self, call: ToolCall, params: ToolParams) -> ToolResult | None:
+    async def _authorize(self, call: ToolCall, params: ToolParams, label: str) -> ToolResult | None:
         assert call.tool is not None
         tool_input = params.model_dump(by_alias=True, exclude_none=True)
         try:
@@ -153,7 +169,7 @@ class ToolRunner:
                 call.id,
                 call.tool.name,
                 tool_input,
-                call.tool.summary(params),
+                label,
                 decision.reason,
                 suggestion,
             )

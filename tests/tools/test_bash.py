@@ -257,7 +257,7 @@ def test_schema_and_labels(bash: BashTool) -> None:
     assert_schema_matches_snapshot(BashTool)
     assert "Read" in BashTool.description()
     params = BashParams(command="npm test -- --watch=false")
-    assert bash.summary(params) == "npm test -- --watch=false"
-    assert bash.summary(BashParams(command="x", description="Run tests")) == "Run tests"
+    assert bash.label(params) == "npm test -- --watch=false"
+    assert bash.label(BashParams(command="x", description="Run tests")) == "Run tests"
     assert BashTool.is_mutating
     assert isinstance(bash.parse({"command": "ls", "timeout": 0}), ToolResult)

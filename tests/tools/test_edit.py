@@ -47,7 +47,7 @@ def test_bad_input() -> None:
     assert isinstance(result, ToolResult) and "replace_all" in result.output
     params = EDIT.parse({"file_path": "a.py", "old_string": "x", "new_string": "y"})
     assert isinstance(params, EditParams) and params.replace_all is False
-    assert EDIT.summary(params) == "Edit a.py"
+    assert EDIT.label(params) == "Edit a.py"
 
 
 async def test_unique_edit(source: Path, ctx: ToolContext, call: Call) -> None:

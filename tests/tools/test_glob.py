@@ -49,7 +49,7 @@ def test_bad_input_and_labels() -> None:
     assert isinstance(result, ToolResult) and "pattern: Field required" in result.output
     params = GLOB.parse({"pattern": "**/*.py", "path": "src"})
     assert isinstance(params, GlobParams)
-    assert GLOB.summary(params) == "Glob **/*.py in src"
+    assert GLOB.label(params) == "Glob **/*.py in src"
 
 
 async def test_recursive_pattern_newest_first(tree: Path, call: Call) -> None:

@@ -1,10 +1,5 @@
 from __future__ import annotations
 
-import asyncio
-import os
-import stat
-import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -12,50 +7,13 @@ import pytest
 
 from tests.tools.conftest import Call
 from tests.tools.helpers import assert_schema_matches_snapshot
-from tools import grep_python, grep_rg
+from tools import grep_rg
 from tools.base import ToolContext, ToolResult
 from tools.grep import GrepParams, GrepTool
-from tools.grep_python import GrepQuery, split_globs
 
 RG = grep_rg.find_rg()
 needs_rg = pytest.mark.skipif(RG is None, reason="ripgrep (rg) is not on PATH")
 ENGINES = ["python", pytest.param("rg", marks=needs_rg)]
-
-FILES: dict[str, bytes] = {
-    ".gitignore": b"build/\n*.log\n!keep.log\n",
-    "app.py": b"import os\n\nneedle = 1\n\n\ndef f():\n    return NEEDLE + needle\n",
-    "README.md": b"# Title\nA Needle in the docs.\n",
-    "keep.log": b"needle kept\n",
-    "debug.log": b"needle ignored by *.log\n",
-    "build/out.py": b"needle in build\n",
-    ".hidden.py": b"needle hidden file\n",
-    ".cfg/settings.py": b"needle hidden dir\n",
-    "src/lib.rs": b"fn needle() {}\n",
-    "src/main.ts": b"const needle = 1;\n",
-    "src/view.tsx": b"export const View = () => <div>needle</div>;\n",
-    "src/.ignore": b"secret.txt\n",
-    "src/secret.txt": b"needle secret\n",
-    "src/nested/.gitignore": b"gen.py\n",
-    "src/nested/gen.py": b"needle generated\n",
-    "src/nested/mod.py": b"".join(b"line %d\n" % i for i in range(1, 21))
-    .replace(b"line 5\n", b"needle five\n")
-    .replace(b"line 7\n", b"needle seven\n")
-    .replace(b"line 15\n", b"needle fifteen\n"),
-    "data.bin": b"needle\x00binary",
-    "wide.txt": b"x" * 1000 + b" needle\n",
-    "crlf.txt": b"needle one\r\nother\r\nneedle two\r\n",
-    "multi.py": b"class A:\n    def needle(self):\n        pass\n",
-}
-
-
-@pytest.fixture
-def tree(ctx: ToolContext) -> Path:
-    for i, (rel, data) in enumerate(sorted(FILES.items())):
-        path = ctx.cwd / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
-        os.utime(path, (1_700_000_000 + i, 1_700_000_000 + i))  # later in the alphabet = newer
-    return ctx.cwd
 
 
 async def grep(call: Call, engine: str, **raw: Any) -> ToolResult:
@@ -87,14 +45,14 @@ def test_dashed_parameters_and_bad_input() -> None:
         assert isinstance(result, ToolResult) and expected in result.output, raw
     params = tool.parse({"pattern": "TODO", "path": "src", "glob": "*.py"})
     assert isinstance(params, GrepParams)
-    assert tool.summary(params) == 'Grep "TODO" in src (*.py)'
+    assert tool.label(params) == 'Grep "TODO" in src (*.py)'
 
 
 # --- output, pinned; the same for both engines ---
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-async def test_files_with_matches(tree: Path, call: Call, engine: str) -> None:
+async def test_files_with_matches(grep_tree: Path, call: Call, engine: str) -> None:
     result = await grep(call, engine, pattern="needle")
     # Not: debug.log, build/ (.gitignore), src/secret.txt (.ignore), src/nested/gen.py (nested
     # .gitignore), hidden files, data.bin (binary). Newest first.
@@ -116,7 +74,7 @@ async def test_files_with_matches(tree: Path, call: Call, engine: str) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-async def test_content_with_context(tree: Path, call: Call, engine: str) -> None:
+async def test_content_with_context(grep_tree: Path, call: Call, engine: str) -> None:
     result = await grep(
         call, engine, pattern="needle", path="src/nested", output_mode="content", **{"-C": 1}
     )
@@ -148,7 +106,7 @@ async def test_content_with_context(tree: Path, call: Call, engine: str) -> None
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-async def test_count(tree: Path, call: Call, engine: str) -> None:
+async def test_count(grep_tree: Path, call: Call, engine: str) -> None:
     result = await grep(call, engine, pattern="needle", output_mode="count", **{"-i": True})
     assert result.output == "\n".join(
         [
@@ -169,7 +127,7 @@ async def test_count(tree: Path, call: Call, engine: str) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-async def test_case_and_crlf_and_long_lines(tree: Path, call: Call, engine: str) -> None:
+async def test_case_and_crlf_and_long_lines(grep_tree: Path, call: Call, engine: str) -> None:
     result = await grep(call, engine, pattern="NEEDLE", output_mode="content")
     assert result.output == "app.py:7:    return NEEDLE + needle"
     result = await grep(call, engine, pattern="two$", path="crlf.txt", output_mode="content")
@@ -181,7 +139,7 @@ async def test_case_and_crlf_and_long_lines(tree: Path, call: Call, engine: str)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-async def test_glob_and_type_filters(tree: Path, call: Call, engine: str) -> None:
+async def test_glob_and_type_filters(grep_tree: Path, call: Call, engine: str) -> None:
     async def files(**raw: Any) -> list[str]:
         result = await grep(call, engine, pattern="needle", **raw)
         return sorted(result.output.splitlines()[1:])
@@ -202,7 +160,7 @@ async def test_glob_and_type_filters(tree: Path, call: Call, engine: str) -> Non
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-async def test_multiline(tree: Path, call: Call, engine: str) -> None:
+async def test_multiline(grep_tree: Path, call: Call, engine: str) -> None:
     result = await grep(
         call, engine, pattern=r"class A:.*?pass", multiline=True, output_mode="content"
     )
@@ -219,7 +177,7 @@ async def test_multiline(tree: Path, call: Call, engine: str) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-async def test_head_limit(tree: Path, call: Call, engine: str) -> None:
+async def test_head_limit(grep_tree: Path, call: Call, engine: str) -> None:
     result = await grep(call, engine, pattern="needle", head_limit=2)
     assert result.output.splitlines() == [
         "Found 9 files",
@@ -246,7 +204,7 @@ async def test_head_limit(tree: Path, call: Call, engine: str) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-async def test_no_match_and_errors(tree: Path, call: Call, engine: str) -> None:
+async def test_no_match_and_errors(grep_tree: Path, call: Call, engine: str) -> None:
     result = await grep(call, engine, pattern="haystack")
     assert not result.is_error and result.output == "No matches found"
     result = await grep(call, engine, pattern="needle(")
@@ -260,7 +218,7 @@ async def test_no_match_and_errors(tree: Path, call: Call, engine: str) -> None:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-async def test_explicit_ignored_file_is_searched(tree: Path, call: Call, engine: str) -> None:
+async def test_explicit_ignored_file_is_searched(grep_tree: Path, call: Call, engine: str) -> None:
     result = await grep(call, engine, pattern="needle", path="debug.log", output_mode="content")
     assert result.output == "debug.log:1:needle ignored by *.log"
 
@@ -326,7 +284,7 @@ AGREEMENT_QUERIES: list[dict[str, Any]] = [
 
 @needs_rg
 @pytest.mark.parametrize("raw", AGREEMENT_QUERIES, ids=lambda raw: str(raw))
-async def test_engines_agree(tree: Path, call: Call, raw: dict[str, Any]) -> None:
+async def test_engines_agree(grep_tree: Path, call: Call, raw: dict[str, Any]) -> None:
     rg_result = await grep(call, "rg", **raw)
     py_result = await grep(call, "python", **raw)
     assert py_result.output == rg_result.output
@@ -334,146 +292,22 @@ async def test_engines_agree(tree: Path, call: Call, raw: dict[str, Any]) -> Non
 
 
 @needs_rg
-async def test_rg_falls_back_to_python_for_lookaround(tree: Path, call: Call) -> None:
+async def test_rg_falls_back_to_python_for_lookaround(grep_tree: Path, call: Call) -> None:
     result = await grep(call, "rg", pattern="(?<=return )NEEDLE", output_mode="content")
     assert result.output == "app.py:7:    return NEEDLE + needle"
     assert result.meta["engine"] == "python"
 
 
-async def test_auto_engine_uses_rg_only_when_present(tree: Path, call: Call) -> None:
+async def test_auto_engine_uses_rg_only_when_present(grep_tree: Path, call: Call) -> None:
     result = await call(GrepTool(), pattern="needle")
     assert result.meta["engine"] == ("rg" if RG else "python")
 
 
 async def test_rg_engine_without_rg(
-    tree: Path, call: Call, monkeypatch: pytest.MonkeyPatch
+    grep_tree: Path, call: Call, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(grep_rg, "find_rg", lambda: None)
     result = await grep(call, "rg", pattern="needle")
     assert result.is_error and "not installed" in result.output
     result = await call(GrepTool(), pattern="needle")
     assert result.meta["engine"] == "python"
-
-
-# --- the pure-Python engine's building blocks ---
-
-
-def test_split_globs() -> None:
-    assert split_globs("*.py") == ("*.py",)
-    assert split_globs("*.py,*.md  !vendor/**") == ("*.py", "*.md", "!vendor/**")
-    assert split_globs("*.{ts,tsx},*.js") == ("*.{ts,tsx},*.js",)
-    assert split_globs(None) == ()
-
-
-def test_python_engine_respects_git_info_exclude_and_parent_ignores(tmp_path: Path) -> None:
-    repo = tmp_path / "repo"
-    (repo / ".git" / "info").mkdir(parents=True)
-    (repo / ".git" / "info" / "exclude").write_text("excluded.txt\n")
-    (tmp_path / ".gitignore").write_text("*.txt\n")  # above the repository: does not apply
-    (repo / "sub").mkdir()
-    (repo / ".gitignore").write_text("sub/skip.md\n")
-    for name in ("excluded.txt", "kept.txt", "sub/skip.md", "sub/keep.md"):
-        (repo / name).write_text("hit\n")
-    query = GrepQuery(pattern="hit", root=repo / "sub", cwd=repo)
-    assert [Path(h.path).name for h in grep_python.search(query).files] == ["keep.md"]
-    query = GrepQuery(pattern="hit", root=repo, cwd=repo)
-    found = sorted(Path(h.path).name for h in grep_python.search(query).files)
-    assert found == ["keep.md", "kept.txt"]
-
-
-def test_python_engine_skips_symlinks_and_unreadable(tmp_path: Path) -> None:
-    (tmp_path / "real.txt").write_text("hit\n")
-    (tmp_path / "link.txt").symlink_to(tmp_path / "real.txt")
-    locked = tmp_path / "locked.txt"
-    locked.write_text("hit\n")
-    locked.chmod(0)
-    try:
-        query = GrepQuery(pattern="hit", root=tmp_path, cwd=tmp_path)
-        names = sorted(Path(h.path).name for h in grep_python.search(query).files)
-        expected = ["locked.txt", "real.txt"] if os.access(locked, os.R_OK) else ["real.txt"]
-        assert names == expected
-    finally:
-        locked.chmod(stat.S_IRUSR | stat.S_IWUSR)
-
-
-def test_python_engine_stops_when_cancelled(tmp_path: Path) -> None:
-    for i in range(50):
-        (tmp_path / f"f{i}.txt").write_text("hit\n")
-    cancel = threading.Event()
-    cancel.set()
-    query = GrepQuery(pattern="hit", root=tmp_path, cwd=tmp_path)
-    assert grep_python.search(query, cancel).files == []
-
-
-async def test_python_engine_timeout_is_an_error(
-    tree: Path, call: Call, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    seen: list[threading.Event] = []
-
-    def slow_search(query: GrepQuery, cancel: threading.Event) -> None:
-        seen.append(cancel)
-        cancel.wait(5)
-
-    monkeypatch.setattr(grep_python, "search", slow_search)
-    result = await call(GrepTool(engine="python", timeout_s=0.1), pattern="needle")
-    assert result.is_error and "timed out" in result.output
-    assert seen and seen[0].is_set()  # the worker thread was told to stop
-
-
-# --- the rg process is never left behind ---
-
-
-@pytest.fixture
-def slow_rg(tmp_path: Path) -> tuple[str, Path]:
-    """A fake `rg` that records its pid and hangs."""
-    pid_file = tmp_path / "rg.pid"
-    script = tmp_path / "fake-rg"
-    script.write_text(
-        f"#!{sys.executable}\nimport os, time\n"
-        f"open({str(pid_file)!r}, 'w').write(str(os.getpid()))\ntime.sleep(30)\n"
-    )
-    script.chmod(0o755)
-    return str(script), pid_file
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
-async def _pid_of(pid_file: Path) -> int:
-    for _ in range(200):
-        if pid_file.exists() and pid_file.read_text().strip():
-            return int(pid_file.read_text())
-        await asyncio.sleep(0.01)
-    raise AssertionError("the fake rg never started")
-
-
-async def test_rg_is_killed_on_timeout(tmp_path: Path, slow_rg: tuple[str, Path]) -> None:
-    rg, pid_file = slow_rg
-    query = GrepQuery(pattern="x", root=tmp_path, cwd=tmp_path)
-    with pytest.raises(TimeoutError):
-        await grep_rg.search(query, rg, timeout=0.3)
-    assert not _alive(await _pid_of(pid_file))
-
-
-async def test_rg_is_killed_on_cancel(tmp_path: Path, slow_rg: tuple[str, Path]) -> None:
-    rg, pid_file = slow_rg
-    query = GrepQuery(pattern="x", root=tmp_path, cwd=tmp_path)
-    task = asyncio.create_task(grep_rg.search(query, rg))
-    pid = await _pid_of(pid_file)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert not _alive(pid)
-
-
-async def test_tool_reports_rg_timeout(
-    tree: Path, call: Call, slow_rg: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(grep_rg, "find_rg", lambda: slow_rg[0])
-    result = await call(GrepTool(engine="rg", timeout_s=0.3), pattern="needle")
-    assert result.is_error and "timed out after 0.3 s" in result.output

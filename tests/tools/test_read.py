@@ -51,10 +51,10 @@ def test_null_and_numeric_strings_are_accepted() -> None:
     assert (params.offset, params.limit) == (None, 20)
 
 
-def test_summary() -> None:
+def test_label() -> None:
     params = READ.parse({"file_path": "src/app.py", "offset": 10, "limit": 5})
     assert isinstance(params, ReadParams)
-    assert READ.summary(params) == "Read src/app.py (lines 10-14)"
+    assert READ.label(params) == "Read src/app.py (lines 10-14)"
 
 
 async def test_numbered_lines_and_file_state(ctx: ToolContext, call: Call) -> None:

@@ -30,7 +30,7 @@ def test_bad_input() -> None:
     )
     params = WRITE.parse('{"file_path": "src/a.py", "content": ""}')
     assert isinstance(params, WriteParams)
-    assert WRITE.summary(params) == "Write src/a.py"
+    assert WRITE.label(params) == "Write src/a.py"
 
 
 async def test_creates_file_and_parents(ctx: ToolContext, call: Call) -> None:
