@@ -70,7 +70,11 @@ def status_text(model: str, mode: str, state: ContextState | None) -> str:
 
 
 def tool_label(name: str, tool_input: dict[str, Any], cwd: str) -> str:
-    """What a call touches, in a few words: a path, a command, a pattern."""
+    """What a call touches, in a few words: a path, the very command, a pattern.
+
+    For permission questions, which must show what will run (a tool's own label
+    may be the model's description of a command); tool lines use the label.
+    """
     value: Any = None
     if name in ("Read", "Write", "Edit"):
         value = tool_input.get("file_path")
@@ -172,7 +176,7 @@ class PlainRenderer:
 
     def _on_ToolStarted(self, event: ToolStarted) -> None:
         self.end_stream()
-        label = call_words(event.name, event.label) or tool_label(event.name, event.input, self.cwd)
+        label = call_words(event.name, event.label)
         self._tool_labels[event.tool_use_id] = (event.name, label)
         try:
             loop = asyncio.get_running_loop()
