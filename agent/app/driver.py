@@ -208,8 +208,6 @@ class SessionDriver:
 
     # -- the end ---------------------------------------------------------------------------
 
-    def close(self) -> None:
-        self.runtime.close()
-
     async def aclose(self) -> None:
+        """Release the session's parts: shells, the file watcher, the transcript, the client."""
         await self.runtime.aclose()
