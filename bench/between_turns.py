@@ -23,10 +23,12 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agent.core.conversation import Conversation
 from agent.core.messages import Message, tool_result_block
 from bench.accounting import OVERHEAD, sized_conversation
 from compaction.manager import CompactionServices, ContextManager
@@ -39,10 +41,11 @@ TOTAL_MESSAGES = 1_000
 
 
 class Host:
-    """The parts of an agent the manager reads."""
+    """The parts of an agent the manager reads (its PolicyHost)."""
 
     def __init__(self, messages: list[Message]) -> None:
-        self.messages = messages
+        self.conversation = Conversation(messages)
+        self.request_extra: dict[str, object] = {}
         self.system = [{"type": "text", "text": "s" * int(OVERHEAD * 2)}]
         self.tools_api = [
             {"name": "Read", "description": "d" * int(OVERHEAD * 2), "input_schema": {}}
@@ -51,10 +54,14 @@ class Host:
         self.client = None
         self.costs = None
 
+    @property
+    def messages(self) -> Sequence[Message]:
+        return self.conversation.messages
 
-def add_round(messages: list[Message], index: int) -> None:
+
+def add_round(append: Callable[[Message], None], index: int) -> None:
     tool_id = f"toolu_new_{index}"
-    messages.append(
+    append(
         Message(
             "assistant",
             [
@@ -69,7 +76,7 @@ def add_round(messages: list[Message], index: int) -> None:
             api_id=f"msg_new_{index}",
         )
     )
-    messages.append(
+    append(
         Message(
             "user", [tool_result_block(tool_id, "src/m.py:12: match\n" * 90)], kind="tool_result"
         )
@@ -110,8 +117,8 @@ def main() -> None:
     used = 0
     plan_times, decision_times = [], []
     for turn in range(args.turns):
-        add_round(messages, turn)
-        add_round(host.messages, turn)
+        add_round(messages.append, turn)
+        add_round(host.conversation.append, turn)
         # As in a session: the response that asked for this round reported its usage.
         position = len(messages) - 2
         usage = {
@@ -123,7 +130,7 @@ def main() -> None:
             messages[:position], usage, messages[position], OVERHEAD, position=position
         )
         warm.counter.observe_response(
-            host.messages[:position], usage, host.messages[position], OVERHEAD, position=position
+            list(host.messages[:position]), usage, host.messages[position], OVERHEAD, position=position
         )
         started = time.perf_counter()
         used = counter.count(messages, OVERHEAD)

@@ -3,10 +3,10 @@
 After a compaction the conversation is: the kept older messages (partial
 "from"), the summary message (naming the transcript and carrying the user's
 latest request verbatim), the kept newer messages (partial "up_to"), and one
-attachment message with what was restored. The transcript gets a
-``compact_boundary`` record followed by those messages, and the previous
-conversation and file-state cache are kept as a snapshot so /undo-compact can
-bring them back.
+attachment message with what was restored. The conversation's owner
+(``agent.core.conversation``) puts it in place and records a
+``compact_boundary`` followed by those messages; the previous conversation and
+file-state cache are kept as a snapshot so /undo-compact can bring them back.
 
 A compaction is worked out first (``prepare``: the summary message, the files
 re-read, nothing changed yet) and then committed (``commit``), so an interrupt
@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.core.compaction_record import CompactionRecord
+from agent.core.conversation import Compacted, Undone
 from agent.core.events import (
     CompactionFailed,
     CompactionFinished,
@@ -78,6 +80,8 @@ class Compactor:
     services: CompactionServices
     emit: EventSink
     count: Callable[[ConversationHost], int]  # the context size, as the manager counts it
+    # What the context would count with these messages in place (as ``count`` will then).
+    estimate: Callable[[ConversationHost, list[Message]], int]
     replaced: Callable[[], None]  # tells the manager the conversation was swapped
     clock: Callable[[], float] = time.time
     history: list[Snapshot] = field(default_factory=list)
@@ -92,43 +96,19 @@ class Compactor:
         instructions: str | None = None,
         partial: PartialMode | None = None,
         keep_rounds: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> CompactionRecord:
         if self.running:
             raise CompactionError("a compaction is already running")
-        messages = list(agent.messages)
+        messages = list(agent.conversation.messages)
         if not any(m.role == "assistant" for m in messages):
             raise CompactionError("there is nothing to compact yet")
         pivot = choose_pivot(messages, partial, keep_rounds)
         started = self.clock()
         tokens_before = self.count(agent)
         self.emit(CompactionStarted(trigger, tokens_before, _detail(messages, partial, pivot)))
-        self.running = True
-        try:
-            await self._pre_compact_hook(trigger, instructions)
-            result = await summarize(
-                agent.client,
-                model=agent.model,
-                system=agent.system,
-                tools=agent.tools_api,
-                messages=messages,
-                instructions=instructions,
-                partial=partial,
-                pivot=pivot,
-                max_output=min(SUMMARY_MAX_OUTPUT, limits.max_output),
-                request_extra=getattr(getattr(agent, "config", None), "request_extra", None),
-            )
-        except CompactionError as error:
-            self.services.record_event(
-                {"type": "compaction_failed", "trigger": trigger, "reason": str(error)}
-            )
-            if trigger != "auto":
-                self.emit(CompactionFailed(trigger, str(error)))
-            raise
-        finally:
-            self.running = False
-        if agent.costs is not None:
-            agent.costs.add(result.model or agent.model, result.usage, result.duration_s)
-        if messages != agent.messages[: len(messages)]:
+        result = await self._summary(agent, messages, limits, trigger, instructions, partial, pivot)
+        now = agent.conversation.messages
+        if messages != list(now[: len(messages)]):
             raise CompactionError("the conversation changed while it was being summarized")
         if result.truncated:
             self.emit(
@@ -140,7 +120,7 @@ class Compactor:
             )
         kept_before = messages[:pivot] if partial == "from" and pivot is not None else []
         kept_after = messages[pivot:] if partial == "up_to" and pivot is not None else []
-        kept_after += agent.messages[len(messages) :]  # anything added meanwhile stays
+        kept_after += now[len(messages) :]  # anything added meanwhile stays
         replacement = self.prepare(
             agent,
             limits,
@@ -159,6 +139,45 @@ class Compactor:
             instructions=instructions,
         )
 
+    async def _summary(
+        self,
+        agent: ConversationHost,
+        messages: list[Message],
+        limits: ContextLimits,
+        trigger: str,
+        instructions: str | None,
+        partial: PartialMode | None,
+        pivot: int | None,
+    ) -> SummaryResult:
+        """PreCompact, then the summary call on a fork of the conversation; its cost is counted."""
+        self.running = True
+        try:
+            await self._pre_compact_hook(trigger, instructions)
+            result = await summarize(
+                agent.client,
+                model=agent.model,
+                system=agent.system,
+                tools=agent.tools_api,
+                messages=messages,
+                instructions=instructions,
+                partial=partial,
+                pivot=pivot,
+                max_output=min(SUMMARY_MAX_OUTPUT, limits.max_output),
+                request_extra=agent.request_extra,
+            )
+        except CompactionError as error:
+            self.services.record_event(
+                {"type": "compaction_failed", "trigger": trigger, "reason": str(error)}
+            )
+            if trigger != "auto":
+                self.emit(CompactionFailed(trigger, str(error)))
+            raise
+        finally:
+            self.running = False
+        if agent.costs is not None:
+            agent.costs.add(result.model or agent.model, result.usage, result.duration_s)
+        return result
+
     def prepare(
         self,
         agent: ConversationHost,
@@ -171,7 +190,7 @@ class Compactor:
         kind: str,
     ) -> Replacement:
         """The conversation that would replace this one, worked out without changing anything."""
-        previous = list(agent.messages)
+        previous = list(agent.conversation.messages)
         partial = {"partial_from": "from", "partial_up_to": "up_to"}.get(kind)
         summary_message = Message(
             role="user",
@@ -212,8 +231,8 @@ class Compactor:
         started: float,
         summary_result: SummaryResult | None = None,
         instructions: str | None = None,
-    ) -> dict[str, Any]:
-        """Put a prepared replacement in place, then record it and run PostCompact.
+    ) -> CompactionRecord:
+        """Hand a prepared replacement to the conversation, which records it; run PostCompact.
 
         Nothing changes before the SessionStart(compact) hook has answered, so an
         interrupt there leaves the conversation and the file-state cache as they were.
@@ -221,33 +240,33 @@ class Compactor:
         await self._session_start_hook(replacement.restoration)
         new = replacement.messages()
         previous, kept = replacement.previous, len(replacement.kept_before + replacement.kept_after)
+        record = CompactionRecord(
+            trigger=replacement.trigger,
+            kind=replacement.kind,
+            tokens_before=tokens_before,
+            tokens_after=self.estimate(agent, new),
+            duration_s=round(self.clock() - started, 3),
+            messages_summarized=len(previous) - kept,
+            messages_kept=kept,
+            restored=replacement.restoration.summary(),
+            restored_tokens=replacement.restoration.tokens,
+            summary_tokens=round(estimate_message(replacement.summary_message)),
+            summary=replacement.summary,
+            instructions=instructions,
+            attempts=summary_result.attempts if summary_result else 0,
+            dropped_messages=summary_result.dropped_messages if summary_result else 0,
+            truncated=summary_result.truncated if summary_result else False,
+            usage=summary_result.usage if summary_result else {},
+            replaced_count=len(new),
+            last_uuid=new[-1].uuid,
+            at=time.time(),
+        )
         self.history.append(Snapshot(previous, new[-1].uuid, len(new), replacement.file_state))
-        agent.messages[:] = new
+        # The re-read files are recorded before the boundary, as they always were.
         self._refill_file_state(replacement.restoration, replacement.file_state)
+        agent.conversation.replace(Compacted(new, record))
         self.replaced()
         self.services.on_compacted()
-        record = {
-            "trigger": replacement.trigger,
-            "kind": replacement.kind,
-            "tokens_before": tokens_before,
-            "tokens_after": self.count(agent),
-            "duration_s": round(self.clock() - started, 3),
-            "messages_summarized": len(previous) - kept,
-            "messages_kept": kept,
-            "restored": replacement.restoration.summary(),
-            "restored_tokens": replacement.restoration.tokens,
-            "summary_tokens": round(estimate_message(replacement.summary_message)),
-            "summary": replacement.summary,
-            "instructions": instructions,
-            "attempts": summary_result.attempts if summary_result else 0,
-            "dropped_messages": summary_result.dropped_messages if summary_result else 0,
-            "truncated": summary_result.truncated if summary_result else False,
-            "usage": summary_result.usage if summary_result else {},
-            "replaced_count": len(new),
-            "last_uuid": new[-1].uuid,
-            "at": time.time(),
-        }
-        self._persist(record, new)
         await self._post_compact_hook(replacement.trigger, replacement.summary)
         self.emit(CompactionFinished(record))
         return record
@@ -319,19 +338,15 @@ class Compactor:
         if not self.history:
             return False
         snapshot = self.history[-1]
-        end = snapshot.end_in(agent.messages)
+        end = snapshot.end_in(list(agent.conversation.messages))
         if end is None:
             return False
         self.history.pop()
-        later = agent.messages[end:]
-        agent.messages[:] = [*snapshot.messages, *later]
+        later = list(agent.conversation.messages[end:])
+        # Reads taken back from the snapshot are recorded before the undo record, as ever.
         self.services.file_state.merge(snapshot.file_state)
+        agent.conversation.undo(Undone(snapshot.messages, later))
         self.replaced()
-        session = self.services.session
-        if session is not None:
-            session.append_record({"type": "compact_undo", "at": time.time()})
-            for message in later:
-                session.append_message(message)
         return True
 
     def restore_history(
@@ -365,14 +380,6 @@ class Compactor:
         )
         for message in getattr(outcome, "messages", []):
             self.emit(Notice(message, "warning"))
-
-    def _persist(self, record: dict[str, Any], messages: list[Message]) -> None:
-        session = self.services.session
-        if session is None:
-            return
-        session.append_record({"type": "compact_boundary", **record})
-        for message in messages:
-            session.append_message(message)
 
 
 def choose_pivot(

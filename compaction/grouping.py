@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from agent.core.messages import Message, user_text
+from agent.core.pairing import result_ids, use_ids
 from compaction.tokens import PADDING, estimate_message
 
 DROPPED_MARKER = "[Earlier parts of this conversation were dropped to fit the context window.]"
@@ -36,22 +37,6 @@ def group_by_api_round(messages: list[Message]) -> list[list[Message]]:
     return groups
 
 
-def _result_ids(message: Message) -> set[str]:
-    return {
-        block["tool_use_id"]
-        for block in message.content
-        if block.get("type") == "tool_result" and "tool_use_id" in block
-    }
-
-
-def _use_ids(message: Message) -> set[str]:
-    return {
-        block["id"]
-        for block in message.content
-        if block.get("type") == "tool_use" and "id" in block
-    }
-
-
 def _splits_response(messages: list[Message], index: int) -> bool:
     """True when messages[index] continues the assistant response of messages[index - 1]."""
     if index <= 0 or index >= len(messages):
@@ -68,18 +53,19 @@ def _splits_response(messages: list[Message], index: int) -> bool:
 def adjust_start_index(messages: list[Message], start: int) -> int:
     """The largest index <= start where keeping messages[index:] breaks no pair and no response.
 
-    Walks back while the tail holds a tool_result whose tool_use is before it,
-    or begins inside a multi-message assistant response. Returns 0 if it must.
+    Walks back while the tail holds a tool_result whose tool_use is before it
+    (the pairing rule, ``agent.core.pairing``), or begins inside a
+    multi-message assistant response. Returns 0 if it must.
     """
     index = max(0, min(start, len(messages)))
     tail = messages[index:]
-    needed: set[str] = set().union(*map(_result_ids, tail)) if tail else set()
-    needed -= set().union(*map(_use_ids, tail)) if tail else set()
+    needed: set[str] = set().union(*map(result_ids, tail)) if tail else set()
+    needed -= set().union(*map(use_ids, tail)) if tail else set()
     while index > 0 and (needed or _splits_response(messages, index)):
         index -= 1
         message = messages[index]
-        needed -= _use_ids(message)
-        needed |= _result_ids(message)  # a result answers an earlier message, never its own
+        needed -= use_ids(message)
+        needed |= result_ids(message)  # a result answers an earlier message, never its own
     return index
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent.core.compaction_record import CompactionRecord
 from agent.core.events import (
     SERVER_CLEARING,
     CompactionFailed,
@@ -80,7 +81,12 @@ class ContextManager:
     def __post_init__(self) -> None:
         self.clearing = Clearing(self.services)
         self.compactor = Compactor(
-            self.services, self.emit, self.count, self.counter.invalidate, self.clock
+            self.services,
+            self.emit,
+            self.count,
+            self.estimate,
+            self.counter.invalidate,
+            self.clock,
         )
 
     @property
@@ -98,7 +104,7 @@ class ContextManager:
         if self.server_editing:
             self.request_server_clearing(agent)
         else:
-            self.clearing.learn_growth(agent.messages)
+            self.clearing.learn_growth(agent.conversation.messages)
             self.microcompact(agent)
         state = self.state(agent)
         if (
@@ -108,7 +114,7 @@ class ContextManager:
         ):
             await self._auto_compact(agent)
             state = self.state(agent)
-        self.emit(ContextUpdate(state.to_json()))
+        self.emit(ContextUpdate(state))
         if state.used >= state.limits.blocking and (
             not state.auto_compact_enabled or self.circuit_open
         ):
@@ -121,8 +127,9 @@ class ContextManager:
     def after_response(
         self, agent: ConversationHost, response: StreamedResponse, message: Message
     ) -> None:
-        position = len(agent.messages) - 1
-        sent = agent.messages[:position]
+        messages = agent.conversation.messages
+        position = len(messages) - 1
+        sent = list(messages[:position])
         overhead = self._overhead_estimate(agent)
         cleared = server_clearing(response.applied_edits)
         self.counter.observe_response(
@@ -156,10 +163,10 @@ class ContextManager:
                         "warning",
                     )
                 )
-        trimmed = drop_oldest_groups(agent.messages, error.gap)
+        trimmed = drop_oldest_groups(list(agent.conversation.messages), error.gap)
         if trimmed is None:
             return False
-        agent.messages[:] = trimmed
+        agent.conversation.drop_oldest(trimmed)
         self.counter.invalidate()
         self.services.record_event(
             {"type": "dropped_oldest", "kept": len(trimmed), "gap": error.gap}
@@ -179,7 +186,11 @@ class ContextManager:
         return ContextLimits(min(self.window.window, model_limits.window), model_limits.max_output)
 
     def count(self, agent: ConversationHost) -> int:
-        return self.counter.count(agent.messages, self._overhead_estimate(agent))
+        return self.counter.count(agent.conversation.messages, self._overhead_estimate(agent))
+
+    def estimate(self, agent: ConversationHost, messages: list[Message]) -> int:
+        """What ``count`` would give with ``messages`` in place of the conversation, anchorless."""
+        return self.counter.estimate(messages, self._overhead_estimate(agent))
 
     def state(self, agent: ConversationHost) -> ContextState:
         return context_state(
@@ -204,14 +215,14 @@ class ContextManager:
         limits = self.limits(agent)
         auto_on = self.window.auto_enabled and self.window.compact_enabled
         outcome = self.clearing.run(
-            agent.messages,
+            list(agent.conversation.messages),
             now=self.clock(),
             last_response_at=self.last_response_at,
             used_tokens=self.count(agent),
             auto_threshold=limits.auto_compact if auto_on else None,
         )
         if outcome.plan.clear:
-            agent.messages[:] = outcome.messages
+            agent.conversation.clear_results(outcome.messages)
             self.counter.adjust(-round(outcome.tokens_freed * self.counter.calibration))
             self.emit(
                 Microcompacted(
@@ -226,22 +237,24 @@ class ContextManager:
     # -- server-side clearing -------------------------------------------------------------
 
     def request_server_clearing(self, agent: ConversationHost) -> None:
-        """Ask the API to clear old tool results by the local rule's parameters, on this request.
-
-        The edit goes into the agent's request extra, which the summary fork
-        sends too, so the fork sees the same cleared prefix and reads its cache.
-        """
-        agent_config = getattr(agent, "config", None)  # the loop's AgentConfig
-        if agent_config is None:
-            return
-        edit = plan_server_edit(
+        """Plan the edit that asks the API to clear old tool results by the local rule's
+        parameters; ``request_extra`` puts it in every request from now on."""
+        self._server_edit = plan_server_edit(
             self.limits(agent),
             auto_enabled=self.window.auto_enabled and self.window.compact_enabled,
             tool_names=[tool["name"] for tool in agent.tools_api],
             config=self.config,
         )
-        agent_config.request_extra = with_server_edit(agent_config.request_extra, edit)
-        self._server_edit = edit
+
+    def request_extra(self, extra: dict[str, Any]) -> dict[str, Any]:
+        """The loop's request extra with the planned server edit (ContextPolicy).
+
+        The summary fork sends the same, so it sees the same cleared prefix and
+        reads its cache.
+        """
+        if not self.server_editing or self._server_edit is None:
+            return extra
+        return with_server_edit(extra, self._server_edit)
 
     def _server_cleared_now(self, sent: list[Message], cleared: ServerClearing) -> None:
         """Say when what the API clears changes, and stop counting its cleared reads as seen.
@@ -277,7 +290,7 @@ class ContextManager:
         instructions: str | None = None,
         partial: PartialMode | None = None,
         keep_rounds: int | None = None,
-    ) -> dict[str, Any]:
+    ) -> CompactionRecord:
         """Summarize the conversation (or part of it) and put the summary in its place.
 
         ``partial="up_to"`` keeps the last ``keep_rounds`` API rounds verbatim and
@@ -331,23 +344,24 @@ class ContextManager:
         otherwise nothing changes and the full compaction takes over.
         """
         assert self.session_memory is not None
-        result = await self.session_memory.try_compact(agent.messages)
+        messages = list(agent.conversation.messages)
+        result = await self.session_memory.try_compact(messages)
         if result is None:
             return False
         limits = self.limits(agent)
         tokens_before = self.count(agent)
         started = self.clock()
-        start = adjust_start_index(agent.messages, result.keep_from)
+        start = adjust_start_index(messages, result.keep_from)
         replacement = self.compactor.prepare(
             agent,
             limits,
             result.summary,
             kept_before=[],
-            kept_after=agent.messages[start:],
+            kept_after=messages[start:],
             trigger="auto",
             kind="session_memory",
         )
-        prospective = self.counter.estimate(replacement.messages(), self._overhead_estimate(agent))
+        prospective = self.estimate(agent, replacement.messages())
         if prospective >= limits.auto_compact:
             return False
         await self.compactor.commit(

@@ -2,8 +2,9 @@
 
 The runtime fills a ``CompactionServices`` with callables over the session's
 parts (file-state cache, transcript, skills, plan, hooks, background tasks);
-``ConversationHost`` is the slice of the agent that compaction reads and
-rewrites. Neither names a concrete class from agent/, so the loop and
+``ConversationHost`` is the slice of the loop compaction works with, the
+ContextPolicy's ``PolicyHost``: the conversation is changed only through its
+own methods. Neither names a concrete class from agent/, so the loop and
 compaction stay ignorant of each other.
 """
 
@@ -12,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from agent.core.context_policy import PolicyHost
 from agent.core.messages import Message
-from agent.model.client import ApiError, ModelClient
+from agent.model.client import ApiError
 from compaction.restore import choose_files, visible_read_paths
 from tools.file_state import FileState, FileStateCache, normalize_path
 
@@ -26,15 +28,7 @@ class ContextFullError(ApiError):
     """The context is past the blocking limit and nothing may compact it automatically."""
 
 
-class ConversationHost(Protocol):
-    """What compaction needs of the agent it serves."""
-
-    messages: list[Message]
-    system: list[dict[str, Any]]
-    tools_api: list[dict[str, Any]]
-    client: ModelClient
-    model: str
-    costs: Any
+ConversationHost = PolicyHost  # what compaction needs of the loop it serves
 
 
 @dataclass
@@ -42,7 +36,7 @@ class CompactionServices:
     """The session's parts that compaction reads or restores; supplied by the runtime."""
 
     file_state: FileStateCache
-    session: Any = None  # append_record / append_message / path / folder
+    session: Any = None  # append_record (events) / path / folder
     invoked_skills: Callable[[], list[tuple[str, str, str]]] = list
     plan: Callable[[], tuple[str, str] | None] = lambda: None
     plan_reminder: Callable[[], str | None] = lambda: None

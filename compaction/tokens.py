@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -238,7 +238,7 @@ class TokenCounter:
         total = input_tokens + _usage_int(usage, "output_tokens")
         self._anchor = Anchor(tokens=total, uuid=response.uuid, index=index)
 
-    def count(self, messages: list[Message], overhead_estimate: float) -> int:
+    def count(self, messages: Sequence[Message], overhead_estimate: float) -> int:
         """Tokens the next request with these messages would take (before its output)."""
         anchor = self._anchor
         if (
@@ -252,7 +252,7 @@ class TokenCounter:
         self.source = "estimate"
         return self.estimate(messages, overhead_estimate)
 
-    def estimate(self, messages: list[Message], overhead_estimate: float) -> int:
+    def estimate(self, messages: Sequence[Message], overhead_estimate: float) -> int:
         """The calibrated estimate alone, for messages not (yet) in the conversation."""
         return math.ceil((overhead_estimate + raw_estimate(messages)) * self.calibration)
 

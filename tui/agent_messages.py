@@ -13,27 +13,16 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from agent.app.commands import CommandResult
+    from agent.app.driver import LineResult, StatusSnapshot
     from agent.core.events import Event
     from agent.loop.tool_runner import PermissionRequest
-    from compaction.thresholds import ContextState
     from tui.history import Entry
-
-
-@dataclass(frozen=True)
-class Status:
-    """What the footer shows about the session; sent after every job and on changes."""
-
-    model: str
-    mode: str
-    state: ContextState | None
-    cost_usd: float = 0.0
 
 
 @dataclass(frozen=True)
 class Ready:
     session_id: str
-    status: Status
+    status: StatusSnapshot
     commands: list[tuple[str, str]]
     history: list[Entry] = field(default_factory=list)
     resumed: bool = False
@@ -80,20 +69,22 @@ class RuntimeFailed(Message):
 
 
 class StatusChanged(Message):
-    def __init__(self, status: Status) -> None:
+    """The driver's status snapshot: after every job, a compaction, a change of mode."""
+
+    def __init__(self, status: StatusSnapshot) -> None:
         super().__init__()
         self.status = status
 
 
 class JobFinished(Message):
-    """A prompt or command ended: ``outcome`` is "done", "interrupted" or "error"."""
+    """A line ended: ``outcome`` is "done", "interrupted" or "error" (``error`` says what)."""
 
     def __init__(
         self,
         job_id: int,
         kind: str,
         outcome: str,
-        result: CommandResult | None = None,
+        result: LineResult | None = None,
         error: str | None = None,
     ) -> None:
         super().__init__()

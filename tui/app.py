@@ -26,6 +26,7 @@ try:
     from textual.binding import Binding
     from textual.screen import ModalScreen
 
+    from agent.app.slash import EXIT_NAMES, command_name
     from tui.agent_messages import (
         AgentEvent,
         ArgumentsParsed,
@@ -54,7 +55,6 @@ if TYPE_CHECKING:
     from agent.app.options import RunOptions
     from tui.history import Entry
 
-MODE_CYCLE = ("default", "acceptEdits", "plan")
 TYPING_PAUSE_S = 0.15  # keys closer together than this are "still typing"
 FIRST_PAINT_ENV = "CCX_FIRST_PAINT_FILE"
 
@@ -165,15 +165,16 @@ class CcxApp(App[int]):
 
     def send(self, text: str) -> None:
         """A prompt or a slash command: run now, or queue behind the running one."""
-        name, _, args = text[1:].partition(" ") if text.startswith("/") else ("", "", "")
-        if name in ("exit", "quit"):
+        name = command_name(text)  # the session driver's rule
+        if name in EXIT_NAMES:
             self.exit(0)
             return
         if name == "resume":
             self.query_one(Transcript).add_user(text)
-            self.run_worker(self.resume(args.strip()), exclusive=True, group="resume")
+            args = " ".join(text.split()[1:])
+            self.run_worker(self.resume(args), exclusive=True, group="resume")
             return
-        kind = "command" if name and "/" not in name else "prompt"
+        kind = "command" if name else "prompt"
         widget = self.query_one(Transcript).add_user(text, queued=self.running is not None)
         self.queue.append(Job(kind, text, widget))
         self.pump()
@@ -229,12 +230,7 @@ class CcxApp(App[int]):
 
     def action_cycle_mode(self) -> None:
         footer = self.query_one(StatusFooter)
-        current = footer.mode
-        mode = (
-            MODE_CYCLE[(MODE_CYCLE.index(current) + 1) % 3] if current in MODE_CYCLE else "default"
-        )
-        footer.mode = mode
-        self.bridge.set_mode(mode)
+        footer.mode = self.bridge.cycle_mode(footer.mode)
 
     async def resume(self, session_id: str) -> None:
         if self.running is not None:
@@ -342,7 +338,7 @@ class CcxApp(App[int]):
             return
         status, footer = message.status, self.query_one(StatusFooter)
         footer.model, footer.mode, footer.cost_usd = status.model, status.mode, status.cost_usd
-        self.view.show_state(status.state)
+        self.view.show_state(status.context)
 
     async def on_job_finished(self, message: JobFinished) -> None:
         job = self.running
@@ -355,7 +351,7 @@ class CcxApp(App[int]):
             if message.result is not None and message.result.exit:
                 self.exit(0)
                 return
-            await self.view.show_outcome(job.text, message)
+            await self.view.show_outcome(message)
         finally:
             self.pump()
 

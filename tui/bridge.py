@@ -1,9 +1,10 @@
-"""The agent side of the TUI: a Runtime on its own thread and asyncio loop.
+"""The agent side of the TUI: a session driver on its own thread and asyncio loop.
 
-The app never touches the Runtime. It hands the bridge prompts and slash
-commands as jobs; the bridge runs them one at a time on its loop and posts
-every agent event back as a Textual message (``post_message`` is
-thread-safe). Text deltas are batched and flushed at most every
+The app never touches the session. It hands the bridge lines (prompts and
+slash commands) as jobs; the bridge runs them one at a time through the
+``SessionDriver`` on its loop and posts every agent event back as a Textual
+message (``post_message`` is thread-safe), with the driver's status snapshot
+after each job and each change of mode. Text deltas are batched and flushed at most every
 ``FLUSH_INTERVAL_S`` so a fast stream never floods the UI. Permission asks
 and plan approvals cross over as a ``concurrent.futures.Future`` that the UI
 resolves.
@@ -27,9 +28,8 @@ from textual.message import Message
 
 from agent.core.events import (
     CompactionFinished,
-    ContextUpdate,
     Event,
-    SessionStarted,
+    ModeChanged,
     TextDelta,
     ThinkingDelta,
 )
@@ -43,7 +43,6 @@ from tui.agent_messages import (
     Ready,
     RuntimeFailed,
     RuntimeReady,
-    Status,
     StatusChanged,
     TrustAsked,
 )
@@ -51,7 +50,7 @@ from tui.agent_messages import (
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from agent.app.commands import CommandResult
+    from agent.app.driver import SessionDriver, StatusSnapshot
     from agent.app.options import RunOptions
     from agent.app.runtime import Runtime
     from agent.loop.tool_runner import PermissionRequest
@@ -67,7 +66,7 @@ Post = Callable[[Message], Any]
 
 
 class AgentBridge:
-    """Owns the Runtime; every method is safe to call from the UI thread."""
+    """Owns the session driver; every method is safe to call from the UI thread."""
 
     def __init__(
         self,
@@ -84,14 +83,14 @@ class AgentBridge:
         self._thread = threading.Thread(target=self._run_loop, name="ccx-agent", daemon=True)
         self._job_ids = itertools.count(1)
         # Touched only on the agent loop from here on.
-        self.runtime: Runtime | None = None
+        self.driver: SessionDriver | None = None
+        self.mode_cycle: tuple[str, ...] = ("default", "acceptEdits", "plan")  # until ready
         self._ready = asyncio.Event()
         self._shown = asyncio.Event()
         self._lock = asyncio.Lock()
         self._jobs: dict[int, asyncio.Task[None]] = {}
         self._text: list[tuple[type[Event], str]] = []
         self._flush_handle: asyncio.TimerHandle | None = None
-        self._last_mode: str | None = None
         self._startup_error: str | None = None
         self._boot_task: asyncio.Task[None] | None = None
 
@@ -100,8 +99,13 @@ class AgentBridge:
     def start(self) -> None:
         self._thread.start()
 
+    @property
+    def runtime(self) -> Runtime | None:
+        """The session's parts (for tests; the bridge itself goes through ``driver``)."""
+        return self.driver.runtime if self.driver is not None else None
+
     def submit(self, kind: str, text: str) -> int:
-        """Queue a job ("prompt" or "command"); returns its id for the JobFinished message."""
+        """Queue a line ("prompt" or "command": the app's label); returns its JobFinished id."""
         job_id = next(self._job_ids)
         self.loop.call_soon_threadsafe(self._start_job, job_id, kind, text)
         return job_id
@@ -116,6 +120,14 @@ class AgentBridge:
 
     def set_mode(self, mode: str) -> None:
         self.loop.call_soon_threadsafe(self._set_mode, mode)
+
+    def cycle_mode(self, shown: str) -> str:
+        """Shift-Tab: the mode after ``shown`` (what the footer shows) by the driver's cycle."""
+        from agent.app.driver import next_mode
+
+        mode = next_mode(shown, self.mode_cycle)
+        self.set_mode(mode)
+        return mode
 
     def restart(self, options: RunOptions) -> None:
         """Replace the Runtime (``/resume``): the next RuntimeReady carries its history."""
@@ -156,24 +168,25 @@ class AgentBridge:
         preloaded = await self._show_history_early(options)
         fallback = None
         try:
-            runtime = self._create(options, preloaded)
+            driver = self._create(options, preloaded)
         except StartupError as error:
             fallback = str(error)
             try:
-                runtime = self._create(_without_session_choices(options))
+                driver = self._create(_without_session_choices(options))
             except Exception as second:
                 return self._fail(f"{error}; {second}")
         except Exception as error:
             log.exception("runtime start failed")
             return self._fail(f"{type(error).__name__}: {error}")
-        self.runtime = runtime
+        self.driver = driver
+        self.mode_cycle = driver.mode_cycle
         self._shown.clear()
-        self._post(RuntimeReady(self._ready_info(runtime, fallback, preloaded is not None)))
+        self._post(RuntimeReady(self._ready_info(driver, fallback, preloaded is not None)))
         # Importing the API client takes the GIL for a second: let the UI draw the session first.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._shown.wait(), SHOWN_WAIT_S)
         try:
-            await runtime.start()
+            await driver.start()
         except Exception as error:  # limits and hooks are optional; the session still works
             log.exception("runtime.start failed")
             self._post(AgentEvent(Notice(f"A start-up step failed: {error}", "warning")))
@@ -241,10 +254,10 @@ class AgentBridge:
 
     def _create(
         self, options: RunOptions, preloaded: tuple[Path, LoadedSession] | None = None
-    ) -> Runtime:
-        from agent.app.runtime import Runtime
+    ) -> SessionDriver:
+        from agent.app.driver import SessionDriver
 
-        return Runtime(
+        return SessionDriver(
             options,
             self._emit,
             ask=self._ask,
@@ -257,20 +270,18 @@ class AgentBridge:
         self._post(RuntimeFailed(message))
         self._ready.set()
 
-    def _ready_info(self, runtime: Runtime, fallback: str | None, shown_early: bool) -> Ready:
-        from agent.app.commands import COMMANDS
+    def _ready_info(self, driver: SessionDriver, fallback: str | None, shown_early: bool) -> Ready:
         from tui.history import history_entries
 
-        commands = [(name, command.help) for name, command in COMMANDS.items()]
         history = []
-        if runtime.resumed and not shown_early:
-            history = history_entries(runtime.agent.messages)
+        if driver.resumed and not shown_early:
+            history = history_entries(list(driver.messages))
         return Ready(
-            session_id=runtime.session.id,
-            status=self._status(runtime),
-            commands=commands,
+            session_id=driver.session_id,
+            status=self._status(driver),
+            commands=driver.commands(),
             history=history,
-            resumed=runtime.resumed,
+            resumed=driver.resumed,
             fallback_reason=fallback,
             history_shown_early=shown_early,
         )
@@ -291,22 +302,16 @@ class AgentBridge:
             # keeps full collections from walking it, which otherwise stalls the UI for ~0.3 s.
             gc.freeze()
 
-    def _status(self, runtime: Runtime) -> Status:
-        self._last_mode = runtime.gate.mode
-        return Status(
-            model=runtime.agent.model,
-            mode=runtime.gate.mode,
-            state=runtime.context.state(runtime.agent),
-            cost_usd=runtime.agent.costs.total_cost_usd,
-        )
+    def _status(self, driver: SessionDriver) -> StatusSnapshot:
+        return driver.status()
 
     async def _restart(self, options: RunOptions) -> None:
         self._cancel_jobs()
         async with self._lock:
             self._ready.clear()
-            old, self.runtime = self.runtime, None
+            old, self.driver = self.driver, None
             if old is not None:
-                await self._close_runtime(old)
+                await self._close(old)
             self.options = options
             self._startup_error = None
             await self._boot(options)
@@ -323,15 +328,15 @@ class AgentBridge:
                 await task
             except BaseException:
                 pass
-        if self.runtime is not None:
-            runtime, self.runtime = self.runtime, None
-            await self._close_runtime(runtime)
+        if self.driver is not None:
+            driver, self.driver = self.driver, None
+            await self._close(driver)
 
-    async def _close_runtime(self, runtime: Runtime) -> None:
+    async def _close(self, driver: SessionDriver) -> None:
         try:
-            await runtime.aclose()  # the HTTP client too: one per /resume would otherwise leak
+            await driver.aclose()  # the HTTP client too: one per /resume would otherwise leak
         except Exception:
-            log.exception("closing the runtime failed")
+            log.exception("closing the session failed")
 
     def _start_job(self, job_id: int, kind: str, text: str) -> None:
         task = self.loop.create_task(self._run_job(job_id, kind, text))
@@ -347,47 +352,27 @@ class AgentBridge:
         try:
             async with self._lock:
                 await self._ready.wait()
-                result, error = await self._execute(kind, text)
+                if self.driver is None:
+                    error = f"ccx could not start: {self._startup_error or 'unknown error'}"
+                else:
+                    result = await self.driver.run(text)
+                    error = result.failure.message if result.failure else None
         except asyncio.CancelledError:
             outcome = "interrupted"
         if error is not None:
             outcome = "error"
         self._flush()
         self._post(JobFinished(job_id, kind, outcome, result, error))
-        if self.runtime is not None:
-            self._post(StatusChanged(self._status(self.runtime)))
-
-    async def _execute(self, kind: str, text: str) -> tuple[CommandResult | None, str | None]:
-        from agent.app.commands import run_command
-        from agent.loop.agent import MaxTurnsReached, TranscriptWriteError
-        from agent.model.client import ApiError
-
-        runtime = self.runtime
-        if runtime is None:
-            return None, f"ccx could not start: {self._startup_error or 'unknown error'}"
-        try:
-            if kind == "command":
-                return await run_command(runtime, text), None
-            await runtime.agent.submit(text)
-            return None, None
-        except ApiError as exc:
-            return None, exc.message
-        except (MaxTurnsReached, TranscriptWriteError) as exc:
-            return None, str(exc)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # a bug must not end the session
-            log.exception("job failed")
-            return None, f"{type(exc).__name__}: {exc}"
+        if self.driver is not None:
+            self._post(StatusChanged(self._status(self.driver)))
 
     def _set_mode(self, mode: str) -> None:
-        if self.runtime is None:
+        if self.driver is None:
             return
         try:
-            self.runtime.set_permission_mode(mode)
+            self.driver.set_mode(mode)  # a change comes back as a ModeChanged event
         except ValueError as exc:
             self._post(RuntimeFailed(str(exc)))
-        self._post(StatusChanged(self._status(self.runtime)))
 
     # -- events, asks ---------------------------------------------------------------------
 
@@ -406,14 +391,8 @@ class AgentBridge:
             return
         self._flush()
         self._post(AgentEvent(event))
-        runtime = self.runtime
-        if runtime is None:
-            return
-        if isinstance(event, CompactionFinished) or (
-            not isinstance(event, (ContextUpdate, SessionStarted))
-            and runtime.gate.mode != self._last_mode
-        ):
-            self._post(StatusChanged(self._status(runtime)))
+        if self.driver is not None and isinstance(event, (CompactionFinished, ModeChanged)):
+            self._post(StatusChanged(self._status(self.driver)))
 
     def _flush(self) -> None:
         if self._flush_handle is not None:

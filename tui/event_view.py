@@ -15,6 +15,7 @@ from agent.core.events import (
     ErrorEvent,
     Event,
     Microcompacted,
+    ModeChanged,
     Notice,
     PermissionDenied,
     RequestStarted,
@@ -27,11 +28,10 @@ from agent.core.events import (
     TurnFinished,
     Usage,
 )
-from tui.state import state_from_json
 from tui.widgets.compaction_block import CompactionBlock
 
 if TYPE_CHECKING:
-    from compaction.thresholds import ContextState
+    from agent.core.context_state import ContextState
     from tui.agent_messages import JobFinished
     from tui.widgets.footer import StatusFooter
     from tui.widgets.status_line import StatusLine
@@ -72,7 +72,7 @@ class EventView:
             transcript.discard_text()
         elif isinstance(event, ToolStarted):
             transcript.end_text()
-            self.status.show(f"Running {event.name}…")
+            self.status.show(f"Running {event.label or event.name}…")
             transcript.tool_started(event.tool_use_id, event.name, event.input)
         elif isinstance(event, ToolFinished):
             transcript.tool_finished(
@@ -81,7 +81,7 @@ class EventView:
         elif isinstance(event, PermissionDenied):
             transcript.tool_denied(event.tool_use_id, event.reason)
         elif isinstance(event, ContextUpdate):
-            self.show_state(state_from_json(event.state))
+            self.show_state(event.state)
         elif isinstance(event, Usage):
             self.footer.cost_usd = event.total_cost_usd
         elif isinstance(event, ApiRetry):
@@ -102,7 +102,7 @@ class EventView:
             self.compaction = CompactionBlock(event.trigger, event.detail, event.tokens_before)
             transcript.add(self.compaction)
         elif isinstance(event, CompactionFinished):
-            block = self.compaction or transcript.add(CompactionBlock(event.record["trigger"]))
+            block = self.compaction or transcript.add(CompactionBlock(event.record.trigger))
             assert isinstance(block, CompactionBlock)
             block.finish(event.record)
             self.compaction = None
@@ -130,14 +130,16 @@ class EventView:
         elif isinstance(event, SessionStarted):
             self.footer.model = event.model
             self.footer.mode = event.permission_mode
+        elif isinstance(event, ModeChanged):
+            self.footer.mode = event.mode
 
     def cancel_compaction(self) -> None:
         if self.compaction is not None:
             self.compaction.cancel()
             self.compaction = None
 
-    async def show_outcome(self, line: str, message: JobFinished) -> None:
-        """How a prompt or slash command ended: interrupted, failed, or the command's result."""
+    async def show_outcome(self, message: JobFinished) -> None:
+        """How a line ended: interrupted, failed, or the command's result."""
         transcript = self.transcript
         if message.outcome == "interrupted":
             self.cancel_compaction()
@@ -147,8 +149,8 @@ class EventView:
             transcript.add_line(f"Error: {message.error}", "error")
             return
         result = message.result
-        if result is None:
-            return
+        if result is None or result.command is None:
+            return  # a prompt's reply has streamed already
         if "context" in result.data:
             from tui.widgets.context_view import ContextView
 
@@ -156,7 +158,7 @@ class EventView:
             return
         if "compaction" in result.data and not result.is_error:
             return  # the CompactionFinished event already showed it
-        if line.split()[0] == "/clear" and not result.is_error:
+        if result.command == "clear" and not result.is_error:
             await transcript.clear_all()
         if result.is_error:
             self.cancel_compaction()

@@ -1,8 +1,9 @@
-"""Slash commands (/compact, /context, /undo-compact, /cost, /clear, /model, /plan, /help).
+"""Slash commands (/compact, /context, /undo-compact, /cost, /clear, /model, /plan, /help, /exit).
 
-Shared by every front end: each returns a ``CommandResult`` with text for the
-user, so headless mode can print it and the TUI can show it. `ccx -c -p
-"/compact keep the API notes"` goes through here too.
+Shared by every front end through the session driver: each returns a
+``CommandResult`` with text for the user, so headless mode can print it and
+the TUI can show it. `ccx -c -p "/compact keep the API notes"` goes through
+here too. Which lines are commands is ``agent.app.slash``'s rule.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agent.app.slash import EXIT_NAMES, command_name
+from agent.core.compaction_record import CompactionRecord
 from compaction.breakdown import context_breakdown, render_breakdown
 from compaction.compactor import latest_request
 from compaction.full import CompactionError
@@ -54,18 +57,20 @@ def command(name: str, usage: str, help_text: str) -> Callable[[Handler], Handle
 
 def parse(line: str) -> tuple[Command, str] | None:
     """The command and its argument text, or None when the line is not a known command."""
-    if not line.startswith("/"):
+    name = command_name(line)
+    if name is None:
         return None
-    name, _, rest = line[1:].partition(" ")
-    found = COMMANDS.get(name.strip().lower())
-    return (found, rest.strip()) if found else None
+    found = COMMANDS.get(EXIT_NAMES[0] if name in EXIT_NAMES else name)
+    rest = line.strip().split(maxsplit=1)[1:]
+    return (found, rest[0].strip() if rest else "") if found else None
 
 
 async def run_command(runtime: Runtime, line: str) -> CommandResult:
     parsed = parse(line)
     if parsed is None:
         known = ", ".join(f"/{name}" for name in COMMANDS)
-        return CommandResult(f"Unknown command {line.split()[0]}. Commands: {known}", is_error=True)
+        word = line.split()[0] if line.split() else line
+        return CommandResult(f"Unknown command {word}. Commands: {known}", is_error=True)
     found, args = parsed
     return await found.handler(runtime, args)
 
@@ -108,11 +113,12 @@ async def _compact(runtime: Runtime, args: str) -> CommandResult:
     return CommandResult(compaction_line(record), data={"compaction": record})
 
 
-def compaction_line(record: dict[str, Any]) -> str:
-    restored = record.get("restored", {})
+def compaction_line(record: CompactionRecord) -> str:
+    """`Compacted (manual): 41K → 9K tokens in 3.2s; restored files: ...`"""
+    restored = record.restored
     parts = [
-        f"Compacted ({record['trigger']}): {format_tokens(record['tokens_before'])} → "
-        f"{format_tokens(record['tokens_after'])} tokens in {record['duration_s']:.1f}s"
+        f"Compacted ({record.trigger}): {format_tokens(record.tokens_before)} → "
+        f"{format_tokens(record.tokens_after)} tokens in {record.duration_s:.1f}s"
     ]
     if restored.get("files"):
         parts.append("restored files: " + ", ".join(restored["files"]))
@@ -207,6 +213,11 @@ async def _plan(runtime: Runtime, _args: str) -> CommandResult:
     if entering:
         return CommandResult(f"Plan mode on. The plan goes to {runtime.plan.path}.")
     return CommandResult("Plan mode off.")
+
+
+@command("exit", "/exit", "Quit ccx (also /quit)")
+async def _exit(_runtime: Runtime, _args: str) -> CommandResult:
+    return CommandResult("", exit=True)
 
 
 @command("help", "/help", "List the commands")

@@ -10,9 +10,8 @@ import sys
 import time
 from typing import Any, TextIO
 
-from agent.app import commands
+from agent.app.driver import LineResult, SessionDriver, failure_of
 from agent.app.options import RunOptions, StartupError
-from agent.app.runtime import Runtime
 from agent.core.events import (
     CompactionFailed,
     CompactionFinished,
@@ -25,9 +24,6 @@ from agent.core.events import (
     TextDelta,
     ThinkingDelta,
 )
-from agent.loop.agent import MaxTurnsReached
-from agent.model.client import ApiError
-from agent.sessions.session import TranscriptWriteError, transcript_failure_text
 from tools.surrogates import escape_text, escape_value, is_encodable
 
 log = logging.getLogger(__name__)
@@ -57,7 +53,7 @@ class HeadlessOutput:
             self.session_id = event.session_id
             self.model = event.model
         elif isinstance(event, CompactionFinished):
-            self.compactions.append(event.record)
+            self.compactions.append(event.record.to_json())
         elif isinstance(event, Microcompacted):
             self.context_events.append(
                 {
@@ -104,9 +100,10 @@ class HeadlessOutput:
 
 
 async def run_headless(options: RunOptions, prompt: str, output: HeadlessOutput) -> int:
+    """Run one line (a slash command or a prompt) through the session driver; the exit code."""
     started = time.perf_counter()
     try:
-        runtime = Runtime(options, output.emit)
+        driver = SessionDriver(options, output.emit)
     except StartupError as exc:
         output.finish(_result(output, "error_during_execution", str(exc), started, None, 0))
         return 1
@@ -115,59 +112,54 @@ async def run_headless(options: RunOptions, prompt: str, output: HeadlessOutput)
         text = _unexpected(exc)
         output.finish(_result(output, "error_during_execution", text, started, None, 0))
         return 1
-    task = asyncio.ensure_future(_run(runtime, prompt))
+    task = asyncio.ensure_future(_run(driver, prompt))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, task.cancel)
-    subtype, text, code = "success", "", 0
     try:
-        text, failed = await task
-        if failed:
-            subtype, code = "error_during_execution", 1
+        subtype, text, code = _ending(output, await task)
     except asyncio.CancelledError:
         subtype, text, code = "error_interrupted", "Interrupted by the user", EXIT_INTERRUPTED
-    except MaxTurnsReached as exc:
-        subtype, text, code = "error_max_turns", str(exc), 1
-    except TranscriptWriteError as exc:
-        subtype, text, code = "error_during_execution", exc.message, 1
-    except ApiError as exc:
-        output.emit(ErrorEvent(exc.message, kind=exc.error_type or "api_error", recoverable=False))
-        subtype, text, code = "error_during_execution", exc.message, 1
-    except Exception as exc:  # a bug must still end in a result, not a bare traceback
-        log.exception("the headless run failed")
-        subtype, text, code = "error_during_execution", _unexpected(exc), 1
-        output.emit(ErrorEvent(text, kind="internal_error", recoverable=False))
+    except Exception as exc:  # start-up failed after the session was built (a hook, say)
+        failure = failure_of(exc)
+        subtype, text, code = _ending(output, LineResult(prompt, None, failure.message, True, failure))
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
-        await _close(runtime)
-    if runtime.session.first_write_error is not None and code == 0:
+        await _close(driver)
+    if code == 0 and (unwritten := driver.transcript_failure()) is not None:
         # A write failed where no turn was running to stop (the last records, say).
-        text = transcript_failure_text(runtime.session, turn_stopped=False)
-        subtype, code = "error_during_execution", 1
-    output.finish(_result(output, subtype, text, started, runtime, runtime.agent.turns_total))
+        subtype, text, code = "error_during_execution", unwritten, 1
+    output.finish(_result(output, subtype, text, started, driver, driver.turns))
     return code
+
+
+def _ending(output: HeadlessOutput, result: LineResult) -> tuple[str, str, int]:
+    """The result's subtype, text and exit code; an API or internal failure is an error event too."""
+    failure = result.failure
+    if failure is not None and failure.kind in ("api", "internal"):
+        output.emit(ErrorEvent(failure.message, kind=failure.error_type, recoverable=False))
+    if failure is not None and failure.kind == "max_turns":
+        return "error_max_turns", result.text, 1
+    if result.is_error:
+        return "error_during_execution", result.text, 1
+    return "success", result.text, 0
 
 
 def _unexpected(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-async def _close(runtime: Runtime) -> None:
+async def _close(driver: SessionDriver) -> None:
     try:
-        await runtime.aclose()
+        await driver.aclose()
     except Exception:  # the result matters more than a clean close
-        log.exception("closing the runtime failed")
+        log.exception("closing the session failed")
 
 
-async def _run(runtime: Runtime, prompt: str) -> tuple[str, bool]:
-    """A slash command, or a turn of the agent; returns the result text and whether it failed."""
-    await runtime.start()
-    if commands.parse(prompt) is not None:
-        result = await commands.run_command(runtime, prompt)
-        return result.text, result.is_error
-    outcome = await runtime.agent.submit(prompt)
-    return outcome.result, False
+async def _run(driver: SessionDriver, prompt: str) -> LineResult:
+    await driver.start()
+    return await driver.run(prompt)
 
 
 def _result(
@@ -175,10 +167,10 @@ def _result(
     subtype: str,
     text: str,
     started: float,
-    runtime: Runtime | None,
+    driver: SessionDriver | None,
     turns: int,
 ) -> dict[str, Any]:
-    costs = runtime.agent.costs if runtime else None
+    costs = driver.costs if driver else None
     return {
         "type": "result",
         "subtype": subtype,

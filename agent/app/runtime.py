@@ -15,7 +15,7 @@ from typing import Any
 from agent.app.context_setup import build_context_manager
 from agent.app.options import PERMISSION_MODES, RunOptions, StartupError, split_rules
 from agent.app.sandbox_setup import build_sandbox
-from agent.core.events import EventSink, Notice, SessionStarted
+from agent.core.events import EventSink, ModeChanged, Notice, SessionStarted
 from agent.core.locations import config_dir
 from agent.core.messages import Message
 from agent.instructions.hooks import HookRunner, additional_context_text
@@ -236,13 +236,16 @@ class Runtime:
         self.agent.system = self.system
 
     def set_permission_mode(self, mode: str) -> None:
+        """Every change of mode (Shift-Tab, /plan, an approved plan) passes here, and says so."""
         if mode not in PERMISSION_MODES:
             raise ValueError(f"unknown permission mode {mode!r}")
-        self.gate.mode = mode
+        previous, self.gate.mode = self.gate.mode, mode
         if mode == "plan":
             self.plan.enter()
         else:
             self.plan.exit()
+        if mode != previous:
+            self.emit(ModeChanged(mode, previous))
 
     def clear_conversation(self) -> None:
         """/clear: a new session with an empty conversation; the old transcript stays on disk."""
@@ -251,8 +254,7 @@ class Runtime:
         self.file_state.clear()
         self.session = Session.create(self.cwd, self.model)
         self._watch_session()
-        self.agent.session = self.session
-        self.agent.messages.clear()
+        self.agent.conversation.restart(self.session)
         self.tool_context.session_dir = self.session.folder
         self.invoked_skills.clear()
         self.plan.path = plan_file_path(config_dir(), self.session.id)

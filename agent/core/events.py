@@ -8,8 +8,11 @@ output is these events serialized one per line.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any, ClassVar
+
+from agent.core.compaction_record import CompactionRecord
+from agent.core.context_state import ContextState
 
 
 @dataclass
@@ -17,7 +20,17 @@ class Event:
     type: ClassVar[str] = "event"
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, **asdict(self)}
+        """The event as a dict, for the boundaries only (stream-json, the transcript)."""
+        return {"type": self.type, **{f.name: _json(getattr(self, f.name)) for f in fields(self)}}
+
+
+def _json(value: Any) -> Any:
+    """A typed payload as JSON values: its own ``to_json`` when it has one."""
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return value
 
 
 EventSink = Callable[[Event], None]
@@ -161,7 +174,16 @@ class ContextUpdate(Event):
     """How full the context is, for meters. Filled in by the context manager."""
 
     type: ClassVar[str] = "context"
-    state: dict[str, Any]
+    state: ContextState
+
+
+@dataclass
+class ModeChanged(Event):
+    """The permission mode changed (Shift-Tab, /plan, an approved plan)."""
+
+    type: ClassVar[str] = "mode_changed"
+    mode: str
+    previous: str
 
 
 @dataclass
@@ -175,7 +197,7 @@ class CompactionStarted(Event):
 @dataclass
 class CompactionFinished(Event):
     type: ClassVar[str] = "compaction_finished"
-    record: dict[str, Any]
+    record: CompactionRecord
 
 
 @dataclass

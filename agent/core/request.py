@@ -11,6 +11,7 @@ a tool round added more than 20 blocks. Four in all, the API's maximum.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from agent.core.messages import Message
@@ -23,7 +24,7 @@ def build_request(
     model: str,
     system: list[dict[str, Any]],
     tools: list[dict[str, Any]],
-    messages: list[Message],
+    messages: Sequence[Message],
     max_tokens: int,
     extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:

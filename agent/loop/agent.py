@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from agent.core.context_policy import ContextPolicy, NoContextPolicy
+from agent.core.conversation import Conversation, TranscriptLog
 from agent.core.events import (
     AssistantMessage,
     EventSink,
@@ -33,15 +34,13 @@ from agent.core.events import (
     TurnFinished,
     Usage,
 )
-from agent.core.invariants import enforce
 from agent.core.messages import (
     INTERRUPTED_BY_USER,
     INTERRUPTED_TOOL_RESULT,
     Message,
-    close_unanswered,
-    tool_result_block,
     user_text,
 )
+from agent.core.pairing import answers_for
 from agent.core.request import build_request
 from agent.loop.cost import CostTracker
 from agent.loop.tool_runner import ToolRunner
@@ -115,9 +114,8 @@ class Agent:
         self.system = system
         self.tools_api = runner.api_tools()
         self.emit = emit
-        self.session = session
         self.policy: ContextPolicy = policy or NoContextPolicy()
-        self.messages: list[Message] = messages if messages is not None else []
+        self.conversation = Conversation(messages or (), session)
         self.reminder_sources = reminder_sources or []
         self.on_tool_results = on_tool_results
         self.costs = CostTracker()
@@ -125,6 +123,21 @@ class Agent:
         self._pending_reminders: list[str] = []
         self._checked_system: list[dict[str, Any]] | None = None
         self._checked_tools: list[dict[str, Any]] | None = None
+
+    @property
+    def messages(self) -> Sequence[Message]:
+        """The conversation, read-only: it changes only through ``conversation``'s methods."""
+        return self.conversation.messages
+
+    @property
+    def session(self) -> TranscriptLog | None:
+        """The transcript the conversation is recorded in."""
+        return self.conversation.transcript
+
+    @property
+    def request_extra(self) -> dict[str, Any]:
+        """What the next request sends beyond the messages: the configured extra and the policy's."""
+        return self.policy.request_extra(self.config.request_extra)
 
     # -- the turn ------------------------------------------------------------------------
 
@@ -168,7 +181,7 @@ class Agent:
         except TranscriptWriteError:
             # Stopped before its tool calls ran: answer them, so the conversation in memory
             # stays valid for a later turn (the transcript gets them if it can be written).
-            self._close_unanswered(TRANSCRIPT_FAILED_RESULT)
+            self.conversation.close_dangling(TRANSCRIPT_FAILED_RESULT)
             raise
 
     # -- steps ---------------------------------------------------------------------------
@@ -205,9 +218,7 @@ class Agent:
             return response
 
     def build_request(self, max_tokens: int) -> dict[str, Any]:
-        messages = enforce(self.messages)
-        if messages is not self.messages:
-            self.messages[:] = messages
+        messages = self.conversation.for_prompt()
         # Checked once per new system prompt or tool list (a directory or memory file whose
         # name is not UTF-8 lands in the system prompt); messages are escaped as appended.
         if self.system is not self._checked_system:
@@ -219,23 +230,18 @@ class Agent:
             model=self.model,
             system=self.system,
             tools=self.tools_api,
-            messages=self.messages,
+            messages=messages,
             max_tokens=min(max_tokens, limit),
-            extra=self.config.request_extra,
+            extra=self.request_extra,
         )
 
     def _escape_conversation(self) -> None:
         """After a request had to be escaped to be sent: escape the messages it came from.
 
-        Only reached when text got into the conversation around ``append`` (compaction's
-        attachments, say); a resumed transcript gets the same repair when it is loaded.
+        Only reached when text got into the conversation without passing ``append``
+        (compaction's attachments, say); a resumed transcript is repaired when it is loaded.
         """
-        healed = 0
-        for index, message in enumerate(self.messages):
-            content = escape_value(message.content)
-            if content is not message.content:
-                self.messages[index] = replace(message, content=content)
-                healed += 1
+        healed = self.conversation.escape_text()
         log.info("escaped text that is not valid UTF-8 in %d message(s)", healed)
 
     async def run_tools(self, message: Message, invalid_inputs: dict[str, str]) -> None:
@@ -266,9 +272,7 @@ class Agent:
                 "The tool failed with an internal error before it could finish "
                 f"({type(failure).__name__}: {failure}). It may not have run."
             )
-        blocks = [
-            results.get(u["id"]) or tool_result_block(u["id"], missing, is_error=True) for u in uses
-        ]
+        blocks = answers_for(uses, results, missing)
         message = Message(role="user", content=blocks, kind="tool_result")
         if interrupted:
             message.content.append({"type": "text", "text": INTERRUPTED_BY_USER})
@@ -279,26 +283,19 @@ class Agent:
 
     def close_interrupted(self) -> None:
         """After an interrupt: answer dangling tool calls and note the interruption."""
-        self._close_unanswered(INTERRUPTED_TOOL_RESULT)
+        self.conversation.close_dangling(INTERRUPTED_TOOL_RESULT)
         last = self.messages[-1] if self.messages else None
         if last is not None and INTERRUPTED_BY_USER not in last.text():
             self.append(user_text(INTERRUPTED_BY_USER, kind="meta"), check_transcript=False)
 
-    def _close_unanswered(self, reason: str) -> None:
-        count = len(self.messages)
-        close_unanswered(self.messages, reason)
-        if len(self.messages) > count and self.session is not None:
-            self.session.append_message(self.messages[-1])
-
     # -- bookkeeping ---------------------------------------------------------------------
 
     def append(self, message: Message, check_transcript: bool = True) -> None:
-        """Add a message to the conversation and the transcript, with any pending reminders.
+        """Add a message to the conversation (which escapes and records it), with any
+        pending reminders.
 
-        Everything that enters the conversation passes here, so this is where text that
-        is not valid UTF-8 (prompts, hook output, tool results) is escaped. Raises
-        TranscriptWriteError when the transcript cannot be written (the message is kept,
-        and written later if the transcript recovers).
+        Raises TranscriptWriteError when the transcript cannot be written (the
+        message is kept, and written later if the transcript recovers).
         """
         if message.role == "user":
             for source in self.reminder_sources:
@@ -308,11 +305,7 @@ class Agent:
                     {"type": "text", "text": _reminder_text(self._pending_reminders)}
                 )
                 self._pending_reminders.clear()
-        message.content = escape_value(message.content)
-        self.messages.append(message)
-        if self.session is None:
-            return
-        self.session.append_message(message)
+        self.conversation.append(message)
         if check_transcript:
             self._check_transcript()
 

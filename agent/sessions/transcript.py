@@ -34,11 +34,13 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agent.core.messages import INTERRUPTED_TOOL_RESULT, Message, tool_result_block
+from agent.core.messages import Message
+from agent.core.pairing import AnswerFix, answer_message, fix_answer
 from tools.surrogates import escape_value
 
 
@@ -310,6 +312,7 @@ def repair_conversation(
 ) -> tuple[list[Message], list[str], list[dict[str, Any]]]:
     """Make every tool_use answered by the next message and every tool_result answer one.
 
+    The rule and its fixes are ``agent.core.pairing``'s; this records them as ops.
     Returns the repaired list (input messages are not mutated), a description
     of each repair, and the ops that reproduce it (see the module docstring).
     """
@@ -318,26 +321,26 @@ def repair_conversation(
     ops: list[dict[str, Any]] = []
     for index, message in enumerate(messages):
         if message.role == "user":
-            fixed = _repair_answer(out[-1] if out else None, message, repairs)
+            previous = out[-1] if out else None
+            fix = fix_answer(previous, message)
+            repairs.extend(_fix_notes(fix, previous, message))
             position = len(out)
-            if fixed is None:
+            if fix.message is None:
                 ops.append({"op": "delete", "index": position, "uuid": message.uuid})
                 continue
-            if fixed is not message:
-                record = fixed.to_record()
+            if fix.message is not message:
+                record = fix.message.to_record()
                 ops.append(
                     {"op": "replace", "index": position, "uuid": message.uuid, "message": record}
                 )
-            out.append(fixed)
+            out.append(fix.message)
             continue
         out.append(message)
         uses = message.tool_uses()
         following = messages[index + 1] if index + 1 < len(messages) else None
         if uses and (following is None or following.role != "user"):
-            answer = Message(
-                role="user",
-                content=[_interrupted(use) for use in uses],
-                kind="tool_result",
+            answer = answer_message(
+                message,
                 # derived, so loading the same unrepaired file twice gives the same ids
                 uuid=str(uuid.uuid5(uuid.NAMESPACE_URL, f"ccx-interrupted:{message.uuid}")),
                 timestamp=message.timestamp,
@@ -348,11 +351,7 @@ def repair_conversation(
     return out, repairs, ops
 
 
-def _interrupted(use: dict[str, Any]) -> dict[str, Any]:
-    return tool_result_block(str(use.get("id")), INTERRUPTED_TOOL_RESULT, is_error=True)
-
-
-def _closed_note(uses: list[dict[str, Any]], response: Message) -> str:
+def _closed_note(uses: Sequence[dict[str, Any]], response: Message) -> str:
     names = ", ".join(str(use.get("name", "?")) for use in uses)
     return (
         f"closed {len(uses)} unanswered tool call(s) ({names}) of response "
@@ -360,35 +359,16 @@ def _closed_note(uses: list[dict[str, Any]], response: Message) -> str:
     )
 
 
-def _repair_answer(
-    previous: Message | None, message: Message, repairs: list[str]
-) -> Message | None:
-    """The user message fixed to answer `previous`; the same object if fine, None if emptied."""
-    uses = previous.tool_uses() if previous is not None and previous.role == "assistant" else []
-    expected = {use.get("id") for use in uses}
-    answered: set[Any] = set()
-    content: list[dict[str, Any]] = []
-    orphans = 0
-    for block in message.content:
-        if block.get("type") == "tool_result":
-            use_id = block.get("tool_use_id")
-            if use_id not in expected or use_id in answered:
-                orphans += 1
-                continue
-            answered.add(use_id)
-        content.append(block)
-    missing = [use for use in uses if use.get("id") not in answered]
-    if not orphans and not missing:
-        return message
-    if orphans:
-        repairs.append(
-            f"dropped {orphans} orphan tool result(s) from message {message.uuid[:8]}"
-            + ("" if content or missing else ", leaving it empty: message dropped")
+def _fix_notes(fix: AnswerFix, previous: Message | None, message: Message) -> list[str]:
+    notes = []
+    if fix.orphans:
+        notes.append(
+            f"dropped {fix.orphans} orphan tool result(s) from message {message.uuid[:8]}"
+            + ("" if fix.message is not None else ", leaving it empty: message dropped")
         )
-    if missing:
+    if fix.missing:
         assert previous is not None
-        content[:0] = [_interrupted(use) for use in missing]
-        repairs.append(_closed_note(missing, previous))
-    if not content:
-        return None
-    return replace(message, content=content)
+        notes.append(_closed_note(fix.missing, previous))
+    if fix.message is not None and fix.message is not message and not fix.changed:
+        notes.append(f"moved the tool results of message {message.uuid[:8]} before its text")
+    return notes

@@ -27,11 +27,11 @@ async def test_auto_compaction_at_the_threshold_keeps_request_and_recent_files(
     outcome = await setup.agent.submit("Read every module and report FACT values.")
     assert outcome.result == "done"
     finished = [e.record for e in setup.events if isinstance(e, CompactionFinished)]
-    assert finished and all(r["trigger"] == "auto" for r in finished)
+    assert finished and all(r.trigger == "auto" for r in finished)
     first = finished[0]
-    assert first["tokens_after"] < first["tokens_before"]
-    assert first["restored"]["files"] and first["restored"]["skills"] == ["deploy"]
-    assert first["restored"]["plan"] == ["/plans/p.md"]
+    assert first.tokens_after < first.tokens_before
+    assert first.restored["files"] and first.restored["skills"] == ["deploy"]
+    assert first.restored["plan"] == ["/plans/p.md"]
     summary_request = setup.summaries()[0]
     main_before = setup.main_requests()[0]
     assert (
@@ -70,7 +70,7 @@ async def test_manual_compact_with_instructions_and_undo(api, tmp_path) -> None:
     api.add(text_reply("<summary>kept FACT_0 and FACT_1</summary>"))
     record = await setup.manager.compact(setup.agent, instructions="keep every FACT value")
     assert "keep every FACT value" in api.requests[-1].last_user_text()
-    assert record["trigger"] == "manual" and record["summary"] == "kept FACT_0 and FACT_1"
+    assert record.trigger == "manual" and record.summary == "kept FACT_0 and FACT_1"
     assert [m.kind for m in setup.agent.messages] == ["summary", "attachment"]
     assert (
         "Continue the work" not in setup.agent.messages[0].text()
@@ -87,7 +87,7 @@ async def test_partial_compaction_keeps_recent_rounds_verbatim(api, tmp_path) ->
     last_two = setup.agent.messages[-3:]
     api.add(text_reply("<summary>older part</summary>"))
     record = await setup.manager.compact(setup.agent, partial="up_to", keep_rounds=2)
-    assert record["kind"] == "partial_up_to" and record["messages_kept"] >= 3
+    assert record.kind == "partial_up_to" and record.messages_kept >= 3
     messages = setup.agent.messages
     assert messages[0].kind == "summary" and messages[1 : 1 + len(last_two)][-len(last_two) :]
     assert all(m in messages for m in last_two)
@@ -208,7 +208,7 @@ async def test_a_summary_cut_at_the_output_limit_warns_and_one_with_nothing_fail
     api.add(text_reply("<summary>1. Primary request: read the", stop_reason="max_tokens"))
     record = await setup.manager.compact(setup.agent)
     assert api.requests[-1].body["max_tokens"] == 8_000  # never above the model's output limit
-    assert record["truncated"] and record["summary"] == "1. Primary request: read the"
+    assert record.truncated and record.summary == "1. Primary request: read the"
     assert any(isinstance(e, Notice) and "cut at the output limit" in e.text for e in setup.events)
     api.add(text_reply("more"), text_reply("<analysis>long thoughts", stop_reason="max_tokens"))
     await setup.agent.submit("more")

@@ -25,7 +25,7 @@ async def test_prompt_too_long_triggers_reactive_compaction(api, tmp_path) -> No
     outcome = await setup.agent.submit("read and answer")
     assert outcome.result == "answered after compaction"
     record = next(e.record for e in setup.events if isinstance(e, CompactionFinished))
-    assert record["trigger"] == "reactive"
+    assert record.trigger == "reactive"
     assert api.errors == []
 
 
@@ -35,7 +35,7 @@ async def test_summary_request_too_long_drops_oldest_rounds(api, tmp_path) -> No
     await setup.agent.submit("read six")
     api.add(Fault.prompt_too_long(60_000, 50_000), text_reply("<summary>after dropping</summary>"))
     record = await setup.manager.compact(setup.agent)
-    assert record["attempts"] == 2 and record["dropped_messages"] > 0
+    assert record.attempts == 2 and record.dropped_messages > 0
     retry = api.requests[-1]
     assert retry.messages[0]["role"] == "user" and api.errors == []
 
@@ -79,10 +79,11 @@ async def test_undo_finds_its_place_after_the_head_of_the_conversation_changed(
     before = list(setup.agent.messages)
     api.add(text_reply("<summary>s</summary>"), text_reply("later answer"))
     record = await setup.manager.compact(setup.agent)
-    assert record["last_uuid"] == setup.agent.messages[-1].uuid  # for resume, in the boundary
+    assert record.last_uuid == setup.agent.messages[-1].uuid  # for resume, in the boundary
     await setup.agent.submit("a later question")
     later = setup.agent.messages[-2:]
-    setup.agent.messages.insert(0, user_text("[repaired]", kind="meta"))  # a repair at the head
+    head = user_text("[repaired]", kind="meta")
+    setup.agent.conversation.apply_repair([head, *setup.agent.messages])  # a repair at the head
     assert setup.manager.undo(setup.agent)
     assert setup.agent.messages == [*before, *later]
 
@@ -92,7 +93,7 @@ async def test_undo_finds_its_place_after_the_head_of_the_conversation_changed(
     # A prompt-too-long retry drops the oldest rounds, and with them the summary and restored files.
     trimmed = drop_oldest_groups(setup.agent.messages, None)
     assert trimmed is not None
-    setup.agent.messages[:] = trimmed
+    setup.agent.conversation.drop_oldest(trimmed)
     assert not setup.manager.undo(setup.agent)
     assert setup.agent.messages == trimmed
 
@@ -126,7 +127,7 @@ async def test_reactive_compaction_tells_hooks_it_is_auto(api, tmp_path) -> None
     api.add(text_reply("<summary>short</summary>"), text_reply("answered after compaction"))
     await setup.agent.submit("read and answer")
     record = next(e.record for e in setup.events if isinstance(e, CompactionFinished))
-    assert record["trigger"] == "reactive"  # the session log keeps the real cause
+    assert record.trigger == "reactive"  # the session log keeps the real cause
     compact_hooks = [
         (event, value, payload["trigger"])
         for (event, value), payload in zip(hooks.calls, hooks.payloads, strict=True)
@@ -156,7 +157,7 @@ async def test_session_memory_result_over_the_threshold_is_never_committed(api, 
     setup = Setup(api, tmp_path, window=40_000, hooks=hooks, session_memory=notes)
     setup.manager.config = MicrocompactConfig(keep_recent_files=100)
     records: list[dict[str, Any]] = []
-    setup.manager.services.session = type(
+    transcript = type(
         "S",
         (),
         {
@@ -166,11 +167,13 @@ async def test_session_memory_result_over_the_threshold_is_never_committed(api, 
             "append_message": lambda self, m: None,
         },
     )()
+    # One transcript, as in a session: compaction's events and the conversation's records.
+    setup.manager.services.session = setup.agent.conversation.transcript = transcript
     api.on(lambda r: SUMMARY_MARK in r.last_user_text(), summary_reply)
     api.add(*setup.read_script(12), text_reply("done"))
     await setup.agent.submit("Read every module.")
     assert notes.calls >= 1
-    finished = [e.record["kind"] for e in setup.events if isinstance(e, CompactionFinished)]
+    finished = [e.record.kind for e in setup.events if isinstance(e, CompactionFinished)]
     assert finished and set(finished) == {"full"}
     boundaries = [r["kind"] for r in records if r["type"] == "compact_boundary"]
     assert boundaries == finished and not any(r["type"] == "compact_undo" for r in records)
@@ -186,6 +189,6 @@ async def test_session_memory_under_the_threshold_replaces_the_summary_call(api,
     outcome = await setup.agent.submit("Read every module.")
     assert outcome.result == "done" and notes.calls >= 1
     finished = [e.record for e in setup.events if isinstance(e, CompactionFinished)]
-    assert finished and {r["kind"] for r in finished} == {"session_memory"}
+    assert finished and {r.kind for r in finished} == {"session_memory"}
     assert setup.summaries() == [] and api.errors == []
     assert "Notes: the modules were read." in api.requests[-1].all_text()

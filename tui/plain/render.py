@@ -4,14 +4,14 @@ Assistant text is written as it streams; each tool call becomes one line
 (✓/✗, name, what it touched, the tail of its output), with a "running" line
 first when it takes more than a second; compaction shows what is being
 summarized, a ticking elapsed time on a terminal, then the ``Compacted …``
-line. The meter (model, permission mode, a small bar, used / window, percent,
-``N% until auto-compact``) is a pure function of the context state so the
-toolbar and the tests read the same text.
+line. The meter is the full-screen footer's (``tui.meter``), a pure function of the
+context state, so both front ends and the tests read the same text.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import time
 from collections.abc import Callable
@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from agent.app.commands import compaction_line
+from agent.core.context_state import ContextState
 from agent.core.events import (
     SERVER_CLEARING,
     ApiRetry,
@@ -40,10 +41,10 @@ from agent.core.events import (
     ToolStarted,
     TurnFinished,
 )
-from compaction.thresholds import ContextState, format_tokens, warning_text
+from compaction.thresholds import format_tokens, warning_text
 from tools.read import short_path
+from tui.meter import meter_line
 
-BAR_CELLS = 10
 LEVEL_STYLES = {"ok": "green", "warning": "yellow", "error": "red", "blocking": "bold red"}
 RUNNING_AFTER_S = 1.0
 TAIL_CHARS = 70
@@ -52,27 +53,12 @@ TAIL_CHARS = 70
 # -- the meter ------------------------------------------------------------------------------
 
 
-def meter_bar(percent_used: float, cells: int = BAR_CELLS) -> str:
-    filled = min(cells, max(0, round(percent_used * cells / 100)))
-    return "█" * filled + "░" * (cells - filled)
+def meter_text(state: ContextState) -> str:
+    """The footer's meter (``tui.meter``), as the toolbar's plain text."""
+    return meter_line(state)
 
 
-def meter_text(state: dict[str, Any]) -> str:
-    """`[███░░░░░░░] 12.3K/30K 41% · 27% until auto-compact` from ContextState.to_json()."""
-    used = f"{format_tokens(state['used'])}/{format_tokens(state['window'])}"
-    percent = f"{state['percent_used']:.0f}%"
-    if not state.get("compact_enabled", True):
-        tail = "compaction off"
-    elif not state.get("auto_compact_enabled", True):
-        tail = "auto-compact off"
-    elif state.get("circuit_open"):
-        tail = "auto-compact stopped"
-    else:
-        tail = f"{state['percent_until_auto_compact']}% until auto-compact"
-    return f"[{meter_bar(state['percent_used'])}] {used} {percent} · {tail}"
-
-
-def status_text(model: str, mode: str, state: dict[str, Any] | None) -> str:
+def status_text(model: str, mode: str, state: ContextState | None) -> str:
     """The whole status line: model · permission mode · meter."""
     parts = [model, mode]
     if state is not None:
@@ -84,7 +70,11 @@ def status_text(model: str, mode: str, state: dict[str, Any] | None) -> str:
 
 
 def tool_label(name: str, tool_input: dict[str, Any], cwd: str) -> str:
-    """What a call touches, in a few words: a path, a command, a pattern."""
+    """What a call touches, in a few words: a path, the very command, a pattern.
+
+    For permission questions, which must show what will run (a tool's own label
+    may be the model's description of a command); tool lines use the label.
+    """
     value: Any = None
     if name in ("Read", "Write", "Edit"):
         value = tool_input.get("file_path")
@@ -103,6 +93,14 @@ def tool_label(name: str, tool_input: dict[str, Any], cwd: str) -> str:
         value = json.dumps(tool_input, ensure_ascii=False, default=str) if tool_input else ""
     first = value.strip().splitlines()[0] if value.strip() else ""
     return first if len(first) <= 80 else first[:79] + "…"
+
+
+def call_words(name: str, label: str) -> str:
+    """What follows the tool's name on its line, from the tool's own label (``Read src/app.py``
+    gives ``src/app.py``; a label without the name, a Bash description say, stays whole)."""
+    if label == name:
+        return ""
+    return label[len(name) + 1 :] if label.startswith(name + " ") else label
 
 
 def output_tail(text: str, limit: int = TAIL_CHARS) -> str:
@@ -132,7 +130,7 @@ class PlainRenderer:
         self._streaming = False
         self._thinking = False
         self._running: dict[str, asyncio.TimerHandle] = {}
-        self._tool_inputs: dict[str, tuple[str, dict[str, Any]]] = {}
+        self._tool_labels: dict[str, tuple[str, str]] = {}  # tool_use id -> (name, words)
         self._compaction_started: float | None = None
         self._ticker: asyncio.Task[None] | None = None
 
@@ -178,12 +176,12 @@ class PlainRenderer:
 
     def _on_ToolStarted(self, event: ToolStarted) -> None:
         self.end_stream()
-        self._tool_inputs[event.tool_use_id] = (event.name, event.input)
+        label = call_words(event.name, event.label)
+        self._tool_labels[event.tool_use_id] = (event.name, label)
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return
-        label = tool_label(event.name, event.input, self.cwd)
         self._running[event.tool_use_id] = loop.call_later(
             RUNNING_AFTER_S,
             self.line,
@@ -199,9 +197,8 @@ class PlainRenderer:
 
     def _on_ToolFinished(self, event: ToolFinished) -> None:
         self.quiet_running(event.tool_use_id)
-        name, tool_input = self._tool_inputs.pop(event.tool_use_id, (event.name, {}))
+        name, label = self._tool_labels.pop(event.tool_use_id, (event.name, ""))
         mark, style = ("✗", "red") if event.is_error else ("✓", "green")
-        label = tool_label(name, tool_input, self.cwd)
         tail = output_tail(event.display or event.output_preview)
         text = f"[{style}]{mark}[/] [bold]{escape(name)}[/] {escape(label)}"
         if tail:
@@ -231,7 +228,7 @@ class PlainRenderer:
 
     def _on_ContextUpdate(self, event: ContextUpdate) -> None:
         previous = self.level
-        self.level = event.state.get("level", "ok")
+        self.level = event.state.level
         if self.level != previous and self.level != "ok":
             text = self.warning()
             if text:
@@ -263,13 +260,12 @@ class PlainRenderer:
 
     def _on_CompactionFinished(self, event: CompactionFinished) -> None:
         self._stop_ticker()
-        record = dict(event.record)
-        restored = dict(record.get("restored") or {})
+        record = event.record
+        restored = dict(record.restored)
         if restored.get("files"):
             restored["files"] = [short_path(path, self.cwd) for path in restored["files"]]
-        record["restored"] = restored
-        self.line(compaction_line(record), "green")
-        summary_tokens = event.record.get("summary_tokens")
+        self.line(compaction_line(dataclasses.replace(record, restored=restored)), "green")
+        summary_tokens = record.summary_tokens
         if summary_tokens:
             self.line(
                 f"  Summary: {format_tokens(summary_tokens)} tokens. /undo-compact restores "

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import re
 import signal
 import sys
 from collections.abc import Awaitable, Iterator
@@ -24,22 +23,18 @@ from rich.markdown import Markdown
 from rich.markup import escape
 
 from agent import __version__
-from agent.app import commands
-from agent.app.options import PERMISSION_MODES, RunOptions, StartupError
+from agent.app.driver import Failure, LineResult, SessionDriver
+from agent.app.options import RunOptions, StartupError
 from agent.app.runtime import Runtime
+from agent.app.slash import command_name, is_exit
+from agent.core.context_state import ContextState
 from agent.core.events import Event, EventSink
 from agent.core.locations import config_dir
-from agent.loop.agent import MaxTurnsReached, TranscriptWriteError
 from agent.loop.tool_runner import Answer, PermissionRequest
-from agent.model.client import ApiError
-from compaction.thresholds import ContextState
 from tui.plain.input import LineSource, PipedSource, PromptSource, toolbar_fragments
 from tui.plain.render import PlainRenderer, meter_text, status_text, tool_label
 
 T = TypeVar("T")
-EXIT_WORDS = ("/exit", "/quit")
-COMMAND_WORD = re.compile(r"^/[A-Za-z][\w-]*$")
-CYCLED_MODES = ("default", "acceptEdits", "plan")
 KEYS_HELP = (
     "Enter sends · Esc-Enter or a trailing \\ adds a line · Tab completes /commands · "
     "Shift-Tab cycles the permission mode · Ctrl-C interrupts (on an empty prompt: quits) · "
@@ -72,10 +67,10 @@ class PlainRepl:
         self.initial_prompt = initial_prompt
         self.banner = banner
         self.observers: list[EventSink] = []
-        self.runtime: Runtime | None = None
+        self.driver: SessionDriver | None = None
         self.renderer = PlainRenderer(self.console, str(options.cwd), self.context_state)
         self.source: LineSource = source or PromptSource(
-            {**{name: c.help for name, c in commands.COMMANDS.items()}, "exit": "Quit ccx"},
+            dict(SessionDriver.commands()),
             self.toolbar,
             self.cycle_mode,
             history_path=history_path if history_path is not None else config_dir() / "history",
@@ -86,13 +81,18 @@ class PlainRepl:
         self.lines_read = 0
         self._task: asyncio.Future[Any] | None = None
 
+    @property
+    def runtime(self) -> Runtime | None:
+        """The session's parts (for tests; the REPL itself goes through ``driver``)."""
+        return self.driver.runtime if self.driver is not None else None
+
     # -- the session ------------------------------------------------------------------------
 
     async def run(self) -> int:
         if not await self._settle_trust():
             return 0
         try:
-            self.runtime = Runtime(
+            self.driver = driver = SessionDriver(
                 self.options, self._emit, ask=self._ask, approve_plan=self._approve_plan
             )
         except StartupError as exc:
@@ -100,7 +100,7 @@ class PlainRepl:
             return 1
         try:
             try:
-                await self._cancellable(self.runtime.start())
+                await self._cancellable(driver.start())
             except Interrupted:
                 return 0
             except Exception as exc:  # e.g. a SessionStart hook that cannot run
@@ -124,65 +124,59 @@ class PlainRepl:
                     break
         finally:
             self.renderer.close()
-            await self.runtime.aclose()
+            await driver.aclose()
         self._goodbye()
         return 0
 
     async def handle(self, line: str) -> bool:
         """Run one line (a prompt or a command); False when the session should end."""
+        assert self.driver is not None
         text = line.strip()
         if not text:
             return True
-        if text.split()[0].lower() in EXIT_WORDS:
+        if is_exit(text):
             return False
-        is_command = commands.parse(text) is not None or bool(COMMAND_WORD.match(text.split()[0]))
-        if is_command:
-            keep_going = await self._command(text)
-        else:
-            await self._turn(line)
+        name = command_name(text)
+        try:
+            result = await self._cancellable(self.driver.run(line if name is None else text))
+        except Interrupted:
+            self._interrupted(name)
             keep_going = True
+        else:
+            keep_going = self._show(result)
         if not self.source.interactive:
             self.renderer.line(f"── {self.status()}", "dim")
         return keep_going
 
-    async def _turn(self, prompt: str) -> None:
-        assert self.runtime is not None
-        try:
-            await self._cancellable(self.runtime.agent.submit(prompt))
-        except Interrupted:
-            self.renderer.line("Interrupted. The conversation is intact; type to go on.", "yellow")
-        except MaxTurnsReached as exc:
-            self.renderer.line(str(exc), "yellow")
-        except ApiError as exc:
-            self.renderer.line(f"Error: {exc.message}", "red")
-            self.renderer.line("The conversation is intact; try again or /compact.", "dim")
-        except TranscriptWriteError as exc:
-            self.renderer.line(exc.message, "red")
-        except Exception as exc:  # the session must survive a bug in one turn
-            self.renderer.line(f"Unexpected error: {type(exc).__name__}: {exc}", "red")
-
-    async def _command(self, text: str) -> bool:
-        assert self.runtime is not None
-        name = text.split()[0].lower()
-        try:
-            outcome = await self._cancellable(commands.run_command(self.runtime, text))
-        except Interrupted:
-            if name == "/compact":
-                self.renderer.compaction_cancelled()
-            else:
-                self.renderer.line("Cancelled.", "yellow")
-            return True
-        except Exception as exc:  # a failing command must not end the session
-            self.renderer.line(f"{name} failed: {type(exc).__name__}: {exc}", "red")
-            return True
-        if name == "/help":
-            self.renderer.line(outcome.text)
-            self.renderer.line("/exit  Quit ccx (also Ctrl-D)")
+    def _show(self, result: LineResult) -> bool:
+        """What a line ended with (a reply has streamed already); False after /exit."""
+        if result.failure is not None:
+            self._show_failure(result.failure)
+        elif result.command == "help":
+            self.renderer.line(result.text)
             self.renderer.line(KEYS_HELP, "dim")
-            return True
-        if "compaction" not in outcome.data:  # the renderer already showed the Compacted line
-            self.renderer.line(outcome.text, "red" if outcome.is_error else None)
-        return not outcome.exit
+        elif result.command is not None and "compaction" not in result.data:
+            # (a compaction's line came with its event)
+            self.renderer.line(result.text, "red" if result.is_error else None)
+        return not result.exit
+
+    def _show_failure(self, failure: Failure) -> None:
+        if failure.kind == "max_turns":
+            self.renderer.line(failure.message, "yellow")
+        elif failure.kind == "transcript":
+            self.renderer.line(failure.message, "red")
+        else:
+            self.renderer.line(f"Error: {failure.message}", "red")
+        if failure.kind == "api":
+            self.renderer.line("The conversation is intact; try again or /compact.", "dim")
+
+    def _interrupted(self, command: str | None) -> None:
+        if command is None:
+            self.renderer.line("Interrupted. The conversation is intact; type to go on.", "yellow")
+        elif command == "compact":
+            self.renderer.compaction_cancelled()
+        else:
+            self.renderer.line("Cancelled.", "yellow")
 
     # -- interrupts -------------------------------------------------------------------------
 
@@ -319,48 +313,34 @@ class PlainRepl:
         return reply
 
     def cycle_mode(self) -> None:
-        if self.runtime is None:
-            return
-        modes = list(CYCLED_MODES)
-        if self.options.permission_mode == "bypassPermissions":
-            modes.append("bypassPermissions")
-        current = self.runtime.gate.mode
-        following = modes[(modes.index(current) + 1) % len(modes)] if current in modes else modes[0]
-        if following in PERMISSION_MODES:
-            self.runtime.set_permission_mode(following)
+        if self.driver is not None:
+            self.driver.cycle_mode()
 
     # -- the meter ----------------------------------------------------------------------------
 
     def context_state(self) -> ContextState | None:
-        if self.runtime is None:
-            return None
-        try:
-            return self.runtime.context.state(self.runtime.agent)
-        except Exception:  # the meter must never take the prompt down
-            return None
+        return self.driver.status().context if self.driver is not None else None
 
     def meter_text(self) -> str:
         state = self.context_state()
-        return meter_text(state.to_json()) if state is not None else ""
+        return meter_text(state) if state is not None else ""
 
     def status(self) -> str:
-        if self.runtime is None:
+        if self.driver is None:
             return ""
-        state = self.context_state()
-        return status_text(
-            self.runtime.agent.model, self.runtime.gate.mode, state.to_json() if state else None
-        )
+        status = self.driver.status()
+        return status_text(status.model, status.mode, status.context)
 
     def toolbar(self) -> Any:
-        if self.runtime is None:
+        if self.driver is None:
             return ""
-        state = self.context_state()
-        level = state.level if state is not None else "ok"
+        status = self.driver.status()
+        state = status.context
         return toolbar_fragments(
-            self.runtime.agent.model,
-            self.runtime.gate.mode,
-            meter_text(state.to_json()) if state is not None else None,
-            level,
+            status.model,
+            status.mode,
+            meter_text(state) if state is not None else None,
+            state.level if state is not None else "ok",
             self.renderer.warning(),
         )
 
@@ -372,23 +352,23 @@ class PlainRepl:
             observer(event)
 
     def _welcome(self) -> None:
-        assert self.runtime is not None
+        driver = self.driver
+        assert driver is not None
         if self.banner:
             self.renderer.line(self.banner, "bold cyan")
         self.renderer.markup(
-            f"[bold]ccx {__version__}[/] · {escape(self.runtime.agent.model)} · "
-            f"{escape(str(self.runtime.cwd))}"
+            f"[bold]ccx {__version__}[/] · {escape(driver.model)} · {escape(str(driver.cwd))}"
         )
-        if self.runtime.resumed:
-            count = len(self.runtime.agent.messages)
-            self.renderer.line(f"Resumed session {self.runtime.session.id} ({count} messages).")
+        if driver.resumed:
+            count = len(driver.messages)
+            self.renderer.line(f"Resumed session {driver.session_id} ({count} messages).")
         if self.source.interactive:
             self.renderer.line("/help lists the commands. " + KEYS_HELP, "dim")
 
     def _goodbye(self) -> None:
-        if self.runtime is None or not self.runtime.agent.messages:
+        if self.driver is None or not self.driver.messages:
             return
-        session = self.runtime.session.id
+        session = self.driver.session_id
         self.renderer.line(f"Session {session} saved; resume it with: ccx -r {session}", "dim")
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,6 +11,9 @@ from textual.containers import Vertical
 from textual.widgets import Collapsible, Static
 
 from tui.widgets.status_line import SPINNER
+
+if TYPE_CHECKING:
+    from agent.core.compaction_record import CompactionRecord
 
 
 class CompactionBlock(Vertical):
@@ -47,7 +50,7 @@ class CompactionBlock(Vertical):
         self.tokens_before = tokens_before
         self.state = "running"
         self.started = time.monotonic()
-        self.record: dict[str, Any] | None = None
+        self.summary: str | None = None  # the compaction's summary, once it is known
         self._frame = 0
         self._line = Static(classes="compaction-line")
 
@@ -56,7 +59,7 @@ class CompactionBlock(Vertical):
         """The summary message of an earlier compaction, in a resumed session."""
         block = cls("earlier")
         block.state = "earlier"
-        block.record = {"summary": summary}
+        block.summary = summary
         block._line.update(Text("⟲ The conversation before this point was compacted.", "dim"))
         return block
 
@@ -67,8 +70,8 @@ class CompactionBlock(Vertical):
         if self.state == "running":
             self._timer = self.set_interval(0.1, self._tick)
             self._tick()
-        elif self.record is not None and self.record.get("summary"):
-            self._add_summary(self.record["summary"])
+        elif self.summary:
+            self._add_summary(self.summary)
 
     def _tick(self) -> None:
         if self.state != "running":
@@ -85,14 +88,14 @@ class CompactionBlock(Vertical):
             text.append(" · esc to cancel", style="dim")
         self._line.update(text)
 
-    def finish(self, record: dict[str, Any]) -> None:
+    def finish(self, record: CompactionRecord) -> None:
         from agent.app.commands import compaction_line
 
         self._stop("finished")
-        self.record = record
+        self.summary = record.summary
         self._line.update(Text("✓ " + compaction_line(record), style="green"))
-        if record.get("summary") and self.is_mounted:
-            self._add_summary(record["summary"])  # else on_mount adds it
+        if record.summary and self.is_mounted:
+            self._add_summary(record.summary)  # else on_mount adds it
 
     def fail(self, reason: str) -> None:
         self._stop("failed")

@@ -10,10 +10,11 @@ from textual.containers import Horizontal
 from textual.reactive import reactive
 from textual.widgets import Static
 
-if TYPE_CHECKING:
-    from compaction.thresholds import ContextState
+from tui.meter import BAR_WIDTH, STARTING, meter_segments
 
-BAR_WIDTH = 12
+if TYPE_CHECKING:
+    from agent.core.context_state import ContextState
+
 LEVEL_STYLES = {"ok": "green", "warning": "yellow", "error": "red", "blocking": "bold red"}
 MODE_LABELS = {
     "default": ("default mode", "dim"),
@@ -24,29 +25,14 @@ MODE_LABELS = {
 
 
 def meter_text(state: ContextState | None, width: int = BAR_WIDTH) -> Text:
-    """`▰▰▰▱▱▱ 41.2K / 200K (21%) · 62% until auto-compact`, coloured by level."""
+    """The meter (``tui.meter``, the plain REPL's too), coloured by level."""
     if state is None:
-        return Text("context: starting…", style="dim")
-    from compaction.thresholds import format_tokens
-
-    style = LEVEL_STYLES.get(state.level, "")
-    filled = min(width, round(state.percent_used * width / 100))
-    if state.used > 0:
-        filled = max(1, filled)
+        return Text(STARTING, style="dim")
+    level = LEVEL_STYLES.get(state.level, "")
+    styles = {"level": level or None, "dim": "dim", "stopped": "red", "": None}
     text = Text()
-    text.append("▰" * filled, style=style or None)
-    text.append("▱" * (width - filled), style="dim")
-    text.append(f" {format_tokens(state.used)} / {format_tokens(state.window)}")
-    text.append(f" ({state.percent_used:.0f}%)", style=style or None)
-    left = state.percent_until_auto_compact
-    if not state.compact_enabled:
-        text.append(" · compaction off", style="dim")
-    elif state.circuit_open:
-        text.append(f" · {left}% until auto-compact (stopped)", style="red")
-    elif state.auto_compact_enabled:
-        text.append(f" · {left}% until auto-compact", style=style if state.level != "ok" else "dim")
-    else:
-        text.append(f" · {left}% left, auto-compact off", style="dim")
+    for part, role in meter_segments(state, width):
+        text.append(part, style=styles[role])
     return text
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from agent.app import headless
+from agent.app.driver import SessionDriver
 from agent.app.headless import HeadlessOutput, run_headless
 from agent.app.options import RunOptions
 from agent.app.runtime import Runtime
@@ -38,10 +39,10 @@ async def run_json(repo: Path) -> tuple[int, dict[str, Any]]:
 async def test_a_crash_while_starting_still_prints_a_result(
     api: FakeApi, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken(*_args: Any, **_kwargs: Any) -> Runtime:
+    def broken(*_args: Any, **_kwargs: Any) -> SessionDriver:
         raise RuntimeError("the disk caught fire")
 
-    monkeypatch.setattr(headless, "Runtime", broken)
+    monkeypatch.setattr(headless, "SessionDriver", broken)
     code, result = await run_json(repo)
     assert code == 1
     assert result["subtype"] == "error_during_execution" and result["is_error"]

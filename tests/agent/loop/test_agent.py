@@ -75,6 +75,7 @@ def make_agent(api: FakeApi, tmp_path: Path, events: list[Event], **config: Any)
     runner = ToolRunner(tools, ctx, gate, events.append)
     system = [{"type": "text", "text": "You are a test agent."}]
     reminder_sources = config.pop("reminder_sources", [])
+    messages = config.pop("messages", None)
     return Agent(
         config=AgentConfig(model="claude-sonnet-5-5", **config),
         client=ModelClient(client, policy, events.append),
@@ -82,6 +83,7 @@ def make_agent(api: FakeApi, tmp_path: Path, events: list[Event], **config: Any)
         system=system,
         emit=events.append,
         reminder_sources=reminder_sources,
+        messages=messages,
     )
 
 
@@ -313,10 +315,12 @@ async def test_a_request_that_cannot_be_encoded_goes_out_escaped_and_heals_the_s
     api: FakeApi, tmp_path: Path, events: list[Event], caplog: pytest.LogCaptureFixture
 ) -> None:
     api.add(text_reply("first"), text_reply("second"))
-    agent = make_agent(api, tmp_path, events)
-    # What escaping on entry cannot see: text put into the list from outside append().
-    agent.messages.append(Message(role="user", content=[{"type": "text", "text": "a\udcffb"}]))
-    agent.messages.append(Message(role="assistant", content=[{"type": "text", "text": "ok"}]))
+    # What escaping on entry cannot see: a conversation that starts with text never appended.
+    restored = [
+        Message(role="user", content=[{"type": "text", "text": "a\udcffb"}]),
+        Message(role="assistant", content=[{"type": "text", "text": "ok"}]),
+    ]
+    agent = make_agent(api, tmp_path, events, messages=restored)
     agent.system = [{"type": "text", "text": "cwd: /home/\udce9"}]
     with caplog.at_level("WARNING"):
         await agent.submit("go")

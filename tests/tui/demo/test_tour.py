@@ -76,18 +76,18 @@ async def run_tour(
 async def test_demo_fills_the_meter_warns_and_auto_compacts(tmp_path: Path) -> None:
     output, events, _requests, root = await run_tour(tmp_path, "y", ["what is 2+2?"])
     states = [e.state for e in events if isinstance(e, ContextUpdate)]
-    assert all(s["window"] == int(DEMO_WINDOW) for s in states)
-    assert states[0]["level"] == "ok"
-    first_warning = next(i for i, s in enumerate(states) if s["level"] == "warning")
+    assert all(s.window == int(DEMO_WINDOW) for s in states)
+    assert states[0].level == "ok"
+    first_warning = next(i for i, s in enumerate(states) if s.level == "warning")
     compactions = [e.record for e in events if isinstance(e, CompactionFinished)]
-    assert [c["trigger"] for c in compactions] == ["auto"]
+    assert [c.trigger for c in compactions] == ["auto"]
     assert not any(isinstance(e, CompactionFailed) for e in events)
     assert any(isinstance(e, Microcompacted) for e in events)
     compacted_at = next(i for i, e in enumerate(events) if isinstance(e, CompactionFinished))
     assert first_warning < len([e for e in events[:compacted_at] if isinstance(e, ContextUpdate)])
     after = [e.state for e in events[compacted_at:] if isinstance(e, ContextUpdate)]
-    assert after and all(s["level"] == "ok" for s in after)  # the meter drops back
-    assert compactions[0]["tokens_after"] < compactions[0]["tokens_before"]
+    assert after and all(s.level == "ok" for s in after)  # the meter drops back
+    assert compactions[0].tokens_after < compactions[0].tokens_before
 
     assert output.startswith(BANNER)
     first_text = next(e for e in events if isinstance(e, AssistantMessage)).message["content"][0]

@@ -22,7 +22,14 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 from agent.app.options import RunOptions
-from agent.core.events import SERVER_CLEARING, CompactionStarted, Event, Microcompacted, ToolStarted
+from agent.core.events import (
+    SERVER_CLEARING,
+    CompactionStarted,
+    Event,
+    Microcompacted,
+    ModeChanged,
+    ToolStarted,
+)
 from agent.fake_api import Drop, FakeApi, Reply, text_reply, tool_reply
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from compaction.thresholds import ContextLimits, context_state, warning_text
@@ -138,8 +145,8 @@ async def test_compact_shows_progress_then_result(workspace: tuple[FakeApi, Path
         assert re.search(r"⟳ Compacting \(manual\): summarizing \d+ messages", session.text)
         assert re.search(r"Compacted \(manual\): \S+ → \S+ tokens in \d+\.\ds", session.text)
         assert "keep the API notes" in api.requests[-1].last_user_text()
-        assert session.repl.runtime is not None
-        assert session.repl.runtime.agent.messages[0].kind == "summary"
+        assert session.repl.driver is not None
+        assert session.repl.driver.messages[0].kind == "summary"
     assert api.errors == []
 
 
@@ -152,9 +159,9 @@ async def test_ctrl_c_cancels_a_running_compaction(workspace: tuple[FakeApi, Pat
     api.add(text_reply("Hello."))
     async with plain_session(root) as session:
         await session.type("hi" + ENTER)
-        runtime = session.repl.runtime
-        assert runtime is not None
-        before = list(runtime.agent.messages)
+        driver = session.repl.driver
+        assert driver is not None
+        before = list(driver.messages)
         seen = session.repl.lines_read
         session.pipe.send_text("/compact" + ENTER)
         await session.until(lambda: any(isinstance(e, CompactionStarted) for e in session.events))
@@ -162,7 +169,7 @@ async def test_ctrl_c_cancels_a_running_compaction(workspace: tuple[FakeApi, Pat
         os.kill(os.getpid(), signal.SIGINT)
         await session.until(lambda: session.repl.lines_read > seen and session.repl.waiting)
         assert "Compaction cancelled; the conversation is unchanged." in session.text
-        assert runtime.agent.messages == before
+        assert list(driver.messages) == before
 
 
 async def test_context_cost_and_unknown_commands(workspace: tuple[FakeApi, Path]) -> None:
@@ -188,9 +195,9 @@ async def test_meter_line_and_toolbar(workspace: tuple[FakeApi, Path]) -> None:
     async with plain_session(root, model="claude-haiku-4-5") as session:
         await session.type("hi" + ENTER)
         meter = session.repl.meter_text()
-        assert re.search(r"^\[[█░]{10}\] \S+/200K \d+% · \d+% until auto-compact$", meter)
+        assert re.search(r"^[▰▱]{12} \S+ / 200K \(\d+%\) · \d+% until auto-compact$", meter)
         status = session.repl.status()
-        assert status.startswith("claude-haiku-4-5 · default · [")
+        assert status.startswith("claude-haiku-4-5 · default · ▰")
         toolbar = "".join(text for _style, text in session.repl.toolbar())
         assert "% until auto-compact" in toolbar
 
@@ -201,15 +208,15 @@ def test_meter_colors_by_level_and_shows_the_warning() -> None:
     warning = context_state(150_000, limits, auto_enabled=True, compact_enabled=True)
     error = context_state(160_000, limits, auto_enabled=True, compact_enabled=True)
     assert (ok.level, warning.level, error.level) == ("ok", "warning", "error")
-    text = meter_text(warning.to_json())
+    text = meter_text(warning)
     assert re.search(r"\d+% until auto-compact$", text)
     fragments = toolbar_fragments("m", "default", text, warning.level, warning_text(warning))
     styles = {style for style, _ in fragments}
     assert "class:meter.warning" in styles
     assert any("auto-compact at" in part for _, part in fragments)
-    red = toolbar_fragments("m", "default", meter_text(error.to_json()), error.level, "x")
+    red = toolbar_fragments("m", "default", meter_text(error), error.level, "x")
     assert "class:meter.error" in {style for style, _ in red}
-    quiet = toolbar_fragments("m", "default", meter_text(ok.to_json()), ok.level, None)
+    quiet = toolbar_fragments("m", "default", meter_text(ok), ok.level, None)
     assert "\n" not in "".join(part for _, part in quiet)
 
 
@@ -312,14 +319,15 @@ async def test_multi_line_input(workspace: tuple[FakeApi, Path]) -> None:
 async def test_shift_tab_cycles_the_permission_mode(workspace: tuple[FakeApi, Path]) -> None:
     _api, root = workspace
     async with plain_session(root) as session:
-        runtime = session.repl.runtime
-        assert runtime is not None
+        driver = session.repl.driver
+        assert driver is not None
         session.pipe.send_text("\x1b[Z")
-        await session.until(lambda: runtime.gate.mode == "acceptEdits")
+        await session.until(lambda: driver.mode == "acceptEdits")
         session.pipe.send_text("\x1b[Z")
-        await session.until(lambda: runtime.gate.mode == "plan")
+        await session.until(lambda: driver.mode == "plan")
         session.pipe.send_text("\x1b[Z")
-        await session.until(lambda: runtime.gate.mode == "default")
+        await session.until(lambda: driver.mode == "default")
+        assert " · default · " in session.repl.status()
 
 
 def test_slash_commands_complete() -> None:
@@ -371,15 +379,17 @@ async def test_a_plan_is_shown_and_approved_inline(workspace: tuple[FakeApi, Pat
     plan = "# Plan\n\n1. Raise RETRY_LIMIT to 5."
     api.add(tool_reply(("ExitPlanMode", {"plan": plan})), text_reply("Starting."))
     async with plain_session(root, permission_mode="plan") as session:
-        runtime = session.repl.runtime
-        assert runtime is not None
+        driver = session.repl.driver
+        assert driver is not None
         session.pipe.send_text("plan the change" + ENTER)
         await session.until(lambda: session.repl.waiting == "permission")
         assert "? The plan is ready:" in session.text and "Raise RETRY_LIMIT to 5." in session.text
         session.pipe.send_text("y")
         await session.until(lambda: "Starting." in session.text)
         assert "→ approved" in session.text
-        assert runtime.gate.mode == "default"
+        assert driver.mode == "default"
+        modes = [(e.previous, e.mode) for e in session.events if isinstance(e, ModeChanged)]
+        assert modes == [("plan", "default")]  # the approved plan said so on the channel
     assert api.errors == []
 
 

@@ -1,0 +1,213 @@
+"""One session driver for every front end: a line goes in, a result comes out.
+
+The full-screen app (through its bridge), the plain REPL and headless ``-p``
+(and stream-json input, next) run a session the same way: build a
+``SessionDriver``, ``start()`` it, hand it lines with ``run(line)``, and
+render the ``LineResult`` it returns and the events it emits. The driver
+decides whether a line is a slash command (``agent.app.slash``, one rule for
+all), runs it, turns a failure into words in one place (``failure_of``),
+owns the permission-mode cycle, and answers ``status()`` with an immutable
+``StatusSnapshot`` (model, mode, context state, cost) for footers and
+toolbars. Front ends only render and collect input; an interrupt is the
+caller cancelling ``run``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from agent.app.commands import COMMANDS, run_command
+from agent.app.options import RunOptions
+from agent.app.runtime import ApprovePlan, Runtime
+from agent.app.slash import command_name
+from agent.core.events import EventSink
+from agent.core.messages import Message
+from agent.loop.agent import MaxTurnsReached
+from agent.loop.cost import CostTracker
+from agent.loop.tool_runner import AskPermission
+from agent.model.client import ApiError
+from agent.sessions.session import (
+    LoadedSession,
+    TranscriptWriteError,
+    transcript_failure_text,
+)
+from compaction.thresholds import ContextState
+
+log = logging.getLogger(__name__)
+
+CYCLED_MODES = ("default", "acceptEdits", "plan")  # Shift-Tab; bypassPermissions only if started so
+
+FailureKind = Literal["api", "max_turns", "transcript", "internal"]
+
+
+@dataclass(frozen=True)
+class StatusSnapshot:
+    """What a footer or toolbar shows about the session, as of one moment."""
+
+    model: str
+    mode: str
+    context: ContextState | None
+    cost_usd: float = 0.0
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a line failed: ``kind`` for the front end's styling, ``message`` to show as it is."""
+
+    kind: FailureKind
+    message: str
+    error_type: str = "api_error"  # the API's error type, or "internal_error"
+
+
+def failure_of(error: Exception, command: str | None = None) -> Failure:
+    """The one mapping from what a line raised to what the user is told."""
+    if isinstance(error, MaxTurnsReached):
+        return Failure("max_turns", str(error))
+    if isinstance(error, TranscriptWriteError):
+        return Failure("transcript", error.message)
+    if isinstance(error, ApiError):
+        return Failure("api", error.message, error.error_type or "api_error")
+    log.exception("running %s failed", command or "a prompt", exc_info=error)
+    text = f"{type(error).__name__}: {error}"
+    return Failure("internal", f"{command} failed: {text}" if command else text, "internal_error")
+
+
+@dataclass(frozen=True)
+class LineResult:
+    """How one line ended (an interrupt is ``run`` cancelled, not a result)."""
+
+    line: str
+    command: str | None  # the slash command's name ("compact"); None for a prompt
+    text: str = ""  # the model's final words, the command's output, or the failure's message
+    is_error: bool = False
+    failure: Failure | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)  # a command's details (/context...)
+    exit: bool = False  # /exit: the front end should end the session
+
+
+def next_mode(current: str, cycle: Sequence[str]) -> str:
+    """The mode after ``current`` in ``cycle``; the first one when ``current`` is not in it."""
+    if current not in cycle:
+        return cycle[0]
+    return cycle[(list(cycle).index(current) + 1) % len(cycle)]
+
+
+class SessionDriver:
+    """One session: built from options (StartupError when they cannot be honoured)."""
+
+    def __init__(
+        self,
+        options: RunOptions,
+        emit: EventSink,
+        *,
+        ask: AskPermission | None = None,
+        approve_plan: ApprovePlan | None = None,
+        preloaded: tuple[Path, LoadedSession] | None = None,
+    ) -> None:
+        self.runtime = Runtime(
+            options, emit, ask=ask, approve_plan=approve_plan, preloaded=preloaded
+        )
+        bypass = ("bypassPermissions",) if self.runtime.gate.mode == "bypassPermissions" else ()
+        self.mode_cycle: tuple[str, ...] = (*CYCLED_MODES, *bypass)
+
+    async def start(self) -> None:
+        """Model limits from the Models API, SessionStart hooks."""
+        await self.runtime.start()
+
+    async def run(self, line: str) -> LineResult:
+        """Run a slash command or a prompt to its end; failures come back as results."""
+        name = command_name(line)
+        try:
+            if name is not None:
+                result = await run_command(self.runtime, line.strip())
+                return LineResult(
+                    line, name, result.text, result.is_error, data=result.data, exit=result.exit
+                )
+            outcome = await self.runtime.agent.submit(line)
+            return LineResult(line, None, outcome.result)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # a failing line must not end the session
+            failure = failure_of(error, f"/{name}" if name else None)
+            return LineResult(line, name, failure.message, True, failure)
+
+    # -- the mode --------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        return self.runtime.gate.mode
+
+    def set_mode(self, mode: str) -> None:
+        """ValueError for a mode that does not exist."""
+        self.runtime.set_permission_mode(mode)
+
+    def cycle_mode(self) -> str:
+        """Shift-Tab: the next mode of ``mode_cycle``; returns it."""
+        mode = next_mode(self.runtime.gate.mode, self.mode_cycle)
+        self.set_mode(mode)
+        return mode
+
+    # -- what front ends show --------------------------------------------------------------
+
+    def status(self) -> StatusSnapshot:
+        runtime = self.runtime
+        try:
+            context: ContextState | None = runtime.context.state(runtime.agent)
+        except Exception:  # a meter must never take the prompt down
+            log.exception("counting the context failed")
+            context = None
+        agent = runtime.agent
+        return StatusSnapshot(agent.model, runtime.gate.mode, context, agent.costs.total_cost_usd)
+
+    @property
+    def session_id(self) -> str:
+        return self.runtime.session.id
+
+    @property
+    def resumed(self) -> bool:
+        return self.runtime.resumed
+
+    @property
+    def cwd(self) -> Path:
+        return self.runtime.cwd
+
+    @property
+    def model(self) -> str:
+        return self.runtime.agent.model
+
+    @property
+    def messages(self) -> Sequence[Message]:
+        """The conversation (read-only), e.g. to draw a resumed one."""
+        return self.runtime.agent.messages
+
+    @property
+    def costs(self) -> CostTracker:
+        return self.runtime.agent.costs
+
+    @property
+    def turns(self) -> int:
+        """Model calls of the whole session."""
+        return self.runtime.agent.turns_total
+
+    @staticmethod
+    def commands() -> list[tuple[str, str]]:
+        """(name, help) of every slash command, for completion."""
+        return [(name, command.help) for name, command in COMMANDS.items()]
+
+    def transcript_failure(self) -> str | None:
+        """What to say when a transcript write failed during the session; None if none did."""
+        session = self.runtime.session
+        if session.first_write_error is None:
+            return None
+        return transcript_failure_text(session, turn_stopped=False)
+
+    # -- the end ---------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Release the session's parts: shells, the file watcher, the transcript, the client."""
+        await self.runtime.aclose()

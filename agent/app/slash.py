@@ -1,0 +1,32 @@
+"""The one rule for "is this line a slash command", shared by every front end and headless.
+
+A line whose first word is ``/name`` (a letter, then letters, digits, ``_`` or
+``-``) is a command, known or not: an unknown one is answered "Unknown
+command", never sent to the model. Anything else (``/etc/hosts is odd``, a
+lone ``/``) is a prompt. Kept free of heavy imports: the full-screen app reads
+it before the session is built.
+"""
+
+from __future__ import annotations
+
+import re
+
+COMMAND_WORD = re.compile(r"/([A-Za-z][\w-]*)")
+EXIT_NAMES = ("exit", "quit")
+
+
+def command_name(line: str) -> str | None:
+    """The command's name, lower-cased (``"/Compact x"`` -> ``"compact"``); None for a prompt."""
+    words = line.split(maxsplit=1)
+    if not words:
+        return None
+    match = COMMAND_WORD.fullmatch(words[0])
+    return match.group(1).lower() if match else None
+
+
+def is_command(line: str) -> bool:
+    return command_name(line) is not None
+
+
+def is_exit(line: str) -> bool:
+    return command_name(line) in EXIT_NAMES

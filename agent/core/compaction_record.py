@@ -1,0 +1,37 @@
+"""What one compaction did, typed: the payload of ``CompactionFinished`` and the transcript's boundary.
+
+Compaction fills it in; the headless result, stream-json and the transcript's
+``compact_boundary`` record serialize it with ``to_json`` (the same keys the
+record always had), and the front ends read its fields.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class CompactionRecord:
+    trigger: str  # "manual", "auto" or "reactive" (prompt too long)
+    kind: str  # "full", "partial_up_to", "partial_from" or "session_memory"
+    tokens_before: int
+    tokens_after: int
+    duration_s: float
+    messages_summarized: int
+    messages_kept: int
+    restored: dict[str, list[str]]  # "files", "skills", "plan": labels; "other": kinds
+    restored_tokens: int
+    summary_tokens: int
+    summary: str
+    instructions: str | None = None
+    attempts: int = 0  # summary requests made (prompt-too-long retries included)
+    dropped_messages: int = 0  # dropped from the summary request to make it fit
+    truncated: bool = False  # the summary was cut at the output limit
+    usage: dict[str, int] = field(default_factory=dict)  # the summary call's
+    replaced_count: int = 0  # messages the compaction put in place
+    last_uuid: str = ""  # the last of them, for /undo-compact after a resume
+    at: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
