@@ -242,10 +242,12 @@ class BashTool(Tool[BashParams]):
         self._lingering_groups: dict[int, str] = {}  # process group -> the command that left it
 
     def label(self, params: BashParams, cwd: StrPath | None = None) -> str:
-        """What the model said the command does, else the command's first line."""
-        if params.description and params.description.strip():
+        """The command itself (its first line): what runs is what the user must see; the
+        model's description is shown beside it where there is room."""
+        command = params.command.strip()
+        if not command and params.description and params.description.strip():
             return one_line(params.description.strip())
-        return one_line(params.command.strip(), LABEL_CHARS)
+        return one_line(command, LABEL_CHARS)
 
     async def run(self, params: BashParams, ctx: ToolContext) -> ToolResult:
         notes: list[str] = []

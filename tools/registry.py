@@ -1,6 +1,10 @@
-"""The tools a session starts with."""
+"""The tools a session starts with, and the label of a stored call (for resumed history)."""
 
 from __future__ import annotations
+
+import functools
+import os
+from typing import Any
 
 from tools.base import Tool
 from tools.bash import BashTool, CommandEnv
@@ -25,3 +29,24 @@ def default_tools(
         GlobTool(),
         GrepTool(),
     ]
+
+
+@functools.cache
+def _labellers() -> dict[str, Tool]:
+    """One instance of each built-in tool that needs nothing to be built, to label with."""
+    return {tool.name: tool for tool in default_tools()}
+
+
+def label_call(name: str, tool_input: dict[str, Any], cwd: str | os.PathLike[str]) -> str:
+    """The label a call of ``name`` had (what ToolStarted carried), from its stored input;
+    the tool's name alone when the tool is not a built-in or the input does not parse."""
+    tool = _labellers().get(name)
+    if tool is None:
+        return name
+    params = tool.parse(tool_input)
+    if not isinstance(params, tool.Params):
+        return name
+    try:
+        return tool.label(params, cwd)
+    except Exception:  # a label is decoration: never let it break drawing the history
+        return name

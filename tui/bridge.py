@@ -247,7 +247,7 @@ class AgentBridge:
         except (SessionError, OSError):
             return None  # building the runtime reports it
         self._shown.clear()
-        self._post(HistoryLoaded(history_entries(loaded.messages)))
+        self._post(HistoryLoaded(history_entries(loaded.messages, options.cwd)))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._shown.wait(), SHOWN_WAIT_S)
         return path, loaded
@@ -275,7 +275,7 @@ class AgentBridge:
 
         history = []
         if driver.resumed and not shown_early:
-            history = history_entries(list(driver.messages))
+            history = history_entries(list(driver.messages), driver.cwd)
         return Ready(
             session_id=driver.session_id,
             status=self._status(driver),

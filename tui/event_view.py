@@ -73,7 +73,7 @@ class EventView:
         elif isinstance(event, ToolStarted):
             transcript.end_text()
             self.status.show(f"Running {event.label or event.name}…")
-            transcript.tool_started(event.tool_use_id, event.name, event.input)
+            transcript.tool_started(event.tool_use_id, event.name, event.input, event.label)
         elif isinstance(event, ToolFinished):
             transcript.tool_finished(
                 event.tool_use_id, event.is_error, event.display, event.output_preview, event.meta

@@ -6,6 +6,7 @@ values it can render without touching the live message list.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,7 @@ class ToolView:
     tool_use_id: str
     name: str
     input: dict[str, Any]
+    label: str = ""  # the tool's own label for the call (tools.registry.label_call)
     result: str = ""
     is_error: bool = False
     answered: bool = False
@@ -58,7 +60,8 @@ def _user_text(message: Message) -> str:
     return "\n".join(t for t in texts if t != INTERRUPTED_BY_USER).strip()
 
 
-def history_entries(messages: list[Message]) -> list[Entry]:
+def history_entries(messages: list[Message], cwd: str | os.PathLike[str] = ".") -> list[Entry]:
+    """What the transcript shows for a stored conversation; tool paths shown relative to cwd."""
     results = {
         block.get("tool_use_id"): block
         for message in messages
@@ -69,7 +72,7 @@ def history_entries(messages: list[Message]) -> list[Entry]:
     entries: list[Entry] = []
     for message in messages:
         if message.role == "assistant":
-            entries.extend(_assistant_entries(message, results))
+            entries.extend(_assistant_entries(message, results, cwd))
             continue
         if message.kind == "summary":
             entries.append(Entry("summary", message.text()))
@@ -83,7 +86,11 @@ def history_entries(messages: list[Message]) -> list[Entry]:
     return entries
 
 
-def _assistant_entries(message: Message, results: dict[Any, dict[str, Any]]) -> list[Entry]:
+def _assistant_entries(
+    message: Message, results: dict[Any, dict[str, Any]], cwd: str | os.PathLike[str]
+) -> list[Entry]:
+    from tools.registry import label_call  # the tools' import is kept off the first paint
+
     entries: list[Entry] = []
     text: list[str] = []
     for block in message.content:
@@ -95,13 +102,16 @@ def _assistant_entries(message: Message, results: dict[Any, dict[str, Any]]) -> 
                 entries.append(Entry("assistant", "".join(text)))
                 text = []
             result = results.get(block.get("id"))
+            name = str(block.get("name", "tool"))
+            tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
             entries.append(
                 Entry(
                     "tool",
                     tool=ToolView(
                         tool_use_id=str(block.get("id", "")),
-                        name=str(block.get("name", "tool")),
-                        input=block.get("input") if isinstance(block.get("input"), dict) else {},
+                        name=name,
+                        input=tool_input,
+                        label=label_call(name, tool_input, cwd),
                         result=result_text(result)[:RESULT_PREVIEW_CHARS] if result else "",
                         is_error=bool(result and result.get("is_error")),
                         answered=result is not None,

@@ -255,6 +255,6 @@ def test_schema_and_labels(bash: BashTool) -> None:
     assert "Read" in BashTool.description()
     params = BashParams(command="npm test -- --watch=false")
     assert bash.label(params) == "npm test -- --watch=false"
-    assert bash.label(BashParams(command="x", description="Run tests")) == "Run tests"
+    assert bash.label(BashParams(command="x", description="Run tests")) == "x"
     assert BashTool.is_mutating
     assert isinstance(bash.parse({"command": "ls", "timeout": 0}), ToolResult)

@@ -63,10 +63,10 @@ def test_write_and_edit() -> None:
     ("raw", "expected"),
     [
         ({"command": "npm test -- --watch=false"}, "npm test -- --watch=false"),
-        ({"command": "npm test", "description": "Run the tests"}, "Run the tests"),
+        ({"command": "npm test", "description": "Run the tests"}, "npm test"),  # what runs
         ({"command": "  cd src\n  make all\n"}, "cd src"),
         ({"command": LONG}, "x" * 79 + "…"),
-        ({"command": "ls", "description": "List files\nin the root"}, "List files"),
+        ({"command": "", "description": "List files\nin the root"}, "List files"),
         ({"command": "ls -la", "description": "   "}, "ls -la"),
         ({"command": "   "}, ""),
     ],

@@ -161,6 +161,22 @@ def test_history_entries_pair_tools_and_skip_reminders() -> None:
     assert entries[0].text == "list"
     tool = entries[2].tool
     assert tool is not None and tool.result == "a\nb" and tool.is_error and tool.answered
+    assert tool.label == "ls"  # the tool's own label, as the live session showed it
+
+
+def test_stored_calls_are_labelled_by_their_tools(tmp_path: Path) -> None:
+    def call(name: str, **tool_input: object) -> dict:
+        return {"type": "tool_use", "id": name, "name": name, "input": tool_input}
+
+    calls = [
+        call("Read", file_path=str(tmp_path / "src" / "app.py")),
+        call("Grep", pattern="TODO", path=str(tmp_path / "src")),
+        call("Mystery", x=1),
+        call("Write", file_path=3),  # input that does not validate
+    ]
+    entries = history_entries([Message("assistant", calls, kind="response")], tmp_path)
+    labels = [e.tool.label for e in entries if e.tool is not None]
+    assert labels == ["Read src/app.py", 'Grep "TODO" in src', "Mystery", "Write"]
 
 
 async def test_switching_and_quitting_close_the_api_clients(api: FakeApi, repo: Path) -> None:

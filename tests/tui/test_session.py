@@ -34,7 +34,7 @@ async def test_prompt_tools_then_the_answer(api: FakeApi, repo: Path) -> None:
         assert "Let me look." in text and "The retry limit is 3." in text  # Markdown, rendered
         assert bold_cells(app, "3.") == ["3"]
         read, bash = app.query(ToolBlock)
-        assert read.status == "done" and "Read(src/app.py)" in widget_text(app, read)
+        assert read.status == "done" and "Read src/app.py" in widget_text(app, read)
         assert "Read 5 lines" in widget_text(app, read)
         assert bash.status == "done" and "hello-from-bash" in widget_text(app, bash)
         meter = widget_text(app, app.query_one(ContextMeter))

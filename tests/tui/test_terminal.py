@@ -112,7 +112,7 @@ def test_task_compact_and_quit_in_tmux(
     terminal.type("what is the retry limit?")
     terminal.keys("Enter")
     screen = terminal.wait(lambda s: "The retry limit is 3" in s)
-    assert "Read(src/app.py)" in screen
+    assert "Read src/app.py" in screen
 
     terminal.type("/compact")
     terminal.keys("Enter")

@@ -40,7 +40,11 @@ async def asked(pilot, app) -> TrustScreen:  # type: ignore[no-untyped-def]
     screen = await wait_for(
         pilot, lambda: app.screen if isinstance(app.screen, TrustScreen) else None
     )
-    await wait_for(pilot, lambda: "Do you trust" in screen_text(app))
+    # the whole dialog: its question, what trust would enable, and every answer's key
+    await wait_for(
+        pilot,
+        lambda: all(w in screen_text(app) for w in ("Do you trust", "SessionStart", "(y)", "(n)")),
+    )
     return screen
 
 

@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import time
 from collections.abc import Callable
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -67,32 +65,6 @@ def status_text(model: str, mode: str, state: ContextState | None) -> str:
 
 
 # -- tool lines -----------------------------------------------------------------------------
-
-
-def tool_label(name: str, tool_input: dict[str, Any], cwd: str) -> str:
-    """What a call touches, in a few words: a path, the very command, a pattern.
-
-    For permission questions, which must show what will run (a tool's own label
-    may be the model's description of a command); tool lines use the label.
-    """
-    value: Any = None
-    if name in ("Read", "Write", "Edit"):
-        value = tool_input.get("file_path")
-        if isinstance(value, str):
-            value = short_path(value, cwd)
-    elif name == "Bash":
-        value = tool_input.get("command")
-    elif name in ("Grep", "Glob"):
-        value = tool_input.get("pattern")
-        where = tool_input.get("path")
-        if isinstance(value, str) and isinstance(where, str) and where:
-            value = f"{value} in {short_path(where, cwd)}"
-    elif name == "Skill":
-        value = tool_input.get("skill") or tool_input.get("name")
-    if not isinstance(value, str):
-        value = json.dumps(tool_input, ensure_ascii=False, default=str) if tool_input else ""
-    first = value.strip().splitlines()[0] if value.strip() else ""
-    return first if len(first) <= 80 else first[:79] + "…"
 
 
 def call_words(name: str, label: str) -> str:

@@ -32,7 +32,7 @@ from agent.core.events import Event, EventSink
 from agent.core.locations import config_dir
 from agent.loop.tool_runner import Answer, PermissionRequest
 from tui.plain.input import LineSource, PipedSource, PromptSource, toolbar_fragments
-from tui.plain.render import PlainRenderer, meter_text, status_text, tool_label
+from tui.plain.render import PlainRenderer, call_words, meter_text, status_text
 
 T = TypeVar("T")
 KEYS_HELP = (
@@ -270,9 +270,13 @@ class PlainRepl:
     async def _ask(self, request: PermissionRequest) -> Answer:
         self.renderer.quiet_running(request.tool_use_id)
         self.renderer.end_stream()
-        label = tool_label(request.tool_name, request.tool_input, str(self.options.cwd))
+        label = call_words(request.tool_name, request.summary)
         rule = str(request.suggestion)
         self.renderer.markup(f"[bold yellow]? Allow {request.tool_name}[/] {escape(label)}")
+        command = request.tool_input.get("command") if request.tool_name == "Bash" else None
+        if isinstance(command, str) and command.strip() != label:
+            for line in command.strip().splitlines():  # the whole of what would run
+                self.renderer.line(f"  $ {line}")
         if request.reason:
             self.renderer.line(f"  {request.reason}", "dim")
         self.renderer.line(f"  y = yes, once · a = always allow {rule} · n = no (Esc)", "dim")

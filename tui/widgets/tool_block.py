@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rich.text import Text
@@ -16,28 +15,9 @@ ARG_WIDTH = 90
 EXPANDED_BY_DEFAULT = {"Edit", "Write", "MultiEdit", "Bash"}
 
 
-def tool_label(name: str, tool_input: dict[str, Any]) -> str:
-    """`Bash(git status)`, `Read(src/app.py)`: the call in one line."""
-    keys = {
-        "Bash": "command",
-        "Read": "file_path",
-        "Edit": "file_path",
-        "Write": "file_path",
-        "Grep": "pattern",
-        "Glob": "pattern",
-        "Skill": "skill",
-    }
-    value = tool_input.get(keys.get(name, ""))
-    if value is None:
-        value = next((v for v in tool_input.values() if isinstance(v, str)), None)
-    if value is None:
-        value = json.dumps(tool_input, ensure_ascii=False) if tool_input else ""
-    arg = " ".join(str(value).split())
-    if name == "Grep" and tool_input.get("path"):
-        arg += f" in {tool_input['path']}"
-    if len(arg) > ARG_WIDTH:
-        arg = arg[: ARG_WIDTH - 1] + "…"
-    return f"{name}({arg})" if arg else name
+def _fit(label: str) -> str:
+    label = " ".join(label.split())
+    return label if len(label) <= ARG_WIDTH else label[: ARG_WIDTH - 1] + "…"
 
 
 def diff_text(diff: str, limit: int = DIFF_LINES) -> Text:
@@ -112,12 +92,15 @@ class ToolBlock(Static, can_focus=True):
         name: str,
         tool_input: dict[str, Any],
         *,
+        label: str = "",
         id: str | None = None,
     ) -> None:
+        """``label``: the tool's own label for the call (ToolStarted.label)."""
         super().__init__(id=id)
         self.tool_use_id = tool_use_id
         self.tool_name = name
         self.tool_input = tool_input
+        self.label = _fit(label or name)
         self.status = "running"
         self.summary = ""
         self.body: Text | None = None
@@ -125,7 +108,7 @@ class ToolBlock(Static, can_focus=True):
     @classmethod
     def from_history(cls, view: Any) -> ToolBlock:
         """A collapsed block for a stored call (a ``tui.history.ToolView``)."""
-        block = cls(view.tool_use_id, view.name, view.input)
+        block = cls(view.tool_use_id, view.name, view.input, label=view.label)
         if not view.answered:
             block.status, block.summary = "error", "interrupted"
         else:
@@ -194,7 +177,7 @@ class ToolBlock(Static, can_focus=True):
         }[self.status]
         text = Text()
         text.append(f"{glyph} ", style=style)
-        text.append(tool_label(self.tool_name, self.tool_input), style="bold")
+        text.append(self.label, style="bold")
         if self.status == "running":
             text.append("  running…", style="dim italic")
         elif self.summary:

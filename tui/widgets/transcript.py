@@ -114,8 +114,10 @@ class Transcript(VerticalScroll):
             reply.cancel()
             reply.remove()
 
-    def tool_started(self, tool_use_id: str, name: str, tool_input: dict[str, Any]) -> None:
-        block = ToolBlock(tool_use_id, name, tool_input)
+    def tool_started(
+        self, tool_use_id: str, name: str, tool_input: dict[str, Any], label: str = ""
+    ) -> None:
+        block = ToolBlock(tool_use_id, name, tool_input, label=label)
         self._tools[tool_use_id] = block
         self.mount(block)
 

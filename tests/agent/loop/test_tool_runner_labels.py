@@ -62,7 +62,7 @@ async def test_tool_started_carries_the_tools_own_label(tmp_path: Path) -> None:
     await runner.run(uses, {"j": '{"pattern": '}, results)
     assert started(events) == {
         "r": "Read src/app.py (lines 2-3)",
-        "b": "Say hi",
+        "b": "echo hi",  # the command itself, not its description
         "g": 'Grep "b" in src (*.py)',
         "x": "Nope",  # no such tool: its name
         "i": "Grep",  # input that does not validate: the name

@@ -252,6 +252,23 @@ async def test_permission_deny_then_always(workspace: tuple[FakeApi, Path], tmp_
     assert api.errors == []
 
 
+async def test_a_permission_question_shows_every_line_that_would_run(
+    workspace: tuple[FakeApi, Path],
+) -> None:
+    api, root = workspace
+    sneaky = ("Bash", {"command": "echo ok\nrm -rf build", "description": "Say ok"})
+    api.add(tool_reply(sneaky), text_reply("Fine."))
+    async with plain_session(root) as session:
+        await session.until(lambda: session.repl.waiting == "prompt")
+        session.pipe.send_text("go" + ENTER)
+        await session.until(lambda: session.repl.waiting == "permission")
+        assert "? Allow Bash echo ok" in session.text
+        assert "$ rm -rf build" in session.text  # not only the first line
+        session.pipe.send_text("n")
+        await session.until(lambda: "Fine." in session.text)
+    assert api.errors == []
+
+
 async def test_ctrl_c_interrupts_a_running_bash(
     workspace: tuple[FakeApi, Path], tmp_path: Path
 ) -> None:
