@@ -143,7 +143,7 @@ async def _context(runtime: Runtime, _args: str) -> CommandResult:
         keep_preview=keep_preview(runtime),
     )
     text = render_breakdown(breakdown)
-    return CommandResult(text, data={"context": breakdown.to_json(), "state": state.to_json()})
+    return CommandResult(text, data={"context": breakdown, "state": state})
 
 
 def keep_preview(runtime: Runtime) -> dict[str, str]:

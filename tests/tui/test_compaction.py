@@ -105,7 +105,7 @@ async def test_context_renders_a_breakdown_widget(api: FakeApi, repo: Path) -> N
         await submit(pilot, "/context")
         await wait_idle(pilot)
         view = app.query_one(ContextView)
-        names = [c["name"] for c in view.breakdown["categories"]]
+        names = [c.name for c in view.breakdown.categories]
         for label in (
             "System prompt",
             "Tools",

@@ -11,7 +11,6 @@ from textual.app import App, ComposeResult
 
 from compaction.thresholds import ContextLimits, ContextState, context_state, warning_text
 from tests.tui.screen import screen_lines, widget_text
-from tui.state import state_from_json
 from tui.widgets.footer import ContextMeter, StatusFooter, meter_text
 from tui.widgets.warning_bar import WarningBar
 
@@ -120,4 +119,4 @@ def test_meter_text_counts() -> None:
 
 def test_state_round_trips_through_the_event_json() -> None:
     for context in STATES.values():
-        assert state_from_json(context.to_json()).to_json() == context.to_json()
+        assert ContextState.from_json(context.to_json()).to_json() == context.to_json()

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from compaction.breakdown import Breakdown
 
 BAR_WIDTH = 32
 STACK_WIDTH = 60
@@ -89,7 +92,7 @@ def breakdown_table(categories: list[dict[str, Any]], window: int) -> Table:
 
 
 class ContextView(Vertical):
-    """Built from ``CommandResult.data["context"]`` (the Breakdown JSON)."""
+    """Built from ``CommandResult.data["context"]``, the /context command's Breakdown."""
 
     DEFAULT_CSS = """
     ContextView {
@@ -106,24 +109,23 @@ class ContextView(Vertical):
     }
     """
 
-    def __init__(self, breakdown: dict[str, Any]) -> None:
+    def __init__(self, breakdown: Breakdown) -> None:
         super().__init__()
         self.breakdown = breakdown
 
     def compose(self) -> ComposeResult:
-        data = self.breakdown
-        categories = data.get("categories", [])
-        window = int(data.get("window") or 0)
-        used = int(data.get("used") or 0)
+        data = self.breakdown.to_json()  # the rows below read the categories as plain values
+        categories = data["categories"]
+        window, used = self.breakdown.window, self.breakdown.used
         percent = used * 100 / window if window > 0 else 0.0
         title = Text()
         title.append("Context usage ", style="bold")
         title.append(f"{_format(used)} / {_format(window)} ({percent:.1f}%)")
-        title.append(f" · auto-compact at {_format(int(data.get('auto_compact_at') or 0))}", "dim")
+        title.append(f" · auto-compact at {_format(self.breakdown.auto_compact)}", "dim")
         yield Static(title, classes="context-title")
         yield Static(stacked_bar(categories, window), classes="context-stack")
         yield Static(breakdown_table(categories, window), classes="context-table")
-        keep = data.get("keep_preview") or {}
+        keep = self.breakdown.keep_preview or {}
         if keep:
             text = Text("A compaction now would keep:\n", style="bold")
             for index, (key, value) in enumerate(keep.items()):
