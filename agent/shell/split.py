@@ -146,6 +146,9 @@ def _inside_word_or_quotes(node: Node | None) -> bool:
 
 def _finish(draft: Draft, src: Source, unreadable: bool) -> CommandPart | None:
     words = draft.words
+    # A further "!" is bash's negation keyword too (the grammar takes only the first): ! ! cmd
+    while words and words[0].raw == "!" and len(words) > 1:
+        words = words[1:]
     args = [Arg(w.value, w.kind, w.raw) for w in words]
     invocation = analyze(args)
     reason = draft.found.reason or draft.reason or invocation.reason

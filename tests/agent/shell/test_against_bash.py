@@ -63,6 +63,7 @@ _RECORDERS = "".join(
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_LINES)
 @example([("time ", False), ("! ", False), ("a", False)])  # found by this test: time ! cmd
+@example([("! ", False), ("! ", False), ("a", False)])  # and: ! ! cmd
 def test_every_command_bash_runs_is_a_part(atoms: list[tuple[str, bool]]) -> None:
     """Each simple command bash runs shows up as a part with the same words, or the parse
     owns up to a computed program (which deny rules and the classifier treat as unknown)."""
