@@ -360,7 +360,7 @@ class CcxApp(App[int]):
             return
         from tui.screens.permission import PermissionScreen
 
-        screen = PermissionScreen(message.request)
+        screen = PermissionScreen(message.request, self.options.cwd if self.options else None)
         self.query_one(StatusLine).show(
             f"Waiting for permission to use {message.request.tool_name}…"
         )
