@@ -22,6 +22,7 @@ try:
     from dataclasses import dataclass, replace
     from typing import TYPE_CHECKING, Any
 
+    from textual import events
     from textual.app import App, ComposeResult
     from textual.binding import Binding
     from textual.screen import ModalScreen
@@ -81,6 +82,7 @@ class CcxApp(App[int]):
         ),
         Binding("ctrl+home", "scroll_transcript('home')", "Top", show=False, priority=True),
         Binding("ctrl+end", "scroll_transcript('end')", "Bottom", show=False, priority=True),
+        Binding("ctrl+o", "toggle_block", "Expand / collapse", show=False, priority=True),
     ]
 
     def __init__(
@@ -215,9 +217,35 @@ class CcxApp(App[int]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The app's priority keys belong to the modal while one is open."""
-        if action in ("cycle_mode", "scroll_transcript", "interrupt_or_clear"):
+        if action in ("cycle_mode", "scroll_transcript", "interrupt_or_clear", "toggle_block"):
             return not isinstance(self.screen, ModalScreen)
         return True
+
+    def action_toggle_block(self) -> None:
+        """Expand or collapse the focused block, else the latest one with details."""
+        from tui.widgets.expandable import Expandable
+
+        block = self.focused if isinstance(self.focused, Expandable) else None
+        block = block or self.query_one(Transcript).latest_expandable
+        if block is not None and block.is_attached:
+            block.action_toggle()
+            if block.expanded:
+                block.scroll_visible(animate=False)
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing goes to the prompt wherever the focus was left (a Tab to a block, a click)."""
+        prompt = self.query_one(PromptInput)
+        if isinstance(self.screen, ModalScreen) or self.focused is prompt:
+            return
+        from tui.widgets.expandable import Expandable
+
+        if event.key == "space" and isinstance(self.focused, Expandable):
+            return  # space toggles the block Tab reached
+        if event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            prompt.focus()
+            prompt.insert(event.character)
 
     def action_scroll_transcript(self, where: str) -> None:
         transcript = self.query_one(Transcript)

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Collapsible, Static
+from textual.widgets import Static
 
+from tui.widgets.expandable import Expandable
 from tui.widgets.status_line import SPINNER
 
 if TYPE_CHECKING:
@@ -31,15 +32,6 @@ class CompactionBlock(Vertical):
     }
     CompactionBlock.-failed {
         border-left: thick $error;
-    }
-    CompactionBlock Collapsible {
-        padding: 0;
-        margin: 0;
-        border: none;
-        background: transparent;
-    }
-    CompactionBlock Collapsible Contents {
-        padding: 0 0 0 2;
     }
     """
 
@@ -118,5 +110,41 @@ class CompactionBlock(Vertical):
             timer.stop()
 
     def _add_summary(self, summary: str) -> None:
-        body = Static(summary, markup=False, classes="compaction-summary")
-        self.mount(Collapsible(body, title="Summary", collapsed=True))
+        self.mount(SummaryToggle(summary))
+
+
+class SummaryToggle(Expandable):
+    """The compaction's summary: one line, collapsed; a click, enter or ctrl+o shows it."""
+
+    DEFAULT_CSS = """
+    SummaryToggle {
+        height: auto;
+    }
+    SummaryToggle:focus {
+        background: $boost;
+    }
+    """
+
+    def __init__(self, summary: str) -> None:
+        super().__init__(classes="compaction-summary")
+        self.summary = summary
+
+    def can_expand(self) -> bool:
+        return bool(self.summary.strip())
+
+    def hidden_lines(self) -> int:
+        return len(self.summary.strip().splitlines())
+
+    def on_mount(self) -> None:
+        self.claim_latest()
+        self.refresh_content()
+
+    def refresh_content(self) -> None:
+        text = Text("Summary", style="bold")
+        text.append(self.marker(), style="dim")
+        if self.expanded:
+            text.append("\n")
+            for line in self.summary.strip().splitlines():
+                text.append(f"  {line}\n")
+            text.rstrip()
+        self.update(text)

@@ -19,6 +19,7 @@ from tui.widgets.tool_block import ToolBlock
 
 if TYPE_CHECKING:
     from tui.history import Entry
+    from tui.widgets.expandable import Expandable
 
 PAGE = 100
 LINE_STYLES = {
@@ -52,6 +53,7 @@ class UserPrompt(Static):
 
 
 class Transcript(VerticalScroll):
+    FOCUS_ON_CLICK = False  # a click in the transcript leaves the keyboard with the prompt
     DEFAULT_CSS = """
     Transcript {
         height: 1fr;
@@ -76,6 +78,7 @@ class Transcript(VerticalScroll):
         self._reply: StreamingReply | None = None
         self._tools: dict[str, ToolBlock] = {}
         self._earlier: list[Entry] = []
+        self.latest_expandable: Expandable | None = None  # what ctrl+o toggles
 
     def on_mount(self) -> None:
         self.anchor()
@@ -137,6 +140,7 @@ class Transcript(VerticalScroll):
         self.end_text()
         self._tools.clear()
         self._earlier = []
+        self.latest_expandable = None
         await self.remove_children()
 
     # -- history -------------------------------------------------------------------------
