@@ -277,16 +277,23 @@ class CcxApp(App[int]):
             from tui.screens.resume import ResumeScreen
 
             sessions = await asyncio.to_thread(list_sessions, self.options.cwd)
-            chosen = await self.push_screen_wait(ResumeScreen(sessions, self.session_id))
-            if not chosen:
-                return
-            session_id = chosen
+            if any(isinstance(screen, ResumeScreen) for screen in self.screen_stack):
+                return  # one picker at a time
+            # A callback, not push_screen_wait: the picker must not hang on a worker that a
+            # later /resume (an exclusive group) could cancel while the screen stays up.
+            self.push_screen(ResumeScreen(sessions, self.session_id), self._resume_chosen)
+            self.screen.refresh(layout=True)
+            return
         await self.query_one(Transcript).clear_all()
         self.view.show_state(None)
         self.ready = False
         self.query_one(StatusLine).show(f"Resuming {session_id}…", hint="")
         self.options = replace(self.options, resume=session_id, continue_session=False)
         self.bridge.restart(self.options)
+
+    def _resume_chosen(self, chosen: str | None) -> None:
+        if chosen:
+            self.run_worker(self.resume(chosen), exclusive=True, group="resume")
 
     # -- from the agent thread -------------------------------------------------------------
     # Messages still queued while the app shuts down find no widgets: they are dropped.

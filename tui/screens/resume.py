@@ -34,13 +34,13 @@ class ResumeScreen(ModalScreen["str | None"]):
         align: center middle;
     }
     ResumeScreen > #resume-dialog {
-        width: 90%;
+        width: 100%;
         max-width: 120;
         height: auto;
-        max-height: 80%;
-        border: thick $accent;
+        max-height: 100%;
+        border: round $accent;
         background: $surface;
-        padding: 1 2;
+        padding: 0 1;
     }
     ResumeScreen OptionList {
         height: auto;
