@@ -20,6 +20,7 @@ try:
     import os
     import sys
     from dataclasses import dataclass, replace
+    from pathlib import Path
     from typing import TYPE_CHECKING, Any
 
     from textual import events
@@ -48,6 +49,7 @@ try:
     from tui.widgets.status_line import StatusLine
     from tui.widgets.transcript import Transcript, UserPrompt
     from tui.widgets.warning_bar import WarningBar
+    from tui.widgets.welcome import Welcome
 finally:
     if _gc_enabled:
         gc.enable()
@@ -56,6 +58,7 @@ if TYPE_CHECKING:
     from agent.app.options import RunOptions
     from tui.history import Entry
 
+QUIT_PRESS_S = 1.5  # ctrl+c twice within this on an empty prompt quits, as in Claude Code
 TYPING_PAUSE_S = 0.15  # keys closer together than this are "still typing"
 FIRST_PAINT_ENV = "CCX_FIRST_PAINT_FILE"
 
@@ -105,6 +108,7 @@ class CcxApp(App[int]):
         self.running: Job | None = None
         self.queue: list[Job] = []
         self.ready = False
+        self.last_ctrl_c = float("-inf")
 
     def compose(self) -> ComposeResult:
         yield Transcript(typing=self._typing, id="transcript")
@@ -125,6 +129,9 @@ class CcxApp(App[int]):
             (options and options.model) or os.environ.get("ANTHROPIC_MODEL")
         )
         footer.mode = (options and options.permission_mode) or "default"
+        self.query_one(Transcript).mount(
+            Welcome(footer.model, options.cwd if options else Path.cwd(), options and options.banner)
+        )
         self.view = EventView(
             self.query_one(Transcript),
             self.query_one(StatusLine),
@@ -212,8 +219,13 @@ class CcxApp(App[int]):
         prompt = self.query_one(PromptInput)
         if prompt.text:
             prompt.text = ""
-        else:
-            self.notify("Press ctrl+d (or type /exit) to quit.", timeout=3)
+            return
+        now = time.monotonic()
+        if now - self.last_ctrl_c <= QUIT_PRESS_S:
+            self.exit(0)
+            return
+        self.last_ctrl_c = now
+        self.query_one(StatusLine).note("Press ctrl+c again to quit", QUIT_PRESS_S)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The app's priority keys belong to the modal while one is open."""
@@ -290,6 +302,13 @@ class CcxApp(App[int]):
         self.query_one(StatusLine).show(f"Resuming {session_id}…", hint="")
         self.options = replace(self.options, resume=session_id, continue_session=False)
         self.bridge.restart(self.options)
+
+    def resume_hint(self) -> str | None:
+        """The line to print once the terminal is back: how to pick this session up again."""
+        saved = self.bridge.saved_session  # None when nothing was said: nothing to resume
+        if self.options is None or not self.options.resume_hint or saved is None:
+            return None
+        return f"Resume with: ccx -r {saved}"
 
     def _resume_chosen(self, chosen: str | None) -> None:
         if chosen:
@@ -373,6 +392,8 @@ class CcxApp(App[int]):
             return
         status, footer = message.status, self.query_one(StatusFooter)
         footer.model, footer.mode, footer.cost_usd = status.model, status.mode, status.cost_usd
+        for welcome in self.query(Welcome):
+            welcome.show_model(status.model)
         self.view.show_state(status.context)
 
     async def on_job_finished(self, message: JobFinished) -> None:
@@ -439,6 +460,7 @@ def run_app_from_argv(argv: list[str]) -> tuple[int, Any]:
         app.run()
     finally:
         gc.enable()
+    _print_resume_hint(app)
     if app.argument_error is not None:
         message, code = app.argument_error
         if message:
@@ -455,4 +477,11 @@ def run_app(options: RunOptions, prompt: str | None = None) -> int:
         app.run()
     finally:
         gc.enable()
+    _print_resume_hint(app)
     return app.return_code or 0
+
+
+def _print_resume_hint(app: CcxApp) -> None:
+    hint = app.resume_hint()
+    if hint:
+        print(hint, flush=True)

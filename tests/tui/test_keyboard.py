@@ -28,7 +28,7 @@ async def test_typing_after_a_click_on_a_block_goes_to_the_prompt(
         await wait_for(pilot, lambda: app.ready)
         await submit(pilot, "where is the limit?")
         await wait_idle(pilot)
-        grep, glob = list(app.query(ToolBlock))
+        grep, _glob = list(app.query(ToolBlock))
         await pilot.click(grep)
         await wait_for(pilot, lambda: grep.expanded)
         prompt = app.query_one(PromptInput)

@@ -81,6 +81,8 @@ def demo_options(root: Path) -> RunOptions:
         autocompact=DEMO_WINDOW,
         permission_mode="default",
         headless=False,
+        banner=BANNER,
+        resume_hint=False,  # the session lives in a throwaway config folder
     )
 
 

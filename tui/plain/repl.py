@@ -65,7 +65,7 @@ class PlainRepl:
         self.options = options
         self.console = console or Console(highlight=False)
         self.initial_prompt = initial_prompt
-        self.banner = banner
+        self.banner = banner or options.banner
         self.observers: list[EventSink] = []
         self.driver: SessionDriver | None = None
         self.renderer = PlainRenderer(self.console, str(options.cwd), self.context_state)
@@ -370,7 +370,7 @@ class PlainRepl:
             self.renderer.line("/help lists the commands. " + KEYS_HELP, "dim")
 
     def _goodbye(self) -> None:
-        if self.driver is None or not self.driver.messages:
+        if self.driver is None or not self.driver.messages or not self.options.resume_hint:
             return
         session = self.driver.session_id
         self.renderer.line(f"Session {session} saved; resume it with: ccx -r {session}", "dim")

@@ -37,6 +37,7 @@ class StatusLine(Widget):
         self._since = time.monotonic()
         self._frame = 0
         self._hint = ""
+        self._note = False  # a note (no spinner, no clock) that clears itself
 
     def on_mount(self) -> None:
         self._timer = self.set_interval(0.1, self._tick, pause=not self.message)
@@ -44,8 +45,20 @@ class StatusLine(Widget):
     def show(self, message: str, hint: str = "esc to interrupt") -> None:
         if message != self.message:
             self._since = time.monotonic()
-        self._hint = hint
+        self._hint, self._note = hint, False
         self.message = message
+
+    def note(self, message: str, seconds: float) -> None:
+        """Say ``message`` for ``seconds``, unless something else is shown by then."""
+        if self.message and not self._note:
+            return  # a turn's status outranks a note
+        self._note, self._hint = True, ""
+        self.message = message
+        self.set_timer(seconds, lambda: self._end_note(message))
+
+    def _end_note(self, message: str) -> None:
+        if self._note and self.message == message:
+            self.clear()
 
     def clear(self) -> None:
         self.message = ""
@@ -67,6 +80,8 @@ class StatusLine(Widget):
     def render(self) -> Text:
         if not self.message:
             return Text()
+        if self._note:
+            return Text(self.message, style="bold")
         text = Text()
         text.append(f"{SPINNER[self._frame % len(SPINNER)]} ", style="bold cyan")
         text.append(self.message)

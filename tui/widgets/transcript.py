@@ -141,7 +141,7 @@ class Transcript(VerticalScroll):
         self._tools.clear()
         self._earlier = []
         self.latest_expandable = None
-        await self.remove_children()
+        await self.remove_children([child for child in self.children if child.id != "welcome"])
 
     # -- history -------------------------------------------------------------------------
 
@@ -150,7 +150,7 @@ class Transcript(VerticalScroll):
         self._earlier = list(entries[:-PAGE]) if len(entries) > PAGE else []
         shown = entries[-PAGE:]
         widgets = [history_widget(entry) for entry in shown]
-        first = self.children[0] if self.children else None
+        first = next((child for child in self.children if child.id != "welcome"), None)
         if self._earlier:
             widgets.insert(0, self._load_button())
         if widgets:
