@@ -129,9 +129,9 @@ class CcxApp(App[int]):
             (options and options.model) or os.environ.get("ANTHROPIC_MODEL")
         )
         footer.mode = (options and options.permission_mode) or "default"
-        self.query_one(Transcript).mount(
-            Welcome(footer.model, options.cwd if options else Path.cwd(), options and options.banner)
-        )
+        transcript = self.query_one(Transcript)
+        transcript.cwd = options.cwd if options else Path.cwd()
+        transcript.mount(Welcome(footer.model, transcript.cwd, options and options.banner))
         self.view = EventView(
             self.query_one(Transcript),
             self.query_one(StatusLine),
@@ -341,6 +341,8 @@ class CcxApp(App[int]):
             self.exit(0)
             return
         self.options = self.bridge.options
+        if self.options is not None:
+            self.query_one(Transcript).cwd = self.options.cwd
         if parsed.prompt:
             self.send(parsed.prompt)
 

@@ -21,7 +21,6 @@ from rich.markup import escape
 from agent.app.commands import compaction_line
 from agent.core.context_state import ContextState
 from agent.core.events import (
-    SERVER_CLEARING,
     ApiRetry,
     AssistantMessage,
     CompactionFailed,
@@ -42,6 +41,7 @@ from agent.core.events import (
 from compaction.thresholds import format_tokens, warning_text
 from tools.read import short_path
 from tui.meter import meter_line
+from tui.words import clearing_words, retry_words
 
 LEVEL_STYLES = {"ok": "green", "warning": "yellow", "error": "red", "blocking": "bold red"}
 RUNNING_AFTER_S = 1.0
@@ -178,11 +178,9 @@ class PlainRenderer:
         self.markup(text)
 
     def _on_ApiRetry(self, event: ApiRetry) -> None:
-        self.line(
-            f"  API retry {event.attempt}/{event.max_attempts} in {event.delay_s:.1f}s "
-            f"({event.reason})",
-            "yellow",
-        )
+        # A printed line cannot count down: it says how long the wait is.
+        words = retry_words(event.attempt, event.max_attempts, event.reason, event.delay_s)
+        self.line(f"  {words}", "yellow")
 
     def _on_ResponseDiscarded(self, event: ResponseDiscarded) -> None:
         # Printed text cannot be taken back: say that what follows replaces it.
@@ -207,18 +205,7 @@ class PlainRenderer:
                 self.line(f"⚠ {text}", LEVEL_STYLES.get(self.level, "yellow"))
 
     def _on_Microcompacted(self, event: Microcompacted) -> None:
-        results = f"{event.cleared} old tool result{'s' if event.cleared != 1 else ''}"
-        if event.reason == SERVER_CLEARING:
-            self.line(
-                f"  The API clears {results} from what the model sees "
-                f"({format_tokens(event.tokens_freed)} tokens)",
-                "dim",
-            )
-            return
-        self.line(
-            f"  Cleared {results} ({format_tokens(event.tokens_freed)} tokens freed, no model call)",
-            "dim",
-        )
+        self.line(f"  {clearing_words(event)}", "dim")
 
     def _on_CompactionStarted(self, event: CompactionStarted) -> None:
         self._compaction_started = time.monotonic()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
@@ -12,6 +13,7 @@ from textual.widgets import Static
 
 from tui.widgets.expandable import Expandable
 from tui.widgets.status_line import SPINNER
+from tui.words import relative
 
 if TYPE_CHECKING:
     from agent.core.compaction_record import CompactionRecord
@@ -80,12 +82,12 @@ class CompactionBlock(Vertical):
             text.append(" · esc to cancel", style="dim")
         self._line.update(text)
 
-    def finish(self, record: CompactionRecord) -> None:
+    def finish(self, record: CompactionRecord, cwd: Path | None = None) -> None:
         from agent.app.commands import compaction_line
 
         self._stop("finished")
         self.summary = record.summary
-        self._line.update(Text("✓ " + compaction_line(record), style="green"))
+        self._line.update(Text("✓ " + relative(compaction_line(record), cwd), style="green"))
         if record.summary and self.is_mounted:
             self._add_summary(record.summary)  # else on_mount adds it
 

@@ -7,6 +7,7 @@ the top that loads earlier ones.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -16,6 +17,7 @@ from textual.widgets import Button, Static
 
 from tui.widgets.reply import HistoryReply, StreamingReply
 from tui.widgets.tool_block import ToolBlock
+from tui.words import relative
 
 if TYPE_CHECKING:
     from tui.history import Entry
@@ -79,6 +81,7 @@ class Transcript(VerticalScroll):
         self._tools: dict[str, ToolBlock] = {}
         self._earlier: list[Entry] = []
         self.latest_expandable: Expandable | None = None  # what ctrl+o toggles
+        self.cwd: Path | None = None  # the project: paths inside it are shown relative to it
 
     def on_mount(self) -> None:
         self.anchor()
@@ -129,7 +132,7 @@ class Transcript(VerticalScroll):
     ) -> None:
         block = self._tools.pop(tool_use_id, None)
         if block is not None:
-            block.finish(is_error, display, preview, meta)
+            block.finish(is_error, relative(display, self.cwd), relative(preview, self.cwd), meta)
 
     def tool_denied(self, tool_use_id: str, reason: str) -> None:
         block = self._tools.pop(tool_use_id, None)
