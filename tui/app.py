@@ -138,6 +138,7 @@ class CcxApp(App[int]):
             footer,
             self.query_one(WarningBar),
         )
+        self.view.show_cost = options is None or options.show_cost
         self.query_one(PromptInput).focus()
         self.query_one(StatusLine).show("Starting…", hint="")
         self.call_after_refresh(self._first_paint)
@@ -393,7 +394,9 @@ class CcxApp(App[int]):
         if not self.live:
             return
         status, footer = message.status, self.query_one(StatusFooter)
-        footer.model, footer.mode, footer.cost_usd = status.model, status.mode, status.cost_usd
+        footer.model, footer.mode = status.model, status.mode
+        if self.options is None or self.options.show_cost:
+            footer.cost_usd = status.cost_usd
         for welcome in self.query(Welcome):
             welcome.show_model(status.model)
         self.view.show_state(status.context)

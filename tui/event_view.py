@@ -54,6 +54,7 @@ class EventView:
         self.footer = footer
         self.warning = warning
         self.compaction: CompactionBlock | None = None
+        self.show_cost = True  # off where nothing is billed (the demo)
 
     def show_state(self, state: ContextState | None) -> None:
         self.footer.state = state
@@ -83,7 +84,8 @@ class EventView:
         elif isinstance(event, ContextUpdate):
             self.show_state(event.state)
         elif isinstance(event, Usage):
-            self.footer.cost_usd = event.total_cost_usd
+            if self.show_cost:
+                self.footer.cost_usd = event.total_cost_usd
         elif isinstance(event, ApiRetry):
             attempt, most, reason = event.attempt, event.max_attempts, event.reason
             self.status.count_down(
@@ -143,6 +145,14 @@ class EventView:
         result = message.result
         if result is None or result.command is None:
             return  # a prompt's reply has streamed already
+        if result.command == "help" and "help" in result.data:
+            from textual.widgets import Static
+
+            from tui.help_table import help_table
+            from tui.widgets.welcome import KEYS
+
+            transcript.add(Static(help_table(result.data["help"], KEYS), classes="line -output"))
+            return
         if "context" in result.data:
             from tui.widgets.context_view import ContextView
 

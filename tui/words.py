@@ -5,9 +5,13 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent.core.events import SERVER_CLEARING, Microcompacted
 from compaction.thresholds import format_tokens
+
+if TYPE_CHECKING:
+    from agent.sessions.session import SessionInfo
 
 # Why ccx cleared old tool results, as a user would put it (compaction.microcompact's reasons).
 CLEARING_REASONS = {
@@ -58,3 +62,19 @@ def relative(text: str, cwd: Path | None) -> str:
         return text
     prefix = str(cwd).rstrip(os.sep) + os.sep
     return text.replace(prefix, "") if len(prefix) > 1 else text
+
+
+def age(seconds: float) -> str:
+    if seconds < 90:
+        return "just now"
+    if seconds < 3600:
+        return f"{seconds / 60:.0f} min ago"
+    if seconds < 86400:
+        return f"{seconds / 3600:.0f} h ago"
+    return f"{seconds / 86400:.0f} days ago"
+
+
+def session_line(info: SessionInfo, now: float) -> str:
+    """One stored session for a picker: age, message count, first prompt."""
+    count = f"{'~' if info.count_estimated else ''}{info.message_count} messages"
+    return f"{age(now - info.modified):>12}  {count:>14}  {info.first_prompt or '(no prompt)'}"

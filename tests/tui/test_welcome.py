@@ -83,3 +83,32 @@ async def test_no_resume_line_when_nothing_was_said_or_in_the_demo(
         await wait_idle(pilot)
         await pilot.press("ctrl+d")
     assert demo.resume_hint() is None
+
+
+async def test_help_lists_resume_and_wraps_beside_the_usage_at_80_columns(
+    api: FakeApi, repo: Path
+) -> None:
+    app = make_app(repo)
+    async with app.run_test(size=(80, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "/help")
+        await wait_for(pilot, lambda: "/resume [id]" in screen_text(app))
+        lines = screen_lines(app)
+        row = next(i for i, line in enumerate(lines) if line.lstrip().startswith("/undo-compact"))
+        column = lines[row].index("Bring back")
+        assert lines[row + 1].index("last compaction") == column  # wrapped beside, not at 0
+        assert "/exit" in screen_text(app)
+
+
+async def test_the_demo_footer_shows_no_dollars(repo: Path, tmp_path: Path) -> None:
+    from tui.app import CcxApp
+    from tui.demo.tour import demo_session
+    from tui.widgets.footer import StatusFooter
+
+    with demo_session(tmp_path / "demo", pace=0) as session:
+        app = CcxApp(session.options, "hello")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: app.ready and app.running is None, timeout=30)
+            await pilot.pause()
+            footer = app.query_one(StatusFooter)
+            assert footer.cost_usd == 0 and "$" not in screen_lines(app)[-1]

@@ -83,6 +83,7 @@ def demo_options(root: Path) -> RunOptions:
         headless=False,
         banner=BANNER,
         resume_hint=False,  # the session lives in a throwaway config folder
+        show_cost=False,  # the scripted model bills nothing; /cost still shows the counts
     )
 
 

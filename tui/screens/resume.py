@@ -12,18 +12,10 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.words import session_line
+
 if TYPE_CHECKING:
     from agent.sessions.session import SessionInfo
-
-
-def age(seconds: float) -> str:
-    if seconds < 90:
-        return "just now"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min ago"
-    if seconds < 86400:
-        return f"{seconds / 3600:.0f} h ago"
-    return f"{seconds / 86400:.0f} days ago"
 
 
 class ResumeScreen(ModalScreen["str | None"]):
@@ -61,11 +53,7 @@ class ResumeScreen(ModalScreen["str | None"]):
             if not self.sessions:
                 yield Static("No other sessions in this directory.")
                 return
-            options = []
-            for info in self.sessions:
-                count = f"{'~' if info.count_estimated else ''}{info.message_count} messages"
-                label = f"{age(now - info.modified):>12}  {count:>14}  {info.first_prompt or '(no prompt)'}"
-                options.append(Option(label, id=info.id))
+            options = [Option(session_line(info, now), id=info.id) for info in self.sessions]
             yield OptionList(*options, id="resume-options")
 
     def on_mount(self) -> None:
