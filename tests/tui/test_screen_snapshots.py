@@ -22,6 +22,8 @@ from agent.permissions.rules import Rule
 from compaction.breakdown import Breakdown, Category
 from tests.tui.screen import screen_lines, screen_words
 from tui.screens.permission import PermissionScreen
+from tui.screens.plan_approval import PlanApprovalScreen
+from tui.screens.trust import TrustScreen
 from tui.widgets.compaction_block import CompactionBlock, SummaryToggle
 from tui.widgets.context_view import ContextView
 from tui.widgets.footer import StatusFooter
@@ -167,6 +169,26 @@ def permission_scene(project: Path) -> Callable[[Scene], None]:
     return fill
 
 
+PLAN = "# Plan\n\n" + "\n".join(
+    f"{n}. Step {n}: change module {n} and test it." for n in range(1, 31)
+)
+
+
+def plan_scene(app: Scene) -> None:
+    tools_scene(app)
+    app.push_screen(PlanApprovalScreen(PLAN))
+
+
+def trust_scene(app: Scene) -> None:
+    items = [
+        "hooks: SessionStart runs ./scripts/setup.sh",
+        "env: NODE_OPTIONS, PATH",
+        "allow rules: Bash(npm test *), Bash(make *)",
+        "default mode: acceptEdits",
+    ]
+    app.push_screen(TrustScreen(str(PROJECT), items))
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     (tmp_path / "src").mkdir()
@@ -180,6 +202,8 @@ SCENES: dict[str, Callable[[Path], Callable[[Scene], None]]] = {
     "compaction_expanded": lambda _p: expanded_compaction_scene,
     "context": lambda _p: context_scene,
     "permission": permission_scene,
+    "plan": lambda _p: plan_scene,
+    "trust": lambda _p: trust_scene,
 }
 MUST_SHOW = {
     "tools": ["Read src/app.py", "+RETRY_LIMIT = 5", "4 passed", "▸ +2 lines"],
@@ -187,6 +211,8 @@ MUST_SHOW = {
     "compaction_expanded": ["Primary request: raise the retry limit", "Next: edit the constant"],
     "context": ["Context usage", "files re-read: src/app.py", "Messages"],
     "permission": ["1. Yes, allow once (y)", "(a)", "3. No, deny (n)", "@@ -1,4 +1,4 @@"],
+    "plan": ["Ready to code?", "Approve and start (y)", "keep planning (n or esc)"],
+    "trust": ["Do you trust the files in", "(y)", "(n)", "Exit (q / esc)", "default mode"],
 }
 
 
@@ -213,4 +239,5 @@ async def test_nothing_is_clipped_at_80x24(project: Path, scene: str) -> None:
         for phrase in MUST_SHOW[scene]:
             assert phrase in words, f"{phrase!r} not on the screen:\n" + "\n".join(lines)
         assert lines[-1].endswith("75% until auto-compact")  # the meter, whole
-        assert str(project) not in words and str(PROJECT) not in words  # relative paths
+        if scene != "trust":  # the trust question names the folder it is about
+            assert str(project) not in words and str(PROJECT) not in words  # relative paths

@@ -12,7 +12,6 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.css.scalar import Scalar
 from textual.events import Resize
 from textual.message import Message
 from textual.screen import ModalScreen
@@ -22,13 +21,13 @@ from textual.widgets.option_list import Option
 from tools.edit import plan_edit
 from tools.paths import short_path
 from tools.write import unified_diff
+from tui.screens.fit import fit_body
 from tui.widgets.tool_block import diff_text
 
 if TYPE_CHECKING:
     from agent.loop.tool_runner import PermissionRequest
 
 CONTENT_HEAD_LINES = 20
-MIN_PREVIEW_ROWS = 3  # the preview's border and one line: what is asked stays visible
 MAX_PREVIEW_ROWS = 24
 PREVIEW_FILE_BYTES = 2_000_000  # larger files get the strings' own diff, not a read of the file
 ANSWERS = ("allow", "always", "deny")
@@ -177,14 +176,10 @@ class PermissionScreen(ModalScreen[str]):
         self.call_after_refresh(self._fit_preview)
 
     def _fit_preview(self) -> None:
-        """Give the preview only the rows the rest of the dialog leaves free."""
         dialog = self.query_one("#permission-dialog")
-        preview = self.query_one("#permission-preview", VerticalScroll)
-        others = sum(child.outer_size.height for child in dialog.children if child is not preview)
-        free = self.size.height - dialog.styles.gutter.height - others
-        rows = max(MIN_PREVIEW_ROWS, min(MAX_PREVIEW_ROWS, free))
-        if preview.styles.max_height != Scalar.from_number(rows):
-            preview.styles.max_height = rows
+        fit_body(
+            self, dialog, self.query_one("#permission-preview", VerticalScroll), MAX_PREVIEW_ROWS
+        )
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -8,10 +8,12 @@ from typing import TYPE_CHECKING
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.events import Resize
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.screens.fit import fit_body
 from tui.words import session_line
 
 if TYPE_CHECKING:
@@ -59,6 +61,14 @@ class ResumeScreen(ModalScreen["str | None"]):
     def on_mount(self) -> None:
         if self.sessions:
             self.query_one(OptionList).focus()
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self, _event: Resize) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        if self.sessions:
+            fit_body(self, self.query_one("#resume-dialog"), self.query_one(OptionList), 30)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
