@@ -224,4 +224,5 @@ async def _exit(_runtime: Runtime, _args: str) -> CommandResult:
 async def _help(runtime: Runtime, _args: str) -> CommandResult:
     width = max(len(c.usage) for c in COMMANDS.values())
     lines = [f"{c.usage.ljust(width)}  {c.help}" for c in COMMANDS.values()]
-    return CommandResult("\n".join(lines))
+    rows = [(c.usage, c.help) for c in COMMANDS.values()]
+    return CommandResult("\n".join(lines), data={"help": rows})
