@@ -175,7 +175,9 @@ class Compactor:
         finally:
             self.running = False
         if agent.costs is not None:
-            agent.costs.add(result.model or agent.model, result.usage, result.duration_s)
+            agent.costs.add(
+                result.model or agent.model, result.usage, result.duration_s, purpose="summary"
+            )
         return result
 
     def prepare(
@@ -188,10 +190,21 @@ class Compactor:
         kept_after: list[Message],
         trigger: str,
         kind: str,
+        restore_room: Callable[[list[Message]], int] | None = None,
     ) -> Replacement:
-        """The conversation that would replace this one, worked out without changing anything."""
+        """The conversation that would replace this one, worked out without changing anything.
+
+        ``restore_room``: how many tokens the new conversation without restored
+        items leaves under the threshold; the files restored then take at most
+        half of that (session-memory compaction, whose kept messages take room).
+        """
         previous = list(agent.conversation.messages)
-        partial = {"partial_from": "from", "partial_up_to": "up_to"}.get(kind)
+        # Session memory keeps the newer messages, as a partial "up_to" compaction does.
+        partial = {
+            "partial_from": "from",
+            "partial_up_to": "up_to",
+            "session_memory": "up_to",
+        }.get(kind)
         summary_message = Message(
             role="user",
             content=[
@@ -209,7 +222,10 @@ class Compactor:
             kind="summary",
         )
         file_state = self.services.file_state.snapshot()
-        restoration = self.restoration(file_state, kept_before + kept_after, limits)
+        cap = None
+        if restore_room is not None:
+            cap = max(0, restore_room([*kept_before, summary_message, *kept_after]) // 2)
+        restoration = self.restoration(file_state, kept_before + kept_after, limits, cap)
         return Replacement(
             previous,
             kept_before,
@@ -272,13 +288,19 @@ class Compactor:
         return record
 
     def restoration(
-        self, snapshot: dict[str, FileState], kept: list[Message], limits: ContextLimits
+        self,
+        snapshot: dict[str, FileState],
+        kept: list[Message],
+        limits: ContextLimits,
+        files_cap: int | None = None,
     ) -> Restoration:
         """Recent files re-read now, invoked skills, the plan, announcements, background tasks."""
         services = self.services
         paths = services.files_to_restore(kept, snapshot)
         # Budgets shrink with small windows, so what is restored can never refill the context.
         files_budget = min(FILES_BUDGET, limits.effective // 3)
+        if files_cap is not None:
+            files_budget = min(files_budget, files_cap)
         restoration = Restoration(
             restore_files(
                 paths, read_file_now, per_file=min(FILE_TOKENS, files_budget), budget=files_budget

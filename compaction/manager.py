@@ -107,6 +107,7 @@ class ContextManager:
             self.clearing.learn_growth(agent.conversation.messages)
             self.microcompact(agent)
         state = self.state(agent)
+        self._observe_notes(agent, state)
         if (
             state.used >= state.limits.auto_compact
             and state.auto_compact_enabled
@@ -337,20 +338,32 @@ class ContextManager:
                 )
                 self.emit(Notice(message, "error"))
 
+    def _observe_notes(self, agent: ConversationHost, state: ContextState) -> None:
+        """Let session memory start a background notes update (never from a compaction)."""
+        if (
+            self.session_memory is None
+            or not state.auto_compact_enabled
+            or self.circuit_open
+            or self.compactor.running
+        ):
+            return
+        self.session_memory.observe(agent, state.used, state.limits)
+
     async def _session_memory_compact(self, agent: ConversationHost) -> bool:
-        """The slot for session-memory compaction (SPEC 3.6): notes instead of a model call.
+        """Session-memory compaction (SPEC 3.6): the notes instead of a summary call.
 
         Committed only when the result is under the auto-compact threshold;
-        otherwise nothing changes and the full compaction takes over.
+        otherwise nothing changes and the full compaction takes over. What is
+        restored gets only the room the kept messages leave (``restore_room``).
         """
         assert self.session_memory is not None
-        messages = list(agent.conversation.messages)
-        result = await self.session_memory.try_compact(messages)
+        limits = self.limits(agent)
+        started = self.clock()
+        result = await self.session_memory.try_compact(list(agent.conversation.messages), limits)
         if result is None:
             return False
-        limits = self.limits(agent)
+        messages = list(agent.conversation.messages)  # as it is after any wait for the notes
         tokens_before = self.count(agent)
-        started = self.clock()
         start = adjust_start_index(messages, result.keep_from)
         replacement = self.compactor.prepare(
             agent,
@@ -360,9 +373,17 @@ class ContextManager:
             kept_after=messages[start:],
             trigger="auto",
             kind="session_memory",
+            restore_room=lambda new: limits.auto_compact - self.estimate(agent, new),
         )
         prospective = self.estimate(agent, replacement.messages())
         if prospective >= limits.auto_compact:
+            self.services.record_event(
+                {
+                    "type": "session_memory_skipped",
+                    "reason": "the result would still be over the threshold",
+                    "tokens": prospective,
+                }
+            )
             return False
         await self.compactor.commit(
             agent, replacement, tokens_before=tokens_before, started=started
