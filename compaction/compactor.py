@@ -1,9 +1,10 @@
 """Carrying out a compaction: hooks, the summary call, the new conversation, restoration, the record.
 
 After a compaction the conversation is: the kept older messages (partial
-"from"), the summary message (naming the transcript and carrying the user's
-latest request verbatim), the kept newer messages (partial "up_to"), and one
-attachment message with what was restored. The conversation's owner
+"from"), the summary message (naming the transcript and carrying every
+message the user typed, verbatim, within a budget: ``user_messages``), the
+kept newer messages (partial "up_to", session memory), and one attachment
+message with what was restored. The conversation's owner
 (``agent.core.conversation``) puts it in place and records a
 ``compact_boundary`` followed by those messages; the previous conversation and
 file-state cache are kept as a snapshot so /undo-compact can bring them back.
@@ -46,8 +47,9 @@ from compaction.restore import (
 from compaction.services import CompactionServices, ConversationHost
 from compaction.summary import PartialMode, latest_user_request, summary_message_text
 from compaction.thresholds import ContextLimits
-from compaction.tokens import estimate_message
+from compaction.tokens import PADDING, estimate_message
 from compaction.undo import Snapshot, snapshots_from_transcript
+from compaction.user_messages import for_summary
 from tools.file_state import FileState
 
 # Claude Code's PreCompact/PostCompact hooks know only "manual" and "auto".
@@ -195,10 +197,12 @@ class Compactor:
         """The conversation that would replace this one, worked out without changing anything.
 
         ``restore_room``: how many tokens the new conversation without restored
-        items leaves under the threshold; the files restored then take at most
-        half of that (session-memory compaction, whose kept messages take room).
+        items leaves under its target; the files restored then take at most
+        that (session-memory compaction, whose kept messages take room).
         """
         previous = list(agent.conversation.messages)
+        latest = latest_request(previous)
+        typed = for_summary(previous, [*kept_before, *kept_after], latest, limits)
         # Session memory keeps the newer messages, as a partial "up_to" compaction does.
         partial = {
             "partial_from": "from",
@@ -213,9 +217,10 @@ class Compactor:
                     "text": summary_message_text(
                         summary,
                         transcript_path=self.services.transcript_path,
-                        latest_request=latest_request(previous),
+                        latest_request=latest,
                         auto=trigger != "manual",
                         partial=partial,  # type: ignore[arg-type]
+                        user_messages=typed.render(self.services.transcript_path),
                     ),
                 }
             ],
@@ -224,7 +229,8 @@ class Compactor:
         file_state = self.services.file_state.snapshot()
         cap = None
         if restore_room is not None:
-            cap = max(0, restore_room([*kept_before, summary_message, *kept_after]) // 2)
+            # The room is in counted tokens; a restored item's tokens are unpadded characters / 4.
+            cap = max(0, int(restore_room([*kept_before, summary_message, *kept_after]) / PADDING))
         restoration = self.restoration(file_state, kept_before + kept_after, limits, cap)
         return Replacement(
             previous,

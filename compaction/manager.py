@@ -48,7 +48,7 @@ from compaction.server_editing import (
     with_server_edit,
 )
 from compaction.services import CompactionServices, ContextFullError, ConversationHost
-from compaction.session_memory import SessionMemory
+from compaction.session_memory import TARGET_SHARE, SessionMemory
 from compaction.summary import PartialMode
 from compaction.thresholds import ContextLimits, ContextState, WindowConfig, context_state
 from compaction.tokens import TokenCounter, estimate_system, estimate_tools
@@ -352,9 +352,10 @@ class ContextManager:
     async def _session_memory_compact(self, agent: ConversationHost) -> bool:
         """Session-memory compaction (SPEC 3.6): the notes instead of a summary call.
 
-        Committed only when the result is under the auto-compact threshold;
-        otherwise nothing changes and the full compaction takes over. What is
-        restored gets only the room the kept messages leave (``restore_room``).
+        Committed only when the result fits in ``TARGET_SHARE`` of the
+        auto-compact threshold; otherwise nothing changes and the full
+        compaction takes over. What is restored gets only the room the kept
+        messages leave under that target (``restore_room``).
         """
         assert self.session_memory is not None
         limits = self.limits(agent)
@@ -364,23 +365,29 @@ class ContextManager:
             return False
         messages = list(agent.conversation.messages)  # as it is after any wait for the notes
         tokens_before = self.count(agent)
+        target = int(limits.auto_compact * TARGET_SHARE)
         start = adjust_start_index(messages, result.keep_from)
-        replacement = self.compactor.prepare(
-            agent,
-            limits,
-            result.summary,
-            kept_before=[],
-            kept_after=messages[start:],
-            trigger="auto",
-            kind="session_memory",
-            restore_room=lambda new: limits.auto_compact - self.estimate(agent, new),
-        )
-        prospective = self.estimate(agent, replacement.messages())
-        if prospective >= limits.auto_compact:
+        over = 0
+        for _attempt in range(2):  # a second try when skills or the plan took the files' room
+            replacement = self.compactor.prepare(
+                agent,
+                limits,
+                result.summary,
+                kept_before=[],
+                kept_after=messages[start:],
+                trigger="auto",
+                kind="session_memory",
+                restore_room=lambda new, over=over: target - over - self.estimate(agent, new),
+            )
+            prospective = self.estimate(agent, replacement.messages())
+            over = prospective - target
+            if over <= 0 or not replacement.restoration.of_kind("file"):
+                break
+        if prospective > target:
             self.services.record_event(
                 {
                     "type": "session_memory_skipped",
-                    "reason": "the result would still be over the threshold",
+                    "reason": "the result would leave too little room under the threshold",
                     "tokens": prospective,
                 }
             )

@@ -21,12 +21,16 @@ times for one use. So:
   first, on the same pressure) has had its chance to make compaction
   unnecessary; early enough that it lands (it runs alongside the next agent
   request) before compaction is due;
-- notes that already exist are redone only once the context has grown by
-  half the keep ceiling since they were taken (``refresh_share``), since
-  session-memory compaction keeps what the notes do not cover verbatim, up
-  to that ceiling, and a redo that adds little costs the full price. When
-  clearing holds the context just under the threshold, this caps updates at
-  one per that much growth.
+- notes that still match are redone only when what they do not cover is
+  about to outgrow the keep ceiling: ``uncovered + 2 x growth >= ceiling``
+  (and at least ``refresh_share`` of it). Session-memory compaction keeps
+  that part verbatim up to the ceiling, so until then the notes in hand
+  still serve, and a redo costs the full price again. When clearing holds
+  the context just under the threshold for a while, this caps updates at
+  about one per ceiling of growth, not one per request. Notes match while
+  the message they cover up to is still there and comes after the last
+  compaction's messages (older notes do not cover what that compaction
+  kept).
 """
 
 from __future__ import annotations
@@ -116,7 +120,8 @@ class NotesPolicy:
     lead_requests: float = 3.0
     min_lead_share: float = 0.03  # of the effective window
     max_lead_share: float = 0.15
-    refresh_share: float = 0.5  # of the keep ceiling
+    refresh_share: float = 0.5  # of the keep ceiling, at least
+    refresh_requests: float = 2.0  # requests' growth before the ceiling
 
     def lead(self, limits: ContextLimits, growth: float) -> float:
         low, high = limits.effective * self.min_lead_share, limits.effective * self.max_lead_share
@@ -128,17 +133,18 @@ class NotesPolicy:
         used: int,
         limits: ContextLimits,
         growth: float,
-        notes_used: int | None,
+        uncovered: float | None,
     ) -> bool:
         """Whether to start an update now (see the module docstring).
 
-        ``growth``: tokens a request has recently added; ``notes_used``: the
-        count when the current notes were taken, None when there are none
-        that still match the conversation.
+        ``growth``: tokens a request has recently added; ``uncovered``: the
+        tokens of the messages after those the notes cover, None when there
+        are no notes that still match the conversation.
         """
         if used < limits.auto_compact - self.lead(limits, growth):
             return False
-        if notes_used is None:
+        if uncovered is None:
             return True
         ceiling = KeepBounds.for_threshold(limits.auto_compact).max_tokens
-        return used - notes_used >= self.refresh_share * ceiling
+        refresh_at = max(self.refresh_share * ceiling, ceiling - self.refresh_requests * growth)
+        return uncovered >= refresh_at

@@ -35,7 +35,13 @@ from agent.core.messages import Message, user_text
 from agent.core.request import build_request
 from compaction.notes import Notes, NotesPolicy, NotesStore
 from compaction.services import ConversationHost
-from compaction.session_memory import KeepBounds, SessionMemoryResult, keep_start
+from compaction.session_memory import (
+    KeepBounds,
+    SessionMemoryResult,
+    compaction_floor,
+    counted_tokens,
+    keep_start,
+)
 from compaction.summary import format_summary, has_summary_section
 
 PROMPT = Path(__file__).with_name("prompts") / "notes.md"
@@ -87,19 +93,27 @@ class SessionNotes:
         if self._last_used is not None and used > self._last_used:
             self._growth.append(used - self._last_used)
         self._last_used = used
-        if self.updating:
-            return
+        if self.updating or used >= limits.auto_compact:
+            return  # at the threshold compaction runs now: on the notes there are, or a summary
         messages = list(host.conversation.messages)
         if not any(m.role == "assistant" for m in messages) or messages[-1].role != "user":
             return
         growth = median(self._growth) if self._growth else 0.0
-        notes_used = self.notes.used_tokens if self._matching(messages) else None
-        if self.policy.due(used=used, limits=limits, growth=growth, notes_used=notes_used):
+        end = self.covered_end(messages)
+        uncovered = None if end is None else sum(counted_tokens(m) for m in messages[end:])
+        if self.policy.due(used=used, limits=limits, growth=growth, uncovered=uncovered):
             self._max_output = min(self.max_output, limits.max_output)
             self.task = asyncio.ensure_future(self._update(host, messages, used))
 
-    def _matching(self, messages: list[Message]) -> bool:
-        return self.notes is not None and self.notes.covered_end(messages) is not None
+    def covered_end(self, messages: list[Message]) -> int | None:
+        """One past the last message the notes cover, or None when they no longer match:
+        their message is gone, or it comes before the last compaction's messages."""
+        if self.notes is None:
+            return None
+        end = self.notes.covered_end(messages)
+        if end is None or end < compaction_floor(messages):
+            return None
+        return end
 
     async def _update(
         self, host: ConversationHost, messages: list[Message], used: int
@@ -174,10 +188,14 @@ class SessionNotes:
         if self.notes is None:
             self.record_event({"type": "session_memory_skipped", "reason": "no notes"})
             return None
-        covered_end = self.notes.covered_end(messages)
+        covered_end = self.covered_end(messages)
         if covered_end is None:
             self.record_event(
-                {"type": "session_memory_skipped", "reason": "the notes' last message is gone"}
+                {
+                    "type": "session_memory_skipped",
+                    "reason": "the notes no longer match: their last message is gone, "
+                    "or they predate the last compaction",
+                }
             )
             return None
         start = keep_start(messages, covered_end, KeepBounds.for_threshold(limits.auto_compact))

@@ -12,7 +12,8 @@ The keep-index (``keep_start``) is pure: start at K + 1, extend backwards
 until at least ``min_tokens`` tokens and ``min_text`` messages with text are
 kept, never beyond ``max_tokens``, never before ``floor`` (the end of the
 previous compaction's messages), and only at a cut that splits no tool pair
-and no assistant response (``grouping.adjust_start_index``). When the part
+and no assistant response (``grouping.adjust_start_index``). The result,
+restored files included, must fit in ``TARGET_SHARE`` of the threshold. When the part
 the notes do not cover is already over ``max_tokens``, or no valid cut exists
 between ``floor`` and K + 1, the notes cover too little: ``None``.
 
@@ -37,6 +38,10 @@ MIN_KEEP_TOKENS = 10_000
 MIN_KEEP_TEXT_MESSAGES = 5
 MAX_KEEP_TOKENS = 40_000
 MAX_KEEP_SHARE = 0.4  # of the auto-compact threshold, on small windows
+# A session-memory result must fit in this share of the threshold, restored files included:
+# one just under the threshold would be due again a request or two later, paying another
+# notes update for very little room (a full summary leaves more).
+TARGET_SHARE = 0.8
 # Messages a compaction puts in place: nothing at or before the last of them may be kept again.
 COMPACTION_KINDS = ("summary", "attachment")
 
