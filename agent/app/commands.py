@@ -187,7 +187,28 @@ async def _cost(runtime: Runtime, _args: str) -> CommandResult:
         f"Input {totals['input_tokens']:,} · cache read {totals['cache_read_input_tokens']:,} · "
         f"cache write {totals['cache_creation_input_tokens']:,} · output {totals['output_tokens']:,}"
     )
-    return CommandResult(text, data={"usage": dict(totals), "total_cost_usd": costs.total_cost_usd})
+    for purpose, label in PURPOSE_LABELS.items():
+        usage = costs.by_purpose.get(purpose)
+        if usage is None or (purpose == "agent" and len(costs.by_purpose) == 1):
+            continue
+        text += (
+            f"\n  {label}: ${costs.cost_by_purpose.get(purpose, 0.0):.4f} over "
+            f"{usage['requests']} requests · output {usage['output_tokens']:,}"
+        )
+    data = {
+        "usage": dict(totals),
+        "total_cost_usd": costs.total_cost_usd,
+        "cost_by_purpose": costs.purposes_json(),
+    }
+    return CommandResult(text, data=data)
+
+
+# The totals split by what each call was for (agent.loop.cost), in the order /cost shows them.
+PURPOSE_LABELS = {
+    "agent": "agent turns",
+    "summary": "compaction summaries",
+    "notes": "session notes (background)",
+}
 
 
 @command("clear", "/clear", "Start a fresh conversation (the old one stays in its transcript)")
