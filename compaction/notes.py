@@ -15,12 +15,17 @@ when a compaction is due, so updating every turn would pay that price many
 times for one use. So:
 
 - an update starts only when the context is within ``lead`` of the
-  auto-compact threshold, ``lead`` = 3 requests' recent growth, kept between
-  3% and 15% of the effective window: late enough that it covers nearly all
-  of the conversation and that the clearing of old tool results (which runs
-  first, on the same pressure) has had its chance to make compaction
-  unnecessary; early enough that it lands (it runs alongside the next agent
-  request) before compaction is due;
+  auto-compact threshold, ``lead`` = 1.5 requests' recent growth, kept between
+  3% and 10% of the effective window: so late that it starts only when the
+  next request or the one after will cross the threshold, and the clearing
+  of old tool results (which runs first, on the same pressure, two requests'
+  growth before the threshold) has had its chance to make compaction
+  unnecessary, and yet it lands (it runs alongside the next agent request)
+  before compaction is due; a compaction that finds it still running waits
+  for it rather than paying for a summary as well. A session that hovers
+  below the threshold thanks to clearing pays nothing for notes (the
+  audit's 120K run peaks 9K under it). A read so large that it jumps over
+  the whole lead gets a full summary, which costs what an update would;
 - notes that still match are redone only when what they do not cover is
   about to outgrow the keep ceiling: ``uncovered + 2 x growth >= ceiling``
   (and at least ``refresh_share`` of it). Session-memory compaction keeps
@@ -117,9 +122,9 @@ class NotesStore:
 
 @dataclass(frozen=True)
 class NotesPolicy:
-    lead_requests: float = 3.0
+    lead_requests: float = 1.5
     min_lead_share: float = 0.03  # of the effective window
-    max_lead_share: float = 0.15
+    max_lead_share: float = 0.10
     refresh_share: float = 0.5  # of the keep ceiling, at least
     refresh_requests: float = 2.0  # requests' growth before the ceiling
 

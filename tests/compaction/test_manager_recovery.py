@@ -155,7 +155,9 @@ class Notes:
     async def aclose(self) -> None:
         return None
 
-    async def try_compact(self, messages: list[Message], limits: object) -> SessionMemoryResult | None:
+    async def try_compact(
+        self, messages: list[Message], limits: object
+    ) -> SessionMemoryResult | None:
         self.calls += 1
         return SessionMemoryResult("Notes: the modules were read.", len(messages) - self.keep_last)
 

@@ -74,16 +74,16 @@ def test_the_policy_waits_for_the_threshold_and_refreshes_only_after_growth() ->
     limits = ContextLimits(200_000, 64_000)  # auto-compact at 167,000
     policy = NotesPolicy()
     lead = policy.lead(limits, growth=4_000)
-    assert lead == 12_000
-    assert not policy.due(used=150_000, limits=limits, growth=4_000, uncovered=None)
-    assert policy.due(used=156_000, limits=limits, growth=4_000, uncovered=None)
+    assert lead == 6_000
+    assert not policy.due(used=160_000, limits=limits, growth=4_000, uncovered=None)
+    assert policy.due(used=161_000, limits=limits, growth=4_000, uncovered=None)
     # Notes in hand serve until what they leave uncovered nears the 40,000 keep ceiling.
-    assert not policy.due(used=160_000, limits=limits, growth=4_000, uncovered=20_000)
-    assert not policy.due(used=160_000, limits=limits, growth=4_000, uncovered=31_000)
-    assert policy.due(used=160_000, limits=limits, growth=4_000, uncovered=32_000)
-    assert policy.due(used=160_000, limits=limits, growth=30_000, uncovered=20_000)
+    assert not policy.due(used=162_000, limits=limits, growth=4_000, uncovered=20_000)
+    assert not policy.due(used=162_000, limits=limits, growth=4_000, uncovered=31_000)
+    assert policy.due(used=162_000, limits=limits, growth=4_000, uncovered=32_000)
+    assert policy.due(used=162_000, limits=limits, growth=30_000, uncovered=20_000)
     assert policy.lead(limits, growth=0) == limits.effective * 0.03
-    assert policy.lead(limits, growth=1_000_000) == limits.effective * 0.15
+    assert policy.lead(limits, growth=1_000_000) == limits.effective * 0.10
 
 
 async def test_an_update_runs_alongside_the_turn_and_never_blocks_it(api, tmp_path) -> None:
