@@ -132,6 +132,10 @@ class NotesPolicy:
         low, high = limits.effective * self.min_lead_share, limits.effective * self.max_lead_share
         return min(high, max(low, self.lead_requests * growth))
 
+    def near(self, used: int, limits: ContextLimits, growth: float) -> bool:
+        """Whether the context is within the lead of the threshold (the cheap first test)."""
+        return used >= limits.auto_compact - self.lead(limits, growth)
+
     def due(
         self,
         *,
@@ -146,7 +150,7 @@ class NotesPolicy:
         tokens of the messages after those the notes cover, None when there
         are no notes that still match the conversation.
         """
-        if used < limits.auto_compact - self.lead(limits, growth):
+        if not self.near(used, limits, growth):
             return False
         if uncovered is None:
             return True

@@ -95,10 +95,12 @@ class SessionNotes:
         self._last_used = used
         if self.updating or used >= limits.auto_compact:
             return  # at the threshold compaction runs now: on the notes there are, or a summary
+        growth = median(self._growth) if self._growth else 0.0
+        if not self.policy.near(used, limits, growth):
+            return
         messages = list(host.conversation.messages)
         if not any(m.role == "assistant" for m in messages) or messages[-1].role != "user":
             return
-        growth = median(self._growth) if self._growth else 0.0
         end = self.covered_end(messages)
         uncovered = None if end is None else sum(counted_tokens(m) for m in messages[end:])
         if self.policy.due(used=used, limits=limits, growth=growth, uncovered=uncovered):
