@@ -116,8 +116,11 @@ async def _compact(runtime: Runtime, args: str) -> CommandResult:
 def compaction_line(record: CompactionRecord) -> str:
     """`Compacted (manual): 41K → 9K tokens in 3.2s; restored files: ...`"""
     restored = record.restored
+    how = record.trigger
+    if record.method == "session_memory":
+        how += f", from the session notes, {record.messages_kept} recent messages kept"
     parts = [
-        f"Compacted ({record.trigger}): {format_tokens(record.tokens_before)} → "
+        f"Compacted ({how}): {format_tokens(record.tokens_before)} → "
         f"{format_tokens(record.tokens_after)} tokens in {record.duration_s:.1f}s"
     ]
     if restored.get("files"):

@@ -51,3 +51,12 @@ def test_the_transcript_boundary_carries_the_method() -> None:
     conversation.replace(Compacted([user_text("summary")], record("auto", "session_memory")))
     (boundary,) = [r for r in log.records if r["type"] == "compact_boundary"]
     assert boundary["method"] == "session_memory" and boundary["kind"] == "session_memory"
+
+
+def test_the_result_line_says_when_the_notes_stood_in_for_the_summary() -> None:
+    from agent.app.commands import compaction_line
+
+    assert compaction_line(record("manual", "full")).startswith("Compacted (manual): ")
+    made = CompactionRecord("auto", "session_memory", 900, 100, 0.005, 20, 12, {}, 0, 10, "n")
+    line = compaction_line(made)
+    assert line.startswith("Compacted (auto, from the session notes, 12 recent messages kept): ")
