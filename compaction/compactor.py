@@ -43,6 +43,7 @@ from compaction.restore import (
     restore_files,
     restore_skills,
     text_item,
+    visible_skill_names,
 )
 from compaction.services import CompactionServices, ConversationHost
 from compaction.summary import PartialMode, latest_user_request, summary_message_text
@@ -313,8 +314,9 @@ class Compactor:
             )
         )
         skills_budget = min(SKILLS_BUDGET, limits.effective // 8)
+        shown = visible_skill_names(kept)
         restoration.items += restore_skills(
-            services.invoked_skills(),
+            [skill for skill in services.invoked_skills() if skill[0].casefold() not in shown],
             per_skill=min(SKILL_TOKENS, skills_budget),
             budget=skills_budget,
         )
