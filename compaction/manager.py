@@ -36,8 +36,9 @@ from agent.model.client import PromptTooLongError, StreamedResponse
 from compaction.clearing import Clearing
 from compaction.compactor import Compactor
 from compaction.full import CompactionError
-from compaction.grouping import adjust_start_index, drop_oldest_groups
+from compaction.grouping import drop_oldest_groups
 from compaction.microcompact import ClearPlan, MicrocompactConfig
+from compaction.notes_compaction import compact_with_notes
 from compaction.server_editing import (
     ClearToolUses,
     ServerClearing,
@@ -48,7 +49,7 @@ from compaction.server_editing import (
     with_server_edit,
 )
 from compaction.services import CompactionServices, ContextFullError, ConversationHost
-from compaction.session_memory import TARGET_SHARE, SessionMemory
+from compaction.session_memory import SessionMemory
 from compaction.summary import PartialMode
 from compaction.thresholds import ContextLimits, ContextState, WindowConfig, context_state
 from compaction.tokens import TokenCounter, estimate_system, estimate_tools
@@ -349,53 +350,31 @@ class ContextManager:
             return
         self.session_memory.observe(agent, state.used, state.limits)
 
-    async def _session_memory_compact(self, agent: ConversationHost) -> bool:
-        """Session-memory compaction (SPEC 3.6): the notes instead of a summary call.
+    async def session_memory_compact(self, agent: ConversationHost) -> bool:
+        """A session-memory compaction now, if the notes allow one (True when it was made).
 
-        Committed only when the result fits in ``TARGET_SHARE`` of the
-        auto-compact threshold; otherwise nothing changes and the full
-        compaction takes over. What is restored gets only the room the kept
-        messages leave under that target (``restore_room``).
+        For a cost model that prices it against clearing or waiting: what it
+        would keep is ``session_memory.plan(messages, limits)`` (pure, no wait).
         """
+        if self.session_memory is None or not self.window.compact_enabled:
+            return False
+        done = await self._session_memory_compact(agent)
+        if done:
+            self.failures = 0
+        return done
+
+    async def _session_memory_compact(self, agent: ConversationHost) -> bool:
         assert self.session_memory is not None
-        limits = self.limits(agent)
-        started = self.clock()
-        result = await self.session_memory.try_compact(list(agent.conversation.messages), limits)
-        if result is None:
-            return False
-        messages = list(agent.conversation.messages)  # as it is after any wait for the notes
-        tokens_before = self.count(agent)
-        target = int(limits.auto_compact * TARGET_SHARE)
-        start = adjust_start_index(messages, result.keep_from)
-        over = 0
-        for _attempt in range(2):  # a second try when skills or the plan took the files' room
-            replacement = self.compactor.prepare(
-                agent,
-                limits,
-                result.summary,
-                kept_before=[],
-                kept_after=messages[start:],
-                trigger="auto",
-                kind="session_memory",
-                restore_room=lambda new, over=over: target - over - self.estimate(agent, new),
-            )
-            prospective = self.estimate(agent, replacement.messages())
-            over = prospective - target
-            if over <= 0 or not replacement.restoration.of_kind("file"):
-                break
-        if prospective > target:
-            self.services.record_event(
-                {
-                    "type": "session_memory_skipped",
-                    "reason": "the result would leave too little room under the threshold",
-                    "tokens": prospective,
-                }
-            )
-            return False
-        await self.compactor.commit(
-            agent, replacement, tokens_before=tokens_before, started=started
+        return await compact_with_notes(
+            agent,
+            self.session_memory,
+            self.compactor,
+            self.limits(agent),
+            count=self.count,
+            estimate=self.estimate,
+            record_event=self.services.record_event,
+            clock=self.clock,
         )
-        return True
 
     # -- undo -----------------------------------------------------------------------------
 

@@ -55,6 +55,13 @@ def notes_prompt() -> str:
     return PROMPT.read_text(encoding="utf-8").strip()
 
 
+def _can_follow(messages: list[Message]) -> bool:
+    """Whether a user message may follow: the last message is the user's, or a finished
+    response (between turns), not one whose tool calls wait for their results."""
+    last = messages[-1]
+    return last.role == "user" or not last.tool_uses()
+
+
 class NotesError(Exception):
     """The update produced no usable notes; the previous ones stay."""
 
@@ -99,13 +106,23 @@ class SessionNotes:
         if not self.policy.near(used, limits, growth):
             return
         messages = list(host.conversation.messages)
-        if not any(m.role == "assistant" for m in messages) or messages[-1].role != "user":
+        if not any(m.role == "assistant" for m in messages) or not _can_follow(messages):
             return
         end = self.covered_end(messages)
         uncovered = None if end is None else sum(counted_tokens(m) for m in messages[end:])
         if self.policy.due(used=used, limits=limits, growth=growth, uncovered=uncovered):
-            self._max_output = min(self.max_output, limits.max_output)
-            self.task = asyncio.ensure_future(self._update(host, messages, used))
+            self.start_update(host, used, limits)
+
+    def start_update(self, host: ConversationHost, used: int, limits: ContextLimits) -> bool:
+        """Start an update now, whatever the policy says (a cost model that plans a
+        session-memory compaction early may ask for one); False when one is running already
+        or there is nothing to cover yet."""
+        messages = list(host.conversation.messages)
+        if self.updating or not messages or not _can_follow(messages):
+            return False
+        self._max_output = min(self.max_output, limits.max_output)
+        self.task = asyncio.ensure_future(self._update(host, messages, used))
+        return True
 
     def covered_end(self, messages: list[Message]) -> int | None:
         """One past the last message the notes cover, or None when they no longer match:

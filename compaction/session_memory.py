@@ -63,6 +63,12 @@ class SessionMemory(Protocol):
     ) -> SessionMemoryResult | None:
         """Notes covering ``messages`` up to some point, or None when there are none usable."""
 
+    def plan(self, messages: list[Message], limits: ContextLimits) -> SessionMemoryResult | None:
+        """What ``try_compact`` would return now, without waiting for an update in flight."""
+
+    def start_update(self, host: object, used: int, limits: ContextLimits) -> bool:
+        """Start a notes update now, whatever the policy says."""
+
     def cancel(self) -> None:
         """Stop background work without waiting."""
 

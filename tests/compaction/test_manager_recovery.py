@@ -152,6 +152,12 @@ class Notes:
     def cancel(self) -> None:
         return None
 
+    def plan(self, messages: list[Message], limits: object) -> SessionMemoryResult | None:
+        return SessionMemoryResult("Notes: the modules were read.", len(messages) - self.keep_last)
+
+    def start_update(self, host: object, used: int, limits: object) -> bool:
+        return False
+
     async def aclose(self) -> None:
         return None
 

@@ -177,3 +177,26 @@ async def test_stale_or_missing_notes_fall_back_to_a_full_summary(api, tmp_path)
         notes.plan(list(setup.agent.conversation.messages), ContextLimits(40_000, 64_000)) is None
     )
     assert "no notes" in {e["reason"] for e in events if e["type"] == "session_memory_skipped"}
+
+
+async def test_a_cost_model_may_ask_for_notes_and_a_session_memory_compaction(
+    api, tmp_path
+) -> None:
+    notes = SessionNotes(NotesStore(tmp_path / "session"), policy=NeverDue())
+    setup = Setup(api, tmp_path, window=200_000, session_memory=notes)
+    api.on(is_notes, notes_reply)
+    api.add(*setup.read_script(6), text_reply("done"))
+    await setup.agent.submit("Read six modules.")
+    limits = setup.manager.limits(setup.agent)
+    assert notes.notes is None and not await setup.manager.session_memory_compact(setup.agent)
+    assert notes.start_update(setup.agent, 10_000, limits)
+    assert not notes.start_update(setup.agent, 10_000, limits)  # one at a time
+    await notes.settle()
+    messages = list(setup.agent.conversation.messages)
+    planned = notes.plan(messages, limits)
+    assert planned is not None and planned.summary == NOTES_TEXT
+    assert planned.keep_from == 0  # the whole short conversation fits in the 10K minimum
+    assert await setup.manager.session_memory_compact(setup.agent)
+    finished = [e.record for e in setup.events if isinstance(e, CompactionFinished)]
+    assert [r.method for r in finished] == ["session_memory"]
+    assert setup.agent.conversation.messages[0].kind == "summary"
