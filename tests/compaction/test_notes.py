@@ -8,7 +8,7 @@ from typing import Any
 
 from agent.core.context_state import ContextLimits
 from agent.core.events import CompactionFinished
-from agent.core.messages import user_text
+from agent.core.messages import Message, user_text
 from agent.fake_api import text_reply, tool_reply
 from compaction.microcompact import MicrocompactConfig
 from compaction.notes import Notes, NotesPolicy, NotesStore
@@ -200,3 +200,16 @@ async def test_a_cost_model_may_ask_for_notes_and_a_session_memory_compaction(
     finished = [e.record for e in setup.events if isinstance(e, CompactionFinished)]
     assert [r.method for r in finished] == ["session_memory"]
     assert setup.agent.conversation.messages[0].kind == "summary"
+
+
+def test_notes_saved_by_one_run_serve_the_resumed_session(tmp_path) -> None:
+    messages = [user_text("the task")]
+    for index in range(30):
+        messages.append(Message("assistant", [{"type": "text", "text": f"step {index}"}]))
+        messages.append(user_text(f"go on {index}"))
+    store = NotesStore(tmp_path / "session")
+    assert store.save(Notes("what happened", 40, messages[40].uuid, 5_000))
+    resumed = SessionNotes(NotesStore(tmp_path / "session"))  # a new process, the same folder
+    planned = resumed.plan(messages, ContextLimits(200_000, 64_000))
+    assert planned is not None and planned.summary == "what happened"
+    assert planned.keep_from == 0  # so short a conversation is kept whole
