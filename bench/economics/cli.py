@@ -1,0 +1,177 @@
+"""The command behind bench/economics.py: prepare, run both clients, print the table, save the JSON.
+
+    .venv/bin/python bench/economics.py [--client ccx|cc|both] [--only PATTERN] [--json]
+                                        [--cc-from FILE|latest] [--jobs N] [--out DIR] [--list]
+
+Every run's figures are saved to bench/results/economics-<time>.json (and the
+Claude Code rows also to bench/results/economics-cc-latest.json, which
+`--cc-from latest` reuses for fast runs of ccx alone).
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as cf
+import datetime
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.economics import family, runner, table
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "bench" / "results"
+CC_LATEST = RESULTS / "economics-cc-latest.json"
+
+
+def default_referee() -> Path:
+    """$CCX_REFEREE, else the shared/bench folder beside the main checkout."""
+    if os.environ.get("CCX_REFEREE"):
+        return Path(os.environ["CCX_REFEREE"])
+    common = subprocess.run(
+        ["git", "rev-parse", "--path-format=absolute", "--git-common-dir"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    main = Path(common).parent if common else ROOT
+    return main.parent / "shared" / "bench"
+
+
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(
+        prog="bench/economics.py", description="ccx and Claude Code side by side on the referee"
+    )
+    ap.add_argument("--client", choices=["ccx", "cc", "both"], default="both")
+    ap.add_argument(
+        "--only",
+        default="",
+        help="comma-separated run ids, families or globs (e.g. gen*-w100,spotter)",
+    )
+    ap.add_argument(
+        "--json",
+        action="store_true",
+        help="print the JSON document instead of the table (the table goes to stderr)",
+    )
+    ap.add_argument(
+        "--cc-from",
+        default="",
+        help="reuse Claude Code's rows from an earlier JSON ('latest': the last cc run)",
+    )
+    ap.add_argument("--jobs", type=int, default=2, help="runs at a time (default 2)")
+    ap.add_argument(
+        "--out",
+        default="",
+        help="work folder (default /tmp/econbench-<worktree hash>: keep it, its length is in the prompt)",
+    )
+    ap.add_argument(
+        "--referee",
+        default="",
+        help="the referee folder (default $CCX_REFEREE or ../shared/bench of the main checkout)",
+    )
+    ap.add_argument("--list", action="store_true", help="list the runs and exit")
+    return ap.parse_args(argv)
+
+
+def load_cc(path: str) -> tuple[dict[str, dict[str, Any]], str]:
+    p = CC_LATEST if path == "latest" else Path(path)
+    doc = json.loads(p.read_text())
+    rows = {r["id"]: r["cc"] for r in doc["runs"] if r.get("cc")}
+    return (
+        rows,
+        f"CC column: NOT from this run; from {p} ({doc.get('created', '?')}, ccx {doc.get('git', '?')})",
+    )
+
+
+def git_head() -> str:
+    return subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def execute(
+    runs: list[family.Run], clients: list[str], a: argparse.Namespace
+) -> dict[tuple[str, str], dict[str, Any]]:
+    referee = Path(a.referee) if a.referee else default_referee()
+    out = (
+        Path(a.out)
+        if a.out
+        else Path(f"/tmp/econbench-{hashlib.sha1(str(ROOT).encode()).hexdigest()[:8]}")
+    )
+    src = family.prepare(out / "src", referee / "replay" / "spotter.tar.xz")
+    os.environ.setdefault("CCX", str(ROOT / ".venv" / "bin" / "ccx"))
+    # Claude Code's runs are the slow ones: start them first so the pool drains evenly
+    jobs = [(r, c) for c in sorted(clients) for r in runs]
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    with cf.ThreadPoolExecutor(max(1, a.jobs)) as ex:
+        futs = {ex.submit(runner.run_one, r, c, src, out, referee): (r, c) for r, c in jobs}
+        for f in cf.as_completed(futs):
+            r, c = futs[f]
+            row = f.result()
+            rows[(r.id, c)] = row
+            print(
+                f"  {r.id:<22} {c:<3} {row['wall']:>6.1f}s input_equiv {row['input_equiv']} "
+                f"finished {row['ok']} {row['run']}",
+                file=sys.stderr,
+                flush=True,
+            )
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parse(argv)
+    runs = family.select(family.all_runs(), a.only)
+    if a.list or not runs:
+        for r in family.all_runs():
+            print(f"{r.id:<22} {r.family:<12} {r.window // 1000}K  ({r.source})")
+        return 0 if runs else 2
+    clients = ["ccx", "cc"] if a.client == "both" else [a.client]
+    cc_rows, cc_note = ({}, "")
+    if a.cc_from:
+        if "cc" in clients:
+            print(
+                "--cc-from replaces Claude Code's runs: use it with --client ccx", file=sys.stderr
+            )
+            return 2
+        cc_rows, cc_note = load_cc(a.cc_from)
+    t0 = time.time()
+    rows = execute(runs, clients, a)
+    wall = round(time.time() - t0, 1)
+    pairs = [
+        (r, rows.get((r.id, "ccx")), rows.get((r.id, "cc")) or cc_rows.get(r.id)) for r in runs
+    ]
+    doc = {
+        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "git": git_head(),
+        "clients": clients,
+        "cc_from": a.cc_from or None,
+        "wall_s": wall,
+        "runs": [
+            {
+                "id": r.id,
+                "family": r.family,
+                "window": r.window,
+                "ccx": x,
+                "cc": c,
+                "ratio": table.ratio(x, c),
+            }
+            for r, x, c in pairs
+        ],
+        "targets": [{"target": n, "pass": ok, "figures": f} for n, ok, f in table.targets(pairs)],
+    }
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    path = RESULTS / f"economics-{doc['created'].replace(':', '')[:17]}-{a.client}.json"
+    path.write_text(json.dumps(doc, indent=1))
+    if "cc" in clients:
+        CC_LATEST.write_text(json.dumps(doc, indent=1))
+    text = table.lines(pairs, cc_note) + table.target_lines(pairs)
+    text.append(f"\n{len(runs)} runs x {len(clients)} client(s) in {wall:.0f} s; JSON: {path}")
+    print("\n".join(text), file=sys.stderr if a.json else sys.stdout)
+    if a.json:
+        print(json.dumps(doc, indent=1))
+    return 0
