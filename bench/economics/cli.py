@@ -78,14 +78,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def load_cc(path: str) -> tuple[dict[str, dict[str, Any]], str]:
+def load_cc(path: str, stamp: str) -> tuple[dict[str, dict[str, Any]], str]:
     p = CC_LATEST if path == "latest" else Path(path)
     doc = json.loads(p.read_text())
     rows = {r["id"]: r["cc"] for r in doc["runs"] if r.get("cc")}
-    return (
-        rows,
-        f"CC column: NOT from this run; from {p} ({doc.get('created', '?')}, ccx {doc.get('git', '?')})",
-    )
+    note = f"CC column: NOT from this run; from {p} ({doc.get('created', '?')}, ccx {doc.get('git', '?')})"
+    if doc.get("scenarios") != stamp:
+        note += "\nWARNING: the scenarios changed since that file was written: its CC figures are for other sessions"
+    return rows, note
 
 
 def git_head() -> str:
@@ -95,15 +95,9 @@ def git_head() -> str:
 
 
 def execute(
-    runs: list[family.Run], clients: list[str], a: argparse.Namespace
+    runs: list[family.Run], clients: list[str], a: argparse.Namespace, referee: Path, out: Path
 ) -> dict[tuple[str, str], dict[str, Any]]:
-    referee = Path(a.referee) if a.referee else default_referee()
-    out = (
-        Path(a.out)
-        if a.out
-        else Path(f"/tmp/econbench-{hashlib.sha1(str(ROOT).encode()).hexdigest()[:8]}")
-    )
-    src = family.prepare(out / "src", referee / "replay" / "spotter.tar.xz")
+    src = out / "src"
     os.environ.setdefault("CCX", str(ROOT / ".venv" / "bin" / "ccx"))
     # Claude Code's runs are the slow ones: start them first so the pool drains evenly
     jobs = [(r, c) for c in sorted(clients) for r in runs]
@@ -123,33 +117,20 @@ def execute(
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    a = parse(argv)
-    runs = family.select(family.all_runs(), a.only)
-    if a.list or not runs:
-        for r in family.all_runs():
-            print(f"{r.id:<22} {r.family:<12} {r.window // 1000}K  ({r.source})")
-        return 0 if runs else 2
-    clients = ["ccx", "cc"] if a.client == "both" else [a.client]
-    cc_rows, cc_note = ({}, "")
-    if a.cc_from:
-        if "cc" in clients:
-            print(
-                "--cc-from replaces Claude Code's runs: use it with --client ccx", file=sys.stderr
-            )
-            return 2
-        cc_rows, cc_note = load_cc(a.cc_from)
-    t0 = time.time()
-    rows = execute(runs, clients, a)
-    wall = round(time.time() - t0, 1)
-    pairs = [
-        (r, rows.get((r.id, "ccx")), rows.get((r.id, "cc")) or cc_rows.get(r.id)) for r in runs
-    ]
+def document(
+    pairs: list[tuple[family.Run, Any, Any]],
+    stamp: str,
+    clients: list[str],
+    cc_from: str,
+    wall: float,
+) -> dict[str, Any]:
+    """The JSON document: every run's rows for both clients and the targets."""
     doc = {
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "git": git_head(),
+        "scenarios": stamp,
         "clients": clients,
-        "cc_from": a.cc_from or None,
+        "cc_from": cc_from or None,
         "wall_s": wall,
         "runs": [
             {
@@ -164,6 +145,43 @@ def main(argv: list[str] | None = None) -> int:
         ],
         "targets": [{"target": n, "pass": ok, "figures": f} for n, ok, f in table.targets(pairs)],
     }
+    return doc
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = parse(argv)
+    runs = family.select(family.all_runs(), a.only)
+    if a.list or not runs:
+        for r in family.all_runs():
+            print(f"{r.id:<22} {r.family:<12} {r.window // 1000}K  ({r.source})")
+        return 0 if runs else 2
+    clients = ["ccx", "cc"] if a.client == "both" else [a.client]
+    referee = Path(a.referee) if a.referee else default_referee()
+    archive = referee / "replay" / "spotter.tar.xz"
+    if not (referee / "fakeapi.py").exists() or not archive.exists():
+        print(f"no referee at {referee} (set --referee or $CCX_REFEREE)", file=sys.stderr)
+        return 2
+    out = (
+        Path(a.out)
+        if a.out
+        else Path(f"/tmp/econbench-{hashlib.sha1(str(ROOT).encode()).hexdigest()[:8]}")
+    )
+    stamp = family.content_stamp(family.prepare(out / "src", archive))
+    cc_rows, cc_note = ({}, "")
+    if a.cc_from:
+        if "cc" in clients:
+            print(
+                "--cc-from replaces Claude Code's runs: use it with --client ccx", file=sys.stderr
+            )
+            return 2
+        cc_rows, cc_note = load_cc(a.cc_from, stamp)
+    t0 = time.time()
+    rows = execute(runs, clients, a, referee, out)
+    wall = round(time.time() - t0, 1)
+    pairs = [
+        (r, rows.get((r.id, "ccx")), rows.get((r.id, "cc")) or cc_rows.get(r.id)) for r in runs
+    ]
+    doc = document(pairs, stamp, clients, a.cc_from, wall)
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"economics-{doc['created'].replace(':', '')[:17]}-{a.client}.json"
     path.write_text(json.dumps(doc, indent=1))

@@ -113,6 +113,16 @@ def stamp(archive: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def content_stamp(src: Path) -> str:
+    """A hash of what every run asks of the clients (tasks, steps, probes): equal stamps, same sessions."""
+    h = hashlib.sha256()
+    for p in sorted(src.rglob("scenario.json")):
+        sc = json.loads(p.read_text())
+        h.update(str(p.relative_to(src)).encode())
+        h.update(json.dumps([sc["task"], sc["steps"], sc["final"], sc.get("probes")]).encode())
+    return h.hexdigest()[:16]
+
+
 def prepare(src: Path, archive: Path) -> Path:
     """Make (or reuse) every scenario folder under src; returns src."""
     mark = src / "stamp.txt"
