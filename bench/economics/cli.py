@@ -1,11 +1,12 @@
 """The command behind bench/economics.py: prepare, run both clients, print the table, save the JSON.
 
     .venv/bin/python bench/economics.py [--client ccx|cc|both] [--only PATTERN] [--json]
-                                        [--cc-from FILE|latest] [--jobs N] [--out DIR] [--list]
+                                        [--cc-from FILE|latest|baseline] [--jobs N] [--out DIR] [--list]
 
-Every run's figures are saved to bench/results/economics-<time>.json (and the
-Claude Code rows also to bench/results/economics-cc-latest.json, which
-`--cc-from latest` reuses for fast runs of ccx alone).
+Every run's figures are saved to bench/results/economics-<time>-<client>.json;
+Claude Code's rows are also merged into bench/results/economics-cc-latest.json
+(the newest row of each run), which `--cc-from latest` reuses for fast runs of
+ccx alone, as `--cc-from baseline` reuses the committed cc_baseline.json.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ from bench.economics import family, runner, table
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "results"
 CC_LATEST = RESULTS / "economics-cc-latest.json"
+CC_BASELINE = (
+    Path(__file__).resolve().parent / "cc_baseline.json"
+)  # committed: Claude Code's "before" rows
 
 
 def default_referee() -> Path:
@@ -61,7 +65,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument(
         "--cc-from",
         default="",
-        help="reuse Claude Code's rows from an earlier JSON ('latest': the last cc run)",
+        help="reuse Claude Code's rows from an earlier JSON: a path, 'latest' (the newest cc row of each run, "
+        "this worktree) or 'baseline' (the committed before-run rows)",
     )
     ap.add_argument("--jobs", type=int, default=2, help="runs at a time (default 2)")
     ap.add_argument(
@@ -79,13 +84,39 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 
 def load_cc(path: str, stamp: str) -> tuple[dict[str, dict[str, Any]], str]:
-    p = CC_LATEST if path == "latest" else Path(path)
+    p = {"latest": CC_LATEST, "baseline": CC_BASELINE}.get(path) or Path(path)
     doc = json.loads(p.read_text())
     rows = {r["id"]: r["cc"] for r in doc["runs"] if r.get("cc")}
     note = f"CC column: NOT from this run; from {p} ({doc.get('created', '?')}, ccx {doc.get('git', '?')})"
     if doc.get("scenarios") != stamp:
         note += "\nWARNING: the scenarios changed since that file was written: its CC figures are for other sessions"
     return rows, note
+
+
+def save_cc_latest(doc: dict[str, Any]) -> None:
+    """Claude Code's newest row of every run, over earlier cc runs of the same sessions."""
+    rows: dict[str, dict[str, Any]] = {}
+    if CC_LATEST.exists():
+        old = json.loads(CC_LATEST.read_text())
+        if old.get("scenarios") == doc["scenarios"]:
+            rows = {r["id"]: r for r in old["runs"] if r.get("cc")}
+    for r in doc["runs"]:
+        if r.get("cc"):
+            rows[r["id"]] = {
+                **r,
+                "ccx": None,
+                "ratio": None,
+                "cc": {**r["cc"], "created": doc["created"]},
+            }
+    order = [r.id for r in family.all_runs()]
+    latest = {
+        **doc,
+        "clients": ["cc"],
+        "runs": sorted(
+            rows.values(), key=lambda r: order.index(r["id"]) if r["id"] in order else len(order)
+        ),
+    }
+    CC_LATEST.write_text(json.dumps(latest, indent=1))
 
 
 def git_head() -> str:
@@ -106,7 +137,11 @@ def execute(
         futs = {ex.submit(runner.run_one, r, c, src, out, referee): (r, c) for r, c in jobs}
         for f in cf.as_completed(futs):
             r, c = futs[f]
-            row = f.result()
+            try:
+                row = f.result()
+            except Exception as e:  # one broken run must not lose the others' figures
+                print(f"  {r.id:<22} {c:<3} FAILED: {e!r}", file=sys.stderr, flush=True)
+                continue
             rows[(r.id, c)] = row
             print(
                 f"  {r.id:<22} {c:<3} {row['wall']:>6.1f}s input_equiv {row['input_equiv']} "
@@ -186,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     path = RESULTS / f"economics-{doc['created'].replace(':', '')[:17]}-{a.client}.json"
     path.write_text(json.dumps(doc, indent=1))
     if "cc" in clients:
-        CC_LATEST.write_text(json.dumps(doc, indent=1))
+        save_cc_latest(doc)
     text = table.lines(pairs, cc_note) + table.target_lines(pairs)
     text.append(f"\n{len(runs)} runs x {len(clients)} client(s) in {wall:.0f} s; JSON: {path}")
     print("\n".join(text), file=sys.stderr if a.json else sys.stdout)
