@@ -80,6 +80,11 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         help="the referee folder (default $CCX_REFEREE or ../shared/bench of the main checkout)",
     )
     ap.add_argument("--list", action="store_true", help="list the runs and exit")
+    ap.add_argument(
+        "--rescore",
+        action="store_true",
+        help="recompute the rows from the last runs' folders without running the clients",
+    )
     return ap.parse_args(argv)
 
 
@@ -134,7 +139,8 @@ def execute(
     jobs = [(r, c) for c in sorted(clients) for r in runs]
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     with cf.ThreadPoolExecutor(max(1, a.jobs)) as ex:
-        futs = {ex.submit(runner.run_one, r, c, src, out, referee): (r, c) for r, c in jobs}
+        work = runner.score if a.rescore else runner.run_one
+        futs = {ex.submit(work, r, c, src, out, referee): (r, c) for r, c in jobs}
         for f in cf.as_completed(futs):
             r, c = futs[f]
             try:

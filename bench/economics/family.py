@@ -114,12 +114,12 @@ def stamp(archive: Path) -> str:
 
 
 def content_stamp(src: Path) -> str:
-    """A hash of what every run asks of the clients (tasks, steps, probes): equal stamps, same sessions."""
+    """A hash of what every run asks of the clients (task, steps, final): equal stamps, same sessions."""
     h = hashlib.sha256()
     for p in sorted(src.rglob("scenario.json")):
         sc = json.loads(p.read_text())
         h.update(str(p.relative_to(src)).encode())
-        h.update(json.dumps([sc["task"], sc["steps"], sc["final"], sc.get("probes")]).encode())
+        h.update(json.dumps([sc["task"], sc["steps"], sc["final"]]).encode())
     return h.hexdigest()[:16]
 
 

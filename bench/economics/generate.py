@@ -6,7 +6,7 @@ modules of 3-40 KiB (sizes drawn log-uniformly), a large log read in parts
 history, a test run that prints a lot), greps, edits each followed by a re-read
 of the edited file, and re-reads of files read long before. Every module and
 every log part read carries one planted FACT line, so retention can be judged:
-the scenario's `probes` maps a Read step's index to [unit, fact]. No grep or
+the scenario's `probes` maps a Read step's index to [file, fact]. No grep or
 shell output prints a FACT line, so a fact is in a request only if the read
 that showed it still is.
 
@@ -217,7 +217,7 @@ def extra_step(plan: Plan, kind: str) -> bool:
     if kind == "log":
         k = sum(1 for s in plan.steps if s["input"].get("file_path", "").endswith(LOG_PATH))
         off, lim, fact = plan.log_parts[k]
-        plan.probes[str(now)] = [f"{LOG_PATH}@{off}", fact]
+        plan.probes[str(now)] = [LOG_PATH, fact]
         plan.steps.append(
             {
                 "tool": "Read",

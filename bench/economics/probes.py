@@ -3,11 +3,12 @@
 The referee's checks.retention asks, of every main request, whether the task is
 there verbatim and whether the FACT lines of the 5 most recently read distinct
 files are there; it finds files by a `module_NN.py` name and facts by NN. Here
-the same rule runs over a scenario's `probes` (Read step index -> [unit, fact]),
-so it also covers generated sessions (log parts are units of their own) and
-replays, whose probes `replay_probes` derives: it replays the scenario's Edit
-and Write steps over the repository's files and takes, for each Read, the
-longest line (20-200 characters, once in the file) of the part it read, as
+the same rule runs over a scenario's `probes` (Read step index -> [file, fact]),
+so it also covers generated sessions and replays: a file counts once, with the
+fact of its latest read (a part of the log read after another replaces it, as
+a re-read after an edit does). Replays get their probes from `replay_probes`:
+it replays the scenario's Edit and Write steps over the repository's files and
+takes, for each Read, the longest line (20-200 characters, once in the file) of the part it read, as
 the file then was.
 """
 
@@ -77,7 +78,7 @@ def replay_probes(scenario: dict[str, Any], repo: Path) -> dict[str, list[str]]:
             part = text.splitlines()[start : start + int(inp.get("limit") or DEFAULT_LIMIT)]
             fp = fingerprint(part)
             if fp:
-                probes[str(i)] = [f"{path}@{start}", fp]
+                probes[str(i)] = [path, fp]
     return probes
 
 

@@ -106,10 +106,7 @@ def tool_errors(recs: list[dict[str, Any]]) -> int:
 
 
 def run_one(run: Run, client: str, src: Path, out: Path, referee: Path) -> dict[str, Any]:
-    """Run `client` on `run`; returns its figures (one row of the table)."""
-    sys.path.insert(0, str(referee))
-    import checks  # the referee's: what a request shows
-
+    """Run `client` on `run` in a fresh copy of its folder; returns its row of the table."""
     w = out / f"{run.id}.{client}"
     shutil.rmtree(w, ignore_errors=True)
     shutil.copytree(src / run.source, w, symlinks=True)
@@ -117,11 +114,25 @@ def run_one(run: Run, client: str, src: Path, out: Path, referee: Path) -> dict[
     sc = json.loads(sc_path.read_text())
     sc["repo"] = str(w / "repo")
     sc_path.write_text(json.dumps(sc))
-    log = w / "log.jsonl"
-    cmd, env = client_command(client, referee, w, log, run.window)
+    cmd, env = client_command(client, referee, w, w / "log.jsonl", run.window)
     t0 = time.time()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    wall = round(time.time() - t0, 1)
+    (w / "run.json").write_text(
+        json.dumps({"wall": round(time.time() - t0, 1), "run": proc.stdout.strip()[-80:]})
+    )
+    return score(run, client, src, out, referee)
+
+
+def score(run: Run, client: str, src: Path, out: Path, referee: Path) -> dict[str, Any]:
+    """The row of a finished run, from its folder (the log, the client's output) and src's probes."""
+    sys.path.insert(0, str(referee))
+    import checks  # the referee's: what a request shows
+
+    w = out / f"{run.id}.{client}"
+    log = w / "log.jsonl"
+    sc = json.loads((w / "scenario.json").read_text())
+    sc["probes"] = json.loads((src / run.source / "scenario.json").read_text()).get("probes")
+    ran = json.loads((w / "run.json").read_text()) if (w / "run.json").exists() else {}
     summary = subprocess.run(
         [sys.executable, str(referee / "summarize_log.py"), str(log)],
         capture_output=True,
@@ -138,8 +149,8 @@ def run_one(run: Run, client: str, src: Path, out: Path, referee: Path) -> dict[
         "client": client,
         "ok": (result.get("result") or "").strip() == sc["final"].strip(),
         "steps": len(sc["steps"]),
-        "wall": wall,
-        "run": proc.stdout.strip()[-80:],
+        "wall": ran.get("wall", 0.0),
+        "run": ran.get("run", ""),
         "input_equiv": fig.get("input_equiv"),
         "summaries": fig.get("compactions", 0),
         "refused": fig.get("refused", 0) + over,

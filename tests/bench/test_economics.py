@@ -166,9 +166,9 @@ def test_replay_probes_follow_edits_writes_and_partial_reads(tmp_path: Path) -> 
     ]
     got = probes.replay_probes({"steps": steps}, tmp_path)
     assert got == {
-        "0": ["a.ex@0", "def first_function_name(x), do: x"],
-        "2": ["a.ex@0", "def renamed_function_name_longer(x), do: x"],
-        "5": ["b.ex@0", "line one is long enough here"],
+        "0": ["a.ex", "def first_function_name(x), do: x"],
+        "2": ["a.ex", "def renamed_function_name_longer(x), do: x"],
+        "5": ["b.ex", "line one is long enough here"],
     }
 
 
