@@ -1,7 +1,7 @@
 """The command behind bench/economics.py: prepare, run both clients, print the table, save the JSON.
 
     .venv/bin/python bench/economics.py [--client ccx|cc|both] [--only PATTERN] [--json]
-                                        [--cc-from FILE|latest|baseline] [--jobs N] [--out DIR] [--list]
+                                        [--cc-from FILE|latest|baseline] [--cc-runs N] [--jobs N] [--out DIR] [--list]
 
 Every run's figures are saved to bench/results/economics-<time>-<client>.json;
 Claude Code's rows are also merged into bench/results/economics-cc-latest.json
@@ -81,6 +81,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     )
     ap.add_argument("--list", action="store_true", help="list the runs and exit")
     ap.add_argument(
+        "--cc-runs",
+        type=int,
+        default=1,
+        help="run Claude Code N times a run and take the median (its figures vary run to run)",
+    )
+    ap.add_argument(
         "--rescore",
         action="store_true",
         help="recompute the rows from the last runs' folders without running the clients",
@@ -136,25 +142,31 @@ def execute(
     src = out / "src"
     os.environ.setdefault("CCX", str(ROOT / ".venv" / "bin" / "ccx"))
     # Claude Code's runs are the slow ones: start them first so the pool drains evenly
-    jobs = [(r, c) for c in sorted(clients) for r in runs]
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    jobs = [
+        (r, c, k)
+        for c in sorted(clients)
+        for r in runs
+        for k in range(a.cc_runs if c == "cc" else 1)
+    ]
+    samples: dict[tuple[str, str], list[dict[str, Any]]] = {}
     with cf.ThreadPoolExecutor(max(1, a.jobs)) as ex:
         work = runner.score if a.rescore else runner.run_one
-        futs = {ex.submit(work, r, c, src, out, referee): (r, c) for r, c in jobs}
+        futs = {ex.submit(work, r, c, src, out, referee, k): (r, c, k) for r, c, k in jobs}
         for f in cf.as_completed(futs):
-            r, c = futs[f]
+            r, c, k = futs[f]
             try:
                 row = f.result()
             except Exception as e:  # one broken run must not lose the others' figures
                 print(f"  {r.id:<22} {c:<3} FAILED: {e!r}", file=sys.stderr, flush=True)
                 continue
-            rows[(r.id, c)] = row
+            samples.setdefault((r.id, c), []).append(row)
             print(
-                f"  {r.id:<22} {c:<3} {row['wall']:>6.1f}s input_equiv {row['input_equiv']} "
-                f"finished {row['ok']} {row['run']}",
+                f"  {r.id:<22} {c:<3}{f' #{k + 1}' if k else ''} {row['wall']:>6.1f}s "
+                f"input_equiv {row['input_equiv']} finished {row['ok']} {row['run']}",
                 file=sys.stderr,
                 flush=True,
             )
+    rows = {key: runner.median_row(rs) for key, rs in samples.items()}
     return rows
 
 

@@ -105,9 +105,16 @@ def tool_errors(recs: list[dict[str, Any]]) -> int:
     return n
 
 
-def run_one(run: Run, client: str, src: Path, out: Path, referee: Path) -> dict[str, Any]:
+def folder(out: Path, run: Run, client: str, sample: int) -> Path:
+    """OUT/<run>.ccx, OUT/<run>.cc, and OUT/<run>.c2, .c3 for Claude Code's repeats (same length)."""
+    return out / f"{run.id}.{client if sample == 0 else client[0] + str(sample + 1)}"
+
+
+def run_one(
+    run: Run, client: str, src: Path, out: Path, referee: Path, sample: int = 0
+) -> dict[str, Any]:
     """Run `client` on `run` in a fresh copy of its folder; returns its row of the table."""
-    w = out / f"{run.id}.{client}"
+    w = folder(out, run, client, sample)
     shutil.rmtree(w, ignore_errors=True)
     shutil.copytree(src / run.source, w, symlinks=True)
     sc_path = w / "scenario.json"
@@ -120,15 +127,17 @@ def run_one(run: Run, client: str, src: Path, out: Path, referee: Path) -> dict[
     (w / "run.json").write_text(
         json.dumps({"wall": round(time.time() - t0, 1), "run": proc.stdout.strip()[-80:]})
     )
-    return score(run, client, src, out, referee)
+    return score(run, client, src, out, referee, sample)
 
 
-def score(run: Run, client: str, src: Path, out: Path, referee: Path) -> dict[str, Any]:
+def score(
+    run: Run, client: str, src: Path, out: Path, referee: Path, sample: int = 0
+) -> dict[str, Any]:
     """The row of a finished run, from its folder (the log, the client's output) and src's probes."""
     sys.path.insert(0, str(referee))
     import checks  # the referee's: what a request shows
 
-    w = out / f"{run.id}.{client}"
+    w = folder(out, run, client, sample)
     log = w / "log.jsonl"
     sc = json.loads((w / "scenario.json").read_text())
     sc["probes"] = json.loads((src / run.source / "scenario.json").read_text()).get("probes")
@@ -167,4 +176,14 @@ def score(run: Run, client: str, src: Path, out: Path, referee: Path) -> dict[st
         row["clears"] = sum(
             1 for e in result.get("context_events") or [] if e.get("type") == "microcompact"
         )
+    return row
+
+
+def median_row(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """One row for repeated runs of a client: the median by input_equiv, with every sample's figure."""
+    ranked = sorted(rows, key=lambda r: r.get("input_equiv") or 0)
+    row = dict(ranked[(len(ranked) - 1) // 2])
+    if len(rows) > 1:
+        row["samples"] = [r.get("input_equiv") for r in ranked]
+        row["summaries_samples"] = [r.get("summaries") for r in ranked]
     return row

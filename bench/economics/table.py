@@ -27,7 +27,14 @@ def kept(row: Row | None, key: str) -> str:
 
 
 def k(row: Row | None) -> str:
-    return f"{row['input_equiv'] / 1000:,.0f}" if row and row.get("input_equiv") else "-"
+    if not row or not row.get("input_equiv"):
+        return "-"
+    spread = row.get("samples") or []
+    if len(spread) > 1 and all(spread):
+        return (
+            f"{row['input_equiv'] / 1000:,.0f} [{spread[0] / 1000:,.0f}-{spread[-1] / 1000:,.0f}]"
+        )
+    return f"{row['input_equiv'] / 1000:,.0f}"
 
 
 def ccx_compactions(row: Row | None) -> str:

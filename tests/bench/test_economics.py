@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from bench.economics import family, generate, probes
+from bench.economics import family, generate, probes, runner, table
 
 
 @pytest.fixture(scope="module")
@@ -181,3 +181,49 @@ def test_only_selects_by_id_family_or_glob() -> None:
     assert ids("nothing") == []
     assert len({r.id for r in runs}) == len(runs) == 17
     assert json.dumps([r.window for r in runs])  # plain data for the JSON document
+
+
+def row(ie: int, **kw: Any) -> dict[str, Any]:
+    base = {
+        "input_equiv": ie,
+        "refused": 0,
+        "task_kept": 10,
+        "recent_kept": 10,
+        "checked": 10,
+        "ok": True,
+        "summaries": 0,
+        "methods": {},
+        "clears": 0,
+    }
+    return {**base, **kw}
+
+
+def test_the_targets_pass_and_fail_on_the_issues_bounds() -> None:
+    runs = {r.id: r for r in family.all_runs()}
+    spot120 = [runs[f"spot-{n}-w120"] for n in family.SPOTTER]
+    good = [(r, row(600), row(1000)) for r in spot120]
+    got = {name: ok for name, ok, _ in table.targets(good)}
+    assert got["spotter 120K: each <= 0.75, mean <= 0.65"] is True
+    assert got["spotter 200K: mean <= 0.55"] is None  # not run
+    one_high = [(spot120[0], row(760), row(1000)), *good[1:]]  # mean 0.65, one over 0.75
+    assert table.targets(one_high)[0][1] is False
+    lost = [(spot120[0], row(600, task_kept=9), row(1000)), *good[1:]]
+    assert {n: ok for n, ok, _ in table.targets(lost)}[
+        "ccx: first prompt verbatim in every request"
+    ] is False
+    worse = [(spot120[0], row(600, recent_kept=8), row(1000, recent_kept=9)), *good[1:]]
+    assert {n: ok for n, ok, _ in table.targets(worse)}[
+        "ccx retention >= CC's (share of requests)"
+    ] is False
+    sixty = [(runs["spot-fa812bfe-w060"], row(900, methods={"session_memory": 1}), None)]
+    assert table.targets(sixty)[-1][1] is True
+    assert (
+        table.targets([(runs["spot-fa812bfe-w060"], row(900, methods={"summary": 2}), None)])[-1][1]
+        is False
+    )
+
+
+def test_repeated_runs_give_the_median_row_and_every_sample() -> None:
+    got = runner.median_row([row(1643), row(1396), row(1409)])
+    assert got["input_equiv"] == 1409 and got["samples"] == [1396, 1409, 1643]
+    assert "samples" not in runner.median_row([row(5)])
