@@ -94,13 +94,17 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def load_cc(path: str, stamp: str) -> tuple[dict[str, dict[str, Any]], str]:
+def load_cc(path: str, sessions: dict[str, str]) -> tuple[dict[str, dict[str, Any]], str]:
+    """Claude Code's rows from an earlier document, only for runs whose session is still the same."""
     p = {"latest": CC_LATEST, "baseline": CC_BASELINE}.get(path) or Path(path)
     doc = json.loads(p.read_text())
     rows = {r["id"]: r["cc"] for r in doc["runs"] if r.get("cc")}
+    stale = sorted(i for i in rows if (doc.get("sessions") or {}).get(i) != sessions.get(i))
+    for i in stale:
+        del rows[i]
     note = f"CC column: NOT from this run; from {p} ({doc.get('created', '?')}, ccx {doc.get('git', '?')})"
-    if doc.get("scenarios") != stamp:
-        note += "\nWARNING: the scenarios changed since that file was written: its CC figures are for other sessions"
+    if stale:
+        note += f"\nWARNING: sessions changed since, no CC figures for: {', '.join(stale)}"
     return rows, note
 
 
@@ -109,8 +113,12 @@ def save_cc_latest(doc: dict[str, Any]) -> None:
     rows: dict[str, dict[str, Any]] = {}
     if CC_LATEST.exists():
         old = json.loads(CC_LATEST.read_text())
-        if old.get("scenarios") == doc["scenarios"]:
-            rows = {r["id"]: r for r in old["runs"] if r.get("cc")}
+        same = old.get("sessions") or {}
+        rows = {
+            r["id"]: r
+            for r in old["runs"]
+            if r.get("cc") and same.get(r["id"]) == doc["sessions"].get(r["id"])
+        }
     for r in doc["runs"]:
         if r.get("cc"):
             rows[r["id"]] = {
@@ -172,7 +180,7 @@ def execute(
 
 def document(
     pairs: list[tuple[family.Run, Any, Any]],
-    stamp: str,
+    sessions: dict[str, str],
     clients: list[str],
     cc_from: str,
     wall: float,
@@ -181,7 +189,7 @@ def document(
     doc = {
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "git": git_head(),
-        "scenarios": stamp,
+        "sessions": sessions,
         "clients": clients,
         "cc_from": cc_from or None,
         "wall_s": wall,
@@ -219,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         if a.out
         else Path(f"/tmp/econbench-{hashlib.sha1(str(ROOT).encode()).hexdigest()[:8]}")
     )
-    stamp = family.content_stamp(family.prepare(out / "src", archive))
+    sessions = family.session_hashes(family.prepare(out / "src", archive))
     cc_rows, cc_note = ({}, "")
     if a.cc_from:
         if "cc" in clients:
@@ -227,14 +235,14 @@ def main(argv: list[str] | None = None) -> int:
                 "--cc-from replaces Claude Code's runs: use it with --client ccx", file=sys.stderr
             )
             return 2
-        cc_rows, cc_note = load_cc(a.cc_from, stamp)
+        cc_rows, cc_note = load_cc(a.cc_from, sessions)
     t0 = time.time()
     rows = execute(runs, clients, a, referee, out)
     wall = round(time.time() - t0, 1)
     pairs = [
         (r, rows.get((r.id, "ccx")), rows.get((r.id, "cc")) or cc_rows.get(r.id)) for r in runs
     ]
-    doc = document(pairs, stamp, clients, a.cc_from, wall)
+    doc = document(pairs, sessions, clients, a.cc_from, wall)
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"economics-{doc['created'].replace(':', '')[:17]}-{a.client}.json"
     path.write_text(json.dumps(doc, indent=1))

@@ -113,14 +113,14 @@ def stamp(archive: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def content_stamp(src: Path) -> str:
-    """A hash of what every run asks of the clients (task, steps, final): equal stamps, same sessions."""
-    h = hashlib.sha256()
-    for p in sorted(src.rglob("scenario.json")):
-        sc = json.loads(p.read_text())
-        h.update(str(p.relative_to(src)).encode())
-        h.update(json.dumps([sc["task"], sc["steps"], sc["final"]]).encode())
-    return h.hexdigest()[:16]
+def session_hashes(src: Path) -> dict[str, str]:
+    """Per run, a hash of what it asks of the clients (task, steps, final): equal hashes, same session."""
+    out = {}
+    for run in all_runs():
+        sc = json.loads((src / run.source / "scenario.json").read_text())
+        blob = json.dumps([run.window, sc["task"], sc["steps"], sc["final"]]).encode()
+        out[run.id] = hashlib.sha256(blob).hexdigest()[:16]
+    return out
 
 
 def prepare(src: Path, archive: Path) -> Path:

@@ -56,6 +56,7 @@ class Plan:
     probes: dict[str, list[str]] = field(default_factory=dict)
     read_at: dict[str, int] = field(default_factory=dict)  # module rel -> last step that read it
     edited: set[str] = field(default_factory=set)
+    docs_edited: set[str] = field(default_factory=set)
 
 
 def module_lines(index: int, mod: Module, size: int, rng: random.Random) -> list[str]:
@@ -301,7 +302,70 @@ def extra_step(plan: Plan, kind: str) -> bool:
         )
         plan.edited.add(mod.rel)
         add_read(plan, mod)
+    elif kind == "edit2":
+        return second_edit(plan)
+    elif kind == "write":
+        write_test(plan)
     return True
+
+
+def second_edit(plan: Plan) -> bool:
+    """Edit a handler's docstring in a module edited before (re-read first if need be), then re-read."""
+    done = [m for m in plan.modules if m.rel in plan.edited]
+    if not done:
+        return False
+    mod = plan.rng.choice(done)
+    if len(plan.steps) - plan.read_at[mod.rel] > 1:
+        add_read(plan, mod)
+    docs = [
+        x
+        for x in mod.lines
+        if x.startswith('    """Serve request kind ') and x not in plan.docs_edited
+    ]
+    line = plan.rng.choice(docs)
+    plan.docs_edited.add(line)
+    plan.steps.append(
+        {
+            "tool": "Edit",
+            "say": "Documenting the retry bound.",
+            "input": {
+                "file_path": f"{{repo}}/{mod.rel}",
+                "old_string": line,
+                "new_string": line.replace('."""', '; retries stay under the doubled timeout."""'),
+            },
+        }
+    )
+    add_read(plan, mod)
+    return True
+
+
+def write_test(plan: Plan) -> None:
+    """A new test file of a few KiB (the model's own output), then a run of it."""
+    rng = plan.rng
+    mod = rng.choice(plan.modules)
+    cases = []
+    for n in range(rng.randint(12, 30)):
+        v = rng.randint(1, 10**6)
+        cases.append(
+            f"def test_{mod.stem}_kind_{n:02d}():\n    request = {{'k{n}': {v}}}\n    assert request['k{n}'] == {v}\n"
+        )
+    rel = f"tests/test_{mod.stem}_{len(plan.steps)}.py"
+    plan.steps.append(
+        {
+            "tool": "Write",
+            "say": "Adding tests for it.",
+            "input": {"file_path": f"{{repo}}/{rel}", "content": "\n\n".join(cases)},
+        }
+    )
+    plan.steps.append(
+        {
+            "tool": "Bash",
+            "input": {
+                "command": f"python3 -m py_compile {rel} && python3 tools/run_tests.py | tail -n 30",
+                "description": "Check the new tests",
+            },
+        }
+    )
 
 
 def draw_steps(plan: Plan) -> None:
@@ -318,7 +382,8 @@ def draw_steps(plan: Plan) -> None:
         + ["gitlog"] * rng.randint(2, 3)
         + ["grep"] * rng.randint(3, 5)
     )
-    extras += ["reread"] * rng.randint(6, 10) + ["edit"] * rng.randint(3, 5) + ["tests"] * 2
+    extras += ["reread"] * rng.randint(6, 10) + ["edit"] * rng.randint(4, 7) + ["tests"] * 2
+    extras += ["edit2"] * rng.randint(3, 6) + ["write"] * rng.randint(1, 3)
     extras += ["small"] * rng.randint(10, 20)
     rng.shuffle(extras)
     pending: list[str] = []
