@@ -1,6 +1,6 @@
 """The context-economics workload family, run side by side with Claude Code on the shared referee.
 
-`generate` writes single-prompt sessions of several seeds (modules of 3-40 KiB,
+`generate` (over `sample_repo`) writes single-prompt sessions of several seeds (modules of 3-40 KiB,
 partial reads of a large log, large shell outputs, edit-then-reread, greps,
 re-reads of files read long before); `family` lists every run (the audit, the
 generated sessions at 100K / 120K / 200K, the spotter replays at 120K / 200K,

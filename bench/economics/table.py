@@ -83,68 +83,50 @@ def groups(pairs: list[tuple[Any, Row | None, Row | None]]) -> dict[tuple[str, i
     return out
 
 
-def targets(pairs: list[tuple[Any, Row | None, Row | None]]) -> list[tuple[str, bool | None, str]]:
-    """(target, PASS / FAIL / None when not measured in this run, the figures)."""
-    g = groups(pairs)
-    res: list[tuple[str, bool | None, str]] = []
+Target = tuple[str, bool | None, str]  # name, PASS / FAIL / None when not measured, the figures
 
-    def each_and_mean(
-        key: tuple[str, int], each: float | None, avg: float | None, name: str
-    ) -> None:
+
+def ratio_targets(pairs: list[tuple[Any, Row | None, Row | None]]) -> list[Target]:
+    g = groups(pairs)
+    res: list[Target] = []
+    for key, each, avg, name in (
+        (("spotter", 120_000), 0.75, 0.65, "spotter 120K: each <= 0.75, mean <= 0.65"),
+        (("spotter", 200_000), None, 0.55, "spotter 200K: mean <= 0.55"),
+        (("generated", 100_000), 0.8, None, "generated 100K: each <= 0.8"),
+    ):
         rs = g.get(key)
         if not rs:
             res.append((name, None, "not run"))
-            return
+            continue
         ok = (each is None or max(rs) <= each) and (avg is None or mean(rs) <= avg)
         res.append((name, ok, f"{', '.join(f'{x:.2f}' for x in rs)}; mean {mean(rs):.2f}"))
-
-    each_and_mean(("spotter", 120_000), 0.75, 0.65, "spotter 120K: each <= 0.75, mean <= 0.65")
-    each_and_mean(("spotter", 200_000), None, 0.55, "spotter 200K: mean <= 0.55")
-    each_and_mean(("generated", 100_000), 0.8, None, "generated 100K: each <= 0.8")
-    ccx_rows = [(run, ccx) for run, ccx, _ in pairs if ccx]
-    bad = [run.id for run, row in ccx_rows if row["refused"]]
-    res.append(
-        (
-            "ccx: no refused request",
-            not bad if ccx_rows else None,
-            ", ".join(bad) or f"{len(ccx_rows)} runs",
-        )
-    )
-    bad = [run.id for run, row in ccx_rows if row["task_kept"] != row["checked"]]
-    res.append(
-        (
-            "ccx: first prompt verbatim in every request",
-            not bad if ccx_rows else None,
-            ", ".join(bad) or f"{len(ccx_rows)} runs",
-        )
-    )
-    both = [(run, ccx, cc) for run, ccx, cc in pairs if ccx and cc]
-    bad = [
-        run.id
-        for run, ccx, cc in both
-        if ccx["recent_kept"] / max(1, ccx["checked"]) < cc["recent_kept"] / max(1, cc["checked"])
-    ]
-    res.append(
-        (
-            "ccx retention >= CC's (share of requests)",
-            not bad if both else None,
-            ", ".join(bad) or f"{len(both)} runs",
-        )
-    )
-    sixty = [(run, ccx) for run, ccx in ccx_rows if run.family == "spotter-60K"]
-    if sixty:
-        _run, row = sixty[0]
-        sm = (row.get("methods") or {}).get("session_memory", 0)
-        res.append(
-            (
-                "60K: longest replay compacts by session memory and finishes",
-                sm >= 1 and row["ok"],
-                f"{sm} session-memory compactions, finished: {row['ok']}",
-            )
-        )
-    else:
-        res.append(("60K: longest replay compacts by session memory and finishes", None, "not run"))
     return res
+
+
+def every_run(name: str, runs: list[Any], bad: list[str]) -> Target:
+    return (name, not bad if runs else None, ", ".join(bad) or f"{len(runs)} runs")
+
+
+def targets(pairs: list[tuple[Any, Row | None, Row | None]]) -> list[Target]:
+    """The issue's targets over the runs of this table."""
+    res = ratio_targets(pairs)
+    ccx_rows = [(run, ccx) for run, ccx, _ in pairs if ccx]
+    res.append(
+        every_run("ccx: no refused request", ccx_rows, [r.id for r, x in ccx_rows if x["refused"]])
+    )
+    lost = [r.id for r, x in ccx_rows if x["task_kept"] != x["checked"]]
+    res.append(every_run("ccx: first prompt verbatim in every request", ccx_rows, lost))
+    both = [(run, ccx, cc) for run, ccx, cc in pairs if ccx and cc]
+    share = lambda row: row["recent_kept"] / max(1, row["checked"])  # noqa: E731
+    worse = [r.id for r, x, c in both if share(x) < share(c)]
+    res.append(every_run("ccx retention >= CC's (share of requests)", both, worse))
+    name = "60K: longest replay compacts by session memory and finishes"
+    sixty = [row for run, row in ccx_rows if run.family == "spotter-60K"]
+    if not sixty:
+        return [*res, (name, None, "not run")]
+    sm = (sixty[0].get("methods") or {}).get("session_memory", 0)
+    ok = sixty[0]["ok"]
+    return [*res, (name, sm >= 1 and ok, f"{sm} session-memory compactions, finished: {ok}")]
 
 
 def target_lines(pairs: list[tuple[Any, Row | None, Row | None]]) -> list[str]:
