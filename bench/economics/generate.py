@@ -4,8 +4,9 @@ Richer than the referee's make_scenario.py audit, and different per seed:
 modules of 3-40 KiB (sizes drawn log-uniformly), a large log read in parts
 (Read with offset / limit), large shell outputs (`git log -p` over a real
 history, a test run that prints a lot), greps, edits each followed by a re-read
-of the edited file (some files edited twice), new test files, and re-reads of files read long before. Every module and
-every log part read carries one planted FACT line, so retention can be judged:
+of the edited file (some files edited twice), new test files, and re-reads of
+files read long before. Every module and every log part read carries one
+planted FACT line, so retention can be judged:
 the scenario's `probes` maps a Read step's index to [file, fact]. No grep or
 shell output prints a FACT line, so a fact is in a request only if the read
 that showed it still is.
