@@ -65,6 +65,13 @@ def lines(pairs: list[tuple[Any, Row | None, Row | None]], cc_note: str) -> list
     out.append("")
     for (family, window), rs in groups(pairs).items():
         out.append(f"mean ccx/CC, {family} at {window // 1000}K: {mean(rs):.2f} ({len(rs)} runs)")
+    if any(cc and run.window < 100_000 for run, _, cc in pairs):
+        out.append(
+            "CC below 100K: --autocompact 100000 (its minimum) and CLAUDE_AUTOCOMPACT_PCT_OVERRIDE "
+            "at the same threshold share of the smaller window (runner.client_command)"
+        )
+    if any(cc and cc.get("samples") for _, _, cc in pairs):
+        out.append("CC [low-high]: Claude Code ran several times; the median is shown and compared")
     if cc_note:
         out.append(cc_note)
     return out
