@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.economics import generate, probes
+from bench.economics import generate, probes, sample_repo
 
 SEEDS = (1, 2, 3)
 GENERATED_WINDOWS = (100_000, 120_000, 200_000)
@@ -106,7 +106,7 @@ def spotter_scenarios(out: Path, archive: Path) -> None:
 
 def stamp(archive: Path) -> str:
     h = hashlib.sha256()
-    for mod in (generate, probes):
+    for mod in (generate, sample_repo, probes):
         h.update(Path(mod.__file__).read_bytes())
     h.update(Path(__file__).read_bytes())
     h.update(str(archive.stat().st_size).encode())
