@@ -1,6 +1,6 @@
 """The side-by-side table and the issue's targets, from the runs' rows.
 
-input_equiv is in thousands; "kept" columns are requests that carry it over
+input_equiv and cache writes are in thousands of tokens; "kept" columns are requests that carry it over
 requests checked (main requests the referee answered). Targets (issue 10):
 spotter at 120K each <= 0.75 and mean <= 0.65; spotter at 200K mean <= 0.55;
 generated at 100K each <= 0.8; in every run no refused request, the first
@@ -37,6 +37,10 @@ def k(row: Row | None) -> str:
     return f"{row['input_equiv'] / 1000:,.0f}"
 
 
+def thousands(row: Row | None, key: str) -> str:
+    return f"{row[key] / 1000:,.0f}" if row and row.get(key) is not None else "-"
+
+
 def ccx_compactions(row: Row | None) -> str:
     if not row:
         return "-"
@@ -48,15 +52,17 @@ def ccx_compactions(row: Row | None) -> str:
 def lines(pairs: list[tuple[Any, Row | None, Row | None]], cc_note: str) -> list[str]:
     """Markdown table: one line per run, then the mean ratio per family and window."""
     out = [
-        "| run | window | CC | ccx | ccx/CC | CC summaries | ccx compactions | refused CC / ccx "
+        "| run | window | CC | ccx | ccx/CC | CC summaries | ccx compactions | cache writes CC / ccx "
+        "| refused CC / ccx "
         "| prompt kept CC | prompt kept ccx | recent files CC | recent files ccx | finished CC / ccx |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for run, ccx, cc in pairs:
         r = ratio(ccx, cc)
         out.append(
             f"| {run.id} | {run.window // 1000}K | {k(cc)} | {k(ccx)} | {f'{r:.2f}' if r else '-'} "
             f"| {cc['summaries'] if cc else '-'} | {ccx_compactions(ccx)} "
+            f"| {thousands(cc, 'cache_write')} / {thousands(ccx, 'cache_write')} "
             f"| {cc['refused'] if cc else '-'} / {ccx['refused'] if ccx else '-'} "
             f"| {kept(cc, 'task_kept')} | {kept(ccx, 'task_kept')} "
             f"| {kept(cc, 'recent_kept')} | {kept(ccx, 'recent_kept')} "
