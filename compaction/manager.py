@@ -220,18 +220,24 @@ class ContextManager:
             last_response_at=self.last_response_at,
             used_tokens=self.count(agent),
             auto_threshold=limits.auto_compact if auto_on else None,
+            window=limits.window,
+            anchor=agent.conversation.cache_anchor,
         )
-        if outcome.plan.clear:
+        if outcome.plan.changes:
             agent.conversation.clear_results(outcome.messages)
             self.counter.adjust(-round(outcome.tokens_freed * self.counter.calibration))
             self.emit(
                 Microcompacted(
                     outcome.plan.reason,
-                    len(outcome.plan.clear),
+                    outcome.plan.changes,
                     round(outcome.tokens_freed),
                     outcome.saved_paths,
                 )
             )
+        if not outcome.plan.changes or agent.conversation.cache_anchor is None:
+            # After a clear, the next request still reads the old frozen prefix; it caches
+            # the new anchor's prefix as it writes, and the request after that moves there.
+            agent.conversation.set_cache_anchor(outcome.plan.anchor)
         return outcome.plan
 
     # -- server-side clearing -------------------------------------------------------------

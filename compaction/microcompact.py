@@ -1,27 +1,54 @@
 """Microcompact: clear old tool results every turn, without a model call.
 
-Old results of the compactable tools are replaced by a one-line marker; the
-tool_use blocks stay, so the conversation keeps its shape and the model knows
-what it did. What stays in full: every result the model has not yet seen (the
-latest round), the latest Read of each of the most recently read files, and
-the latest few other results.
+Old results of the compactable tools are replaced by a one-line marker
+(markers.py); the tool_use blocks stay, so the conversation keeps its shape
+and the model knows what it did.
 
-When to clear is a cost decision, because clearing an old result changes the
-prompt prefix and every token after it must be written to the cache again
-(1.25x) instead of read from it (0.1x):
+Protection, by tokens scaled to the window W. What stays in full: every
+result the model has not yet seen (the latest round); the latest Read of each
+of the most recently read files, newest first, at most ``keep_recent_files``
+(5, the files Claude Code restores after a compaction) and together at most
+B_read = ``read_budget`` x W tokens (W/4: 30K on a 120K window), so five large
+files no longer pin half a small window; the latest ``keep_recent_results``
+other results within B_other = ``other_budget`` x W. A file that does not fit
+is cleared, and older files may still fit.
 
-- cache cold (the last response is older than the cache TTL): everything after
-  the change point is rewritten anyway, so clear everything clearable;
-- cache warm: clear in one batch once the clearable tokens S reach
-  sqrt(20 * R * g), where R is the extra cost of the rewrite and g the
-  clearable tokens added per request. That is the batch size that minimizes
-  rewrite cost plus the cost of carrying uncleared tokens (each read at 0.1x
-  per request) — the economic-order-quantity rule;
-- under pressure (the next requests would reach the auto-compact threshold):
-  clear everything clearable now, which is far cheaper than a summary.
+The cache. Clearing a result changes the prompt from that point on, and the
+API reads from its cache only the longest prefix that ends at a breakpoint of
+an earlier request. So microcompact names an anchor: the last user message
+before the first result that may ever be cleared (anything uncleared that is
+compactable and large enough, protected or not). Nothing before the anchor
+changes again, so requests put a breakpoint there (agent/core/request.py) and
+it stays cached; a clear rewrites only what follows the anchor. Because the
+anchor sits before every protected result, what is protected at one clear
+and old at the next lies after the anchor: the change point never moves back
+towards the start (until a compaction replaces the conversation).
 
-The functions here are pure: they plan and apply; the manager does the IO
-(saving large outputs, updating the file-state cache).
+The cost of a clear, in input-token equivalents (read 0.1x = r, write 1.25x =
+w): the prefix after the anchor that the last request cached, less what is
+cleared, R tokens, is written again instead of read, an extra (w - r) R. What
+it saves: the cleared tokens S are no longer read, r S each request. With the
+clearable tokens growing by g each request (learned per session), clearing
+every time S reaches S* costs (w - r) R / T + r g T / 2 per request for a
+cycle of T = S / g requests, least at
+
+    S* = sqrt(2 (w - r) / r * R * g) = sqrt(23 R g)
+
+(the economic order quantity). So, before each request:
+
+- cache cold (the last response is older than the cache TTL): everything
+  after the change point is written anyway, so clear everything clearable;
+- under pressure (used + ``pressure_requests`` x g reaches the auto-compact
+  threshold): clear everything clearable now; that is a batch large enough to
+  last (hysteresis), and far cheaper than a summary (cost_model.py weighs the
+  two);
+- cache warm: clear everything clearable once S >= S*, else wait. Clearing all
+  of it at once is the low-water mark: the next clear is another S* of growth
+  away, so rewrites stay rare, and each rewrites only what followed the anchor.
+
+The functions here are pure: they plan and apply; clearing.py does the IO
+(saving large outputs, updating the file-state cache) and the manager hands
+the anchor to the conversation.
 """
 
 from __future__ import annotations
@@ -29,16 +56,18 @@ from __future__ import annotations
 import math
 import operator
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from agent.core.messages import Message
+from compaction.inputs import clearable_input_tokens
+from compaction.markers import CLEARED_PREFIX as CLEARED_PREFIX
+from compaction.markers import marker_for as marker_for
 
 COMPACTABLE_TOOLS = frozenset(
     {"Read", "Bash", "Grep", "Glob", "Edit", "Write", "WebFetch", "WebSearch"}
 )
-CLEARED_PREFIX = "[Cleared to save context"
 CACHE_READ = 0.1
 CACHE_WRITE = 1.25
 
@@ -47,8 +76,12 @@ Reason = Literal["none", "time", "cost", "pressure"]
 
 @dataclass(frozen=True)
 class MicrocompactConfig:
-    keep_recent_files: int = 5  # the latest Read of each of the 5 most recently read files stays
-    keep_recent_results: int = 3  # and the 3 latest results of the other compactable tools
+    keep_recent_files: int = 5  # at most the latest Read of each of the 5 most recent files stays
+    read_budget: float = 0.25  # and those reads together within this share of the window
+    keep_recent_results: int = 3  # the 3 latest results of the other compactable tools
+    other_budget: float = 0.025  # within this share of the window
+    clear_inputs: bool = True  # old Edit / Write inputs are cleared too (inputs.py)
+    keep_recent_inputs: int = 3  # but not those of the 3 latest such calls
     min_result_tokens: int = 150  # a smaller result is not worth a marker
     cache_ttl_s: float = 300.0
     save_over_tokens: int = 1_000  # a cleared output larger than this is saved to disk
@@ -73,13 +106,20 @@ class Candidate:
 class ClearPlan:
     reason: Reason
     clear: list[Candidate] = field(default_factory=list)
+    inputs: list[Candidate] = field(default_factory=list)  # calls whose inputs are cleared
     clearable_tokens: float = 0.0
-    rewrite_tokens: float = 0.0  # what would be written to the cache again after the change point
-    batch_threshold: float = 0.0  # the S the cost rule asked for
+    rewrite_tokens: float = 0.0  # R: the cached prefix after the anchor a clear would rewrite
+    batch_threshold: float = 0.0  # S*, the batch the cost rule asks for
+    anchor: int | None = None  # the frozen prefix's last message once this plan is applied
 
     @property
     def tokens_freed(self) -> float:
-        return sum(c.tokens for c in self.clear)
+        return sum(c.tokens for c in self.clear) + sum(c.tokens for c in self.inputs)
+
+    @property
+    def changes(self) -> int:
+        """How many results and inputs the plan clears."""
+        return len(self.clear) + len(self.inputs)
 
 
 def is_cleared(block: dict[str, Any]) -> bool:
@@ -107,11 +147,13 @@ class ResultIndex:
         self.results: list[Candidate] = []
         self.prefix: list[float] = [0.0]  # prefix[i] = tokens of messages[:i]
         self.uses: dict[str, tuple[str, dict[str, Any]]] = {}
+        self.inputs: list[Candidate] = []  # Edit / Write calls with uncleared inputs
 
     def update(self, messages: list[Message]) -> None:
         count = len(self.scanned)
         if len(messages) < count or not all(map(operator.is_, messages[:count], self.scanned)):
             self.scanned, self.results, self.prefix, self.uses = [], [], [0.0], {}
+            self.inputs = []
             count = 0
         for index in range(count, len(messages)):
             message = messages[index]
@@ -120,7 +162,13 @@ class ResultIndex:
             for block in message.content:
                 kind = block.get("type")
                 if kind == "tool_use":
-                    self.uses[block["id"]] = (block["name"], block.get("input") or {})
+                    tool_input = block.get("input") or {}
+                    self.uses[block["id"]] = (block["name"], tool_input)
+                    tokens = clearable_input_tokens(block["name"], tool_input)
+                    if tokens:
+                        self.inputs.append(
+                            Candidate(block["id"], block["name"], tool_input, index, tokens)
+                        )
                 elif kind == "tool_result" and not is_cleared(block):
                     name, tool_input = self.uses.get(block["tool_use_id"], (None, {}))
                     tokens = self.estimate_block(block)
@@ -138,28 +186,60 @@ class ResultIndex:
     def tokens_from(self, index: int) -> float:
         return self.prefix[-1] - self.prefix[index]
 
+    def tokens_between(self, start: int, end: int) -> float:
+        """Tokens of messages[start:end]."""
+        return self.prefix[end] - self.prefix[start]
+
 
 def find_candidates(
     messages: list[Message],
     config: MicrocompactConfig,
     estimate_block: Callable[[dict[str, Any]], float],
     index: ResultIndex | None = None,
+    window: int | None = None,
 ) -> list[Candidate]:
-    """Clearable results, oldest first: compactable, large enough, not protected."""
+    """Clearable results, oldest first: compactable, large enough, not protected.
+
+    ``window`` scales the protection budgets; without it only the counts apply.
+    """
     if index is None:
         index = ResultIndex(lambda m: 0.0, estimate_block)
     index.update(messages)
     last_results_index = _last_tool_result_index(messages)
-    protected = _protected_ids(index.results, config)
-    minimum = config.min_result_tokens
+    protected = _protected_ids(index.results, config, window)
     return [
         r
-        for r in index.results
-        if r.message_index != last_results_index
-        and r.tool_name in COMPACTABLE_TOOLS
-        and r.tool_use_id not in protected
-        and r.tokens >= minimum
+        for r in _clearable(index.results, config)
+        if r.message_index != last_results_index and r.tool_use_id not in protected
     ]
+
+
+def find_input_candidates(
+    messages: list[Message], index: ResultIndex, config: MicrocompactConfig
+) -> list[Candidate]:
+    """Old Edit / Write calls whose inputs may be cleared, oldest first: large enough, not
+    among the ``keep_recent_inputs`` latest, not in the last response. Call after ``update``."""
+    if not config.clear_inputs:
+        return []
+    last = _last_response_index(messages)
+    recent = len(index.inputs) - config.keep_recent_inputs
+    return [
+        c
+        for position, c in enumerate(index.inputs)
+        if position < recent and c.message_index < last and c.tokens >= config.min_result_tokens
+    ]
+
+
+def _mutable_inputs(index: ResultIndex, config: MicrocompactConfig) -> list[Candidate]:
+    if not config.clear_inputs:
+        return []
+    return [c for c in index.inputs if c.tokens >= config.min_result_tokens]
+
+
+def _clearable(results: list[Candidate], config: MicrocompactConfig) -> list[Candidate]:
+    """Results that some clear may replace: compactable and large enough, protected or not."""
+    minimum = config.min_result_tokens
+    return [r for r in results if r.tool_name in COMPACTABLE_TOOLS and r.tokens >= minimum]
 
 
 def _last_tool_result_index(messages: list[Message]) -> int:
@@ -172,21 +252,33 @@ def _last_tool_result_index(messages: list[Message]) -> int:
     return -1
 
 
-def _protected_ids(results: list[Candidate], config: MicrocompactConfig) -> set[str]:
+def _protected_ids(
+    results: list[Candidate], config: MicrocompactConfig, window: int | None
+) -> set[str]:
+    """The latest read of each recent file and the latest other results, newest first,
+    each kind within its count and its share of the window."""
+    read_budget = math.inf if window is None else config.read_budget * window
+    other_budget = math.inf if window is None else config.other_budget * window
     protected: set[str] = set()
     files: set[str] = set()
     others = 0
+    read_tokens = other_tokens = 0.0
     for result in reversed(results):
         if len(files) >= config.keep_recent_files and others >= config.keep_recent_results:
             break
         if result.tool_name == "Read":
             path = _path_key(result.tool_input.get("file_path"))
-            if path not in files and len(files) < config.keep_recent_files:
-                files.add(path)
+            if path in files or len(files) >= config.keep_recent_files:
+                continue
+            files.add(path)  # a recent file, kept if it fits; its older reads never are
+            if read_tokens + result.tokens <= read_budget:
+                read_tokens += result.tokens
                 protected.add(result.tool_use_id)
         elif others < config.keep_recent_results and result.tool_name in COMPACTABLE_TOOLS:
             others += 1
-            protected.add(result.tool_use_id)
+            if other_tokens + result.tokens <= other_budget:
+                other_tokens += result.tokens
+                protected.add(result.tool_use_id)
     return protected
 
 
@@ -195,10 +287,56 @@ def _path_key(path: Any) -> str:
 
 
 def economic_batch(rewrite_tokens: float, growth_per_request: float) -> float:
-    """The economic batch S: clearing pays once S >= sqrt(2 (write - read) / read * R * g)."""
+    """The economic batch S* = sqrt(2 (write - read) / read * R * g) (see the module docstring)."""
     return math.sqrt(
         2 * (CACHE_WRITE - CACHE_READ) * rewrite_tokens * growth_per_request / CACHE_READ
     )
+
+
+def frozen_anchor(
+    messages: list[Message],
+    results: list[Candidate],
+    config: MicrocompactConfig,
+    inputs: Sequence[Candidate] = (),
+) -> int | None:
+    """The last user message before the first result (or input) a later clear may replace.
+
+    None when there is no user message before it (nothing worth anchoring).
+    With nothing left to clear, the anchor is the latest user message before the
+    last response: everything the last request sent is frozen.
+    """
+    mutable = _clearable(results, config)
+    firsts = [mutable[0].message_index] if mutable else []
+    firsts += [inputs[0].message_index] if inputs else []
+    end = min(firsts) if firsts else _last_response_index(messages)
+    for index in range(min(end, len(messages)) - 1, -1, -1):
+        if messages[index].role == "user":
+            return index
+    return None
+
+
+def _last_response_index(messages: list[Message]) -> int:
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].role == "assistant":
+            return index
+    return len(messages)
+
+
+def rewrite_tokens(
+    index: ResultIndex, messages: list[Message], anchor: int | None, clear: list[Candidate]
+) -> float:
+    """R: what the last request cached after the anchor, less what clearing removes.
+
+    Only the anchor's prefix survives a change after it; with no anchor at or
+    before the first change, only the system prompt and tools do.
+    """
+    if not clear:
+        return 0.0
+    first = min(c.message_index for c in clear)
+    start = anchor + 1 if anchor is not None and anchor < first else 0
+    cached_end = max(start, _last_response_index(messages))
+    cleared = sum(c.tokens for c in clear if c.message_index < cached_end)
+    return max(0.0, index.tokens_between(start, cached_end) - cleared)
 
 
 def plan_clearing(
@@ -213,18 +351,28 @@ def plan_clearing(
     estimate_block: Callable[[dict[str, Any]], float],
     config: MicrocompactConfig | None = None,
     index: ResultIndex | None = None,
+    window: int | None = None,
+    anchor: int | None = None,
 ) -> ClearPlan:
-    """Decide what to clear before the next request (pure but for the index's cache)."""
+    """Decide what to clear before the next request (pure but for the index's cache).
+
+    ``anchor`` is the frozen prefix the last request had a breakpoint on (the
+    conversation's ``cache_anchor``); the plan names the next one.
+    """
     config = config or MicrocompactConfig()
     index = index or ResultIndex(message_tokens, estimate_block)
-    candidates = find_candidates(messages, config, estimate_block, index)
-    if not candidates:
-        return ClearPlan("none")
-    clearable = sum(c.tokens for c in candidates)
-    rewrite = max(0.0, index.tokens_from(candidates[0].message_index) - clearable)
+    candidates = find_candidates(messages, config, estimate_block, index, window)
+    inputs = find_input_candidates(messages, index, config)
+    mutable_inputs = _mutable_inputs(index, config)
+    if not candidates and not inputs:
+        return ClearPlan(
+            "none", anchor=frozen_anchor(messages, index.results, config, mutable_inputs)
+        )
+    clearable = sum(c.tokens for c in candidates) + sum(c.tokens for c in inputs)
+    rewrite = rewrite_tokens(index, messages, anchor, [*candidates, *inputs])
     growth = max(growth_per_request, 1.0)
     batch = economic_batch(rewrite, growth)
-    plan = ClearPlan("none", [], clearable, rewrite, batch)
+    plan = ClearPlan("none", [], [], clearable, rewrite, batch)
     if last_response_at is None or now - last_response_at > config.cache_ttl_s:
         plan.reason = "time"
     elif (
@@ -235,9 +383,25 @@ def plan_clearing(
     elif clearable >= batch:
         plan.reason = "cost"
     else:
+        plan.anchor = frozen_anchor(messages, index.results, config, mutable_inputs)
         return plan
-    plan.clear = candidates
+    plan.clear, plan.inputs = candidates, inputs
+    plan.anchor = anchor_after(messages, index, config, plan)
     return plan
+
+
+def anchor_after(
+    messages: list[Message],
+    index: ResultIndex,
+    config: MicrocompactConfig,
+    plan: ClearPlan,
+) -> int | None:
+    """The frozen anchor once ``plan`` is applied."""
+    cleared = {c.tool_use_id for c in plan.clear}
+    remaining = [r for r in index.results if r.tool_use_id not in cleared]
+    cleared_inputs = {c.tool_use_id for c in plan.inputs}
+    inputs = [c for c in _mutable_inputs(index, config) if c.tool_use_id not in cleared_inputs]
+    return frozen_anchor(messages, remaining, config, inputs)
 
 
 def apply_clearing(messages: list[Message], markers: dict[str, str]) -> list[Message]:
@@ -264,42 +428,3 @@ def apply_clearing(messages: list[Message], markers: dict[str, str]) -> list[Mes
             content.append(block)
         updated[index] = replace(message, content=content)
     return updated
-
-
-def marker_for(
-    candidate: Candidate,
-    *,
-    saved_path: str | None = None,
-    file_unchanged: bool | None = None,
-    line_count: int | None = None,
-) -> str:
-    """The line the model sees instead of a cleared result: what it was and how to get it back."""
-    tool, params = candidate.tool_name, candidate.tool_input
-    if tool == "Read":
-        path = params.get("file_path", "?")
-        lines = f" ({line_count} lines)" if line_count else ""
-        state = (
-            "The file has not changed since; Read it again if you need the text."
-            if file_unchanged
-            else "Read the file again if you need its current text."
-        )
-        return f"{CLEARED_PREFIX}: earlier Read of {path}{lines}. {state}]"
-    what = _describe(tool, params)
-    if saved_path:
-        lines = f", {line_count} lines" if line_count else ""
-        return f"{CLEARED_PREFIX}: output of {what}{lines}. Saved in full at {saved_path}; Read or Grep it if needed.]"
-    outcome = "failed" if candidate.is_error else "succeeded"
-    if tool in ("Edit", "Write"):
-        return f"{CLEARED_PREFIX}: {what} {outcome}.]"
-    return f"{CLEARED_PREFIX}: old output of {what}.]"
-
-
-def _describe(tool: str, params: dict[str, Any]) -> str:
-    if tool == "Bash":
-        command = str(params.get("command", ""))
-        return f"Bash `{command[:120]}`"
-    if tool in ("Grep", "Glob"):
-        return f"{tool} `{params.get('pattern', '')}`"
-    if tool in ("Edit", "Write"):
-        return f"{tool} of {params.get('file_path', '?')}"
-    return tool

@@ -13,6 +13,12 @@ the transcript keeps the full text, and loading repairs it again.
 
 ``messages`` is a read-only view: the same list object for the session's
 life, so a holder sees each change.
+
+``cache_anchor`` is the last message of the prefix microcompact has frozen
+(nothing before it will be cleared again): requests put a cache breakpoint
+there (agent/core/request.py). It holds while that very message is still at
+its index: a clear leaves it (the request after a clear must read the old
+frozen prefix), a compaction or a dropped round loses it.
 """
 
 from __future__ import annotations
@@ -64,6 +70,7 @@ class Conversation:
     ) -> None:
         self._messages: list[Message] = list(messages)
         self.transcript = transcript
+        self._anchor: tuple[int, Message] | None = None
 
     @property
     def messages(self) -> Sequence[Message]:
@@ -103,6 +110,23 @@ class Conversation:
     def clear_results(self, cleared: list[Message]) -> None:
         """Microcompact: the same messages with old tool results replaced by markers."""
         self._swap(cleared)
+
+    def set_cache_anchor(self, index: int | None) -> None:
+        """Name the message that ends the frozen prefix (None: no anchor)."""
+        if index is None or not 0 <= index < len(self._messages):
+            self._anchor = None
+        else:
+            self._anchor = (index, self._messages[index])
+
+    @property
+    def cache_anchor(self) -> int | None:
+        """The anchor's index, while that message is still where it was named."""
+        if self._anchor is None:
+            return None
+        index, message = self._anchor
+        if index < len(self._messages) and self._messages[index] is message:
+            return index
+        return None
 
     def drop_oldest(self, kept: list[Message]) -> None:
         """A prompt-too-long retry: the conversation without its oldest rounds."""

@@ -233,6 +233,7 @@ class Agent:
             messages=messages,
             max_tokens=min(max_tokens, limit),
             extra=self.request_extra,
+            anchor=self.conversation.cache_anchor,
         )
 
     def _escape_conversation(self) -> None:
