@@ -82,7 +82,7 @@ class MicrocompactConfig:
     other_budget: float = 0.025  # within this share of the window
     clear_inputs: bool = True  # old Edit / Write inputs are cleared too (inputs.py)
     keep_recent_inputs: int = 3  # but not those of the 3 latest such calls
-    min_result_tokens: int = 150  # a smaller result is not worth a marker
+    min_result_tokens: int = 80  # a smaller result or input is not worth its ~30-token marker
     cache_ttl_s: float = 300.0
     save_over_tokens: int = 1_000  # a cleared output larger than this is saved to disk
     pressure_requests: float = (
@@ -206,7 +206,7 @@ def find_candidates(
         index = ResultIndex(lambda m: 0.0, estimate_block)
     index.update(messages)
     last_results_index = _last_tool_result_index(messages)
-    protected = _protected_ids(index.results, config, window)
+    protected = _protected_ids(index, config, window)
     return [
         r
         for r in _clearable(index.results, config)
@@ -252,18 +252,17 @@ def _last_tool_result_index(messages: list[Message]) -> int:
     return -1
 
 
-def _protected_ids(
-    results: list[Candidate], config: MicrocompactConfig, window: int | None
-) -> set[str]:
+def _protected_ids(index: ResultIndex, config: MicrocompactConfig, window: int | None) -> set[str]:
     """The latest read of each recent file and the latest other results, newest first,
-    each kind within its count and its share of the window."""
+    each kind within its count and its share of the window; a read also only while
+    what followed it fits in the read budget (recent in tokens, not only in files)."""
     read_budget = math.inf if window is None else config.read_budget * window
     other_budget = math.inf if window is None else config.other_budget * window
     protected: set[str] = set()
     files: set[str] = set()
     others = 0
     read_tokens = other_tokens = 0.0
-    for result in reversed(results):
+    for result in reversed(index.results):
         if len(files) >= config.keep_recent_files and others >= config.keep_recent_results:
             break
         if result.tool_name == "Read":
@@ -271,7 +270,8 @@ def _protected_ids(
             if path in files or len(files) >= config.keep_recent_files:
                 continue
             files.add(path)  # a recent file, kept if it fits; its older reads never are
-            if read_tokens + result.tokens <= read_budget:
+            age = index.tokens_from(result.message_index + 1)
+            if read_tokens + result.tokens <= read_budget and age <= read_budget:
                 read_tokens += result.tokens
                 protected.add(result.tool_use_id)
         elif others < config.keep_recent_results and result.tool_name in COMPACTABLE_TOOLS:
