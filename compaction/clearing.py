@@ -20,7 +20,7 @@ from compaction.microcompact import (
     ClearPlan,
     MicrocompactConfig,
     ResultIndex,
-    anchor_after,
+    anchors_after,
     apply_clearing,
     marker_for,
     plan_clearing,
@@ -87,9 +87,9 @@ class Clearing:
         used_tokens: float,
         auto_threshold: float | None,
         window: int | None = None,
-        anchor: int | None = None,
+        anchors: tuple[int, ...] = (),
     ) -> ClearingOutcome:
-        """Plan and carry out this request's clearing; ``plan.anchor`` is the next anchor."""
+        """Plan and carry out this request's clearing; ``plan.anchors`` are the next anchors."""
         plan = plan_clearing(
             messages,
             now=now,
@@ -102,14 +102,14 @@ class Clearing:
             config=self.config,
             index=self._index,
             window=window,
-            anchor=anchor,
+            anchors=anchors,
         )
         if not plan.changes:
             return ClearingOutcome(plan, messages)
         markers, saved = self._markers(messages, plan)
         if len(markers) < len(plan.clear):  # outputs that could not be saved stay as they are
             plan = replace(plan, clear=[c for c in plan.clear if c.tool_use_id in markers])
-            plan.anchor = anchor_after(messages, self._index, self.config, plan)
+            plan.anchors = anchors_after(messages, self._index, self.config, plan)
             if not plan.changes:
                 return ClearingOutcome(plan, messages)
         touched = {c.message_index for c in plan.clear} | {c.message_index for c in plan.inputs}

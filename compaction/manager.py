@@ -221,7 +221,7 @@ class ContextManager:
             used_tokens=self.count(agent),
             auto_threshold=limits.auto_compact if auto_on else None,
             window=limits.window,
-            anchor=agent.conversation.cache_anchor,
+            anchors=agent.conversation.cache_anchors,
         )
         if outcome.plan.changes:
             agent.conversation.clear_results(outcome.messages)
@@ -234,10 +234,10 @@ class ContextManager:
                     outcome.saved_paths,
                 )
             )
-        if not outcome.plan.changes or agent.conversation.cache_anchor is None:
-            # After a clear, the next request still reads the old frozen prefix; it caches
-            # the new anchor's prefix as it writes, and the request after that moves there.
-            agent.conversation.set_cache_anchor(outcome.plan.anchor)
+        if not outcome.plan.changes or not agent.conversation.cache_anchors:
+            # After a clear, the next request still reads the old frozen prefixes; the
+            # request after it moves the anchors (its tail breakpoint reads what this wrote).
+            agent.conversation.set_cache_anchors(outcome.plan.anchors)
         return outcome.plan
 
     # -- server-side clearing -------------------------------------------------------------

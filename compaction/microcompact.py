@@ -54,16 +54,17 @@ the anchor to the conversation.
 from __future__ import annotations
 
 import math
-import operator
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from agent.core.messages import Message
-from compaction.inputs import clearable_input_tokens
 from compaction.markers import CLEARED_PREFIX as CLEARED_PREFIX
 from compaction.markers import marker_for as marker_for
+from compaction.result_index import Candidate as Candidate
+from compaction.result_index import ResultIndex as ResultIndex
+from compaction.result_index import is_cleared as is_cleared
 
 COMPACTABLE_TOOLS = frozenset(
     {"Read", "Bash", "Grep", "Glob", "Edit", "Write", "WebFetch", "WebSearch"}
@@ -90,18 +91,6 @@ class MicrocompactConfig:
     )
 
 
-@dataclass(slots=True)
-class Candidate:
-    """One uncleared tool result (the index keeps one per result; the clearable ones are candidates)."""
-
-    tool_use_id: str
-    tool_name: str | None
-    tool_input: dict[str, Any]
-    message_index: int
-    tokens: float
-    is_error: bool = False
-
-
 @dataclass
 class ClearPlan:
     reason: Reason
@@ -110,7 +99,7 @@ class ClearPlan:
     clearable_tokens: float = 0.0
     rewrite_tokens: float = 0.0  # R: the cached prefix after the anchor a clear would rewrite
     batch_threshold: float = 0.0  # S*, the batch the cost rule asks for
-    anchor: int | None = None  # the frozen prefix's last message once this plan is applied
+    anchors: tuple[int, ...] = ()  # the frozen anchor and the frontier once this plan is applied
 
     @property
     def tokens_freed(self) -> float:
@@ -120,75 +109,6 @@ class ClearPlan:
     def changes(self) -> int:
         """How many results and inputs the plan clears."""
         return len(self.clear) + len(self.inputs)
-
-
-def is_cleared(block: dict[str, Any]) -> bool:
-    content = block.get("content")
-    return isinstance(content, str) and content.startswith(CLEARED_PREFIX)
-
-
-class ResultIndex:
-    """The conversation's tool results and per-message token prefix sums, kept up to date cheaply.
-
-    Messages are never edited in place (a change replaces the message), so
-    when the list still starts with the very message objects scanned last
-    time, only the new tail is scanned; otherwise it is rebuilt. That keeps
-    the every-turn decision near O(new messages) on long conversations.
-    """
-
-    def __init__(
-        self,
-        estimate_message: Callable[[Message], float],
-        estimate_block: Callable[[dict[str, Any]], float],
-    ) -> None:
-        self.estimate_message = estimate_message
-        self.estimate_block = estimate_block
-        self.scanned: list[Message] = []
-        self.results: list[Candidate] = []
-        self.prefix: list[float] = [0.0]  # prefix[i] = tokens of messages[:i]
-        self.uses: dict[str, tuple[str, dict[str, Any]]] = {}
-        self.inputs: list[Candidate] = []  # Edit / Write calls with uncleared inputs
-
-    def update(self, messages: list[Message]) -> None:
-        count = len(self.scanned)
-        if len(messages) < count or not all(map(operator.is_, messages[:count], self.scanned)):
-            self.scanned, self.results, self.prefix, self.uses = [], [], [0.0], {}
-            self.inputs = []
-            count = 0
-        for index in range(count, len(messages)):
-            message = messages[index]
-            self.scanned.append(message)
-            self.prefix.append(self.prefix[-1] + self.estimate_message(message))
-            for block in message.content:
-                kind = block.get("type")
-                if kind == "tool_use":
-                    tool_input = block.get("input") or {}
-                    self.uses[block["id"]] = (block["name"], tool_input)
-                    tokens = clearable_input_tokens(block["name"], tool_input)
-                    if tokens:
-                        self.inputs.append(
-                            Candidate(block["id"], block["name"], tool_input, index, tokens)
-                        )
-                elif kind == "tool_result" and not is_cleared(block):
-                    name, tool_input = self.uses.get(block["tool_use_id"], (None, {}))
-                    tokens = self.estimate_block(block)
-                    self.results.append(
-                        Candidate(
-                            block["tool_use_id"],
-                            name,
-                            tool_input,
-                            index,
-                            tokens,
-                            bool(block.get("is_error")),
-                        )
-                    )
-
-    def tokens_from(self, index: int) -> float:
-        return self.prefix[-1] - self.prefix[index]
-
-    def tokens_between(self, start: int, end: int) -> float:
-        """Tokens of messages[start:end]."""
-        return self.prefix[end] - self.prefix[start]
 
 
 def find_candidates(
@@ -309,6 +229,16 @@ def frozen_anchor(
     firsts = [mutable[0].message_index] if mutable else []
     firsts += [inputs[0].message_index] if inputs else []
     end = min(firsts) if firsts else _last_response_index(messages)
+    return _user_before(messages, end)
+
+
+def frontier(messages: list[Message], last_cleared: int) -> int | None:
+    """The last user message at or before the newest cleared block: where the last clear
+    ended. What is still uncleared before it was protected then (a straggler now)."""
+    return _user_before(messages, last_cleared + 1) if last_cleared >= 0 else None
+
+
+def _user_before(messages: list[Message], end: int) -> int | None:
     for index in range(min(end, len(messages)) - 1, -1, -1):
         if messages[index].role == "user":
             return index
@@ -323,19 +253,17 @@ def _last_response_index(messages: list[Message]) -> int:
 
 
 def rewrite_tokens(
-    index: ResultIndex, messages: list[Message], anchor: int | None, clear: list[Candidate]
+    index: ResultIndex, messages: list[Message], anchors: Sequence[int], clear: list[Candidate]
 ) -> float:
-    """R: what the last request cached after the anchor, less what clearing removes.
-
-    Only the anchor's prefix survives a change after it; with no anchor at or
-    before the first change, only the system prompt and tools do.
-    """
+    """R: what the last request cached after the latest anchor before the first change,
+    less what clearing removes; with no such anchor, only the system prompt and tools
+    survive."""
     if not clear:
         return 0.0
     first = min(c.message_index for c in clear)
-    start = anchor + 1 if anchor is not None and anchor < first else 0
+    start = max((a + 1 for a in anchors if a < first), default=0)
     cached_end = max(start, _last_response_index(messages))
-    cleared = sum(c.tokens for c in clear if c.message_index < cached_end)
+    cleared = sum(c.tokens for c in clear if start <= c.message_index < cached_end)
     return max(0.0, index.tokens_between(start, cached_end) - cleared)
 
 
@@ -352,56 +280,78 @@ def plan_clearing(
     config: MicrocompactConfig | None = None,
     index: ResultIndex | None = None,
     window: int | None = None,
-    anchor: int | None = None,
+    anchors: Sequence[int] = (),
 ) -> ClearPlan:
     """Decide what to clear before the next request (pure but for the index's cache).
 
-    ``anchor`` is the frozen prefix the last request had a breakpoint on (the
-    conversation's ``cache_anchor``); the plan names the next one.
+    ``anchors`` are the breakpoints the last request had on frozen prefixes (the
+    conversation's ``cache_anchors``); the plan names the next ones.
     """
     config = config or MicrocompactConfig()
     index = index or ResultIndex(message_tokens, estimate_block)
-    candidates = find_candidates(messages, config, estimate_block, index, window)
-    inputs = find_input_candidates(messages, index, config)
-    mutable_inputs = _mutable_inputs(index, config)
-    if not candidates and not inputs:
-        return ClearPlan(
-            "none", anchor=frozen_anchor(messages, index.results, config, mutable_inputs)
-        )
-    clearable = sum(c.tokens for c in candidates) + sum(c.tokens for c in inputs)
-    rewrite = rewrite_tokens(index, messages, anchor, [*candidates, *inputs])
+    results = find_candidates(messages, config, estimate_block, index, window)
+    changes = [*results, *find_input_candidates(messages, index, config)]
     growth = max(growth_per_request, 1.0)
-    batch = economic_batch(rewrite, growth)
-    plan = ClearPlan("none", [], [], clearable, rewrite, batch)
-    if last_response_at is None or now - last_response_at > config.cache_ttl_s:
+    plan = _option(index, messages, anchors, changes, growth)
+    chosen = changes
+    if not changes:
+        pass
+    elif last_response_at is None or now - last_response_at > config.cache_ttl_s:
         plan.reason = "time"
     elif (
         auto_threshold is not None
         and used_tokens + config.pressure_requests * growth >= auto_threshold
     ):
         plan.reason = "pressure"
-    elif clearable >= batch:
+    elif plan.clearable_tokens >= plan.batch_threshold:
         plan.reason = "cost"
-    else:
-        plan.anchor = frozen_anchor(messages, index.results, config, mutable_inputs)
-        return plan
-    plan.clear, plan.inputs = candidates, inputs
-    plan.anchor = anchor_after(messages, index, config, plan)
+    else:  # the batch after the frontier alone, leaving the stragglers before it
+        edge = frontier(messages, index.last_cleared)
+        fresh = [c for c in changes if edge is not None and c.message_index > edge]
+        recent = _option(index, messages, anchors, fresh, growth)
+        if fresh and recent.clearable_tokens >= recent.batch_threshold:
+            plan, chosen, recent.reason = recent, fresh, "cost"
+    if plan.reason != "none":
+        is_result = {id(c) for c in results}
+        plan.clear = [c for c in chosen if id(c) in is_result]
+        plan.inputs = [c for c in chosen if id(c) not in is_result]
+    plan.anchors = anchors_after(messages, index, config, plan)
     return plan
 
 
-def anchor_after(
+def _option(
+    index: ResultIndex,
+    messages: list[Message],
+    anchors: Sequence[int],
+    changes: list[Candidate],
+    growth: float,
+) -> ClearPlan:
+    """What clearing ``changes`` would free and rewrite, and the batch that would pay (no
+    decision yet)."""
+    rewrite = rewrite_tokens(index, messages, anchors, changes)
+    clearable = sum(c.tokens for c in changes)
+    return ClearPlan("none", [], [], clearable, rewrite, economic_batch(rewrite, growth))
+
+
+def anchors_after(
     messages: list[Message],
     index: ResultIndex,
     config: MicrocompactConfig,
     plan: ClearPlan,
-) -> int | None:
-    """The frozen anchor once ``plan`` is applied."""
+) -> tuple[int, ...]:
+    """The frozen anchor and the frontier once ``plan`` is applied (the frontier only when
+    it lies after the anchor)."""
     cleared = {c.tool_use_id for c in plan.clear}
     remaining = [r for r in index.results if r.tool_use_id not in cleared]
     cleared_inputs = {c.tool_use_id for c in plan.inputs}
     inputs = [c for c in _mutable_inputs(index, config) if c.tool_use_id not in cleared_inputs]
-    return frozen_anchor(messages, remaining, config, inputs)
+    first = frozen_anchor(messages, remaining, config, inputs)
+    changed = [c.message_index for c in (*plan.clear, *plan.inputs)]
+    edge = frontier(messages, max([index.last_cleared, *changed]))
+    anchors = () if first is None else (first,)
+    if edge is not None and (first is None or edge > first):
+        anchors += (edge,)
+    return anchors
 
 
 def apply_clearing(messages: list[Message], markers: dict[str, str]) -> list[Message]:

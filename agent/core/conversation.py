@@ -14,11 +14,11 @@ the transcript keeps the full text, and loading repairs it again.
 ``messages`` is a read-only view: the same list object for the session's
 life, so a holder sees each change.
 
-``cache_anchor`` is the last message of the prefix microcompact has frozen
-(nothing before it will be cleared again): requests put a cache breakpoint
-there (agent/core/request.py). It holds while that very message is still at
-its index: a clear leaves it (the request after a clear must read the old
-frozen prefix), a compaction or a dropped round loses it.
+``cache_anchors`` are the messages that end prefixes microcompact keeps
+stable (at most two: the frozen prefix and its frontier): requests put cache
+breakpoints there (agent/core/request.py). One holds while that very message
+is still at its index: a clear leaves them (the request after a clear must
+read the old prefixes), a compaction or a dropped round loses them.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class Conversation:
     ) -> None:
         self._messages: list[Message] = list(messages)
         self.transcript = transcript
-        self._anchor: tuple[int, Message] | None = None
+        self._anchors: tuple[tuple[int, Message], ...] = ()
 
     @property
     def messages(self) -> Sequence[Message]:
@@ -111,22 +111,16 @@ class Conversation:
         """Microcompact: the same messages with old tool results replaced by markers."""
         self._swap(cleared)
 
-    def set_cache_anchor(self, index: int | None) -> None:
-        """Name the message that ends the frozen prefix (None: no anchor)."""
-        if index is None or not 0 <= index < len(self._messages):
-            self._anchor = None
-        else:
-            self._anchor = (index, self._messages[index])
+    def set_cache_anchors(self, indices: Sequence[int]) -> None:
+        """Name the messages that end the stable prefixes (at most two are used)."""
+        count = len(self._messages)
+        self._anchors = tuple((i, self._messages[i]) for i in indices[:2] if 0 <= i < count)
 
     @property
-    def cache_anchor(self) -> int | None:
-        """The anchor's index, while that message is still where it was named."""
-        if self._anchor is None:
-            return None
-        index, message = self._anchor
-        if index < len(self._messages) and self._messages[index] is message:
-            return index
-        return None
+    def cache_anchors(self) -> tuple[int, ...]:
+        """The anchors' indices, of those still at the index they were named at."""
+        count = len(self._messages)
+        return tuple(i for i, m in self._anchors if i < count and self._messages[i] is m)
 
     def drop_oldest(self, kept: list[Message]) -> None:
         """A prompt-too-long retry: the conversation without its oldest rounds."""

@@ -233,7 +233,7 @@ class Agent:
             messages=messages,
             max_tokens=min(max_tokens, limit),
             extra=self.request_extra,
-            anchor=self.conversation.cache_anchor,
+            anchors=self.conversation.cache_anchors,
         )
 
     def _escape_conversation(self) -> None:
