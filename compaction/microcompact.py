@@ -1,54 +1,66 @@
 """Microcompact: clear old tool results every turn, without a model call.
 
 Old results of the compactable tools are replaced by a one-line marker
-(markers.py); the tool_use blocks stay, so the conversation keeps its shape
-and the model knows what it did.
+(markers.py), and so are the bulky inputs of old Edit and Write calls
+(inputs.py); the tool_use blocks stay, so the conversation keeps its shape
+and the model knows what it did. A result or input under
+``min_result_tokens`` (80) is not worth its ~30-token marker.
 
 Protection, by tokens scaled to the window W. What stays in full: every
 result the model has not yet seen (the latest round); the latest Read of each
 of the most recently read files, newest first, at most ``keep_recent_files``
-(5, the files Claude Code restores after a compaction) and together at most
-B_read = ``read_budget`` x W tokens (W/4: 30K on a 120K window), so five large
-files no longer pin half a small window; the latest ``keep_recent_results``
-other results within B_other = ``other_budget`` x W. A file that does not fit
-is cleared, and older files may still fit.
+(5, the files Claude Code restores after a compaction), together at most
+B_read = ``read_budget`` x W tokens (W/4: 30K on a 120K window), and each only
+while what followed it in the conversation is under B_read too (recent in
+tokens, not only in files), so five large files no longer pin half a small
+window; the latest ``keep_recent_results`` other results within B_other =
+``other_budget`` x W (W/40); the inputs of the ``keep_recent_inputs`` latest
+Edit / Write calls. A file that does not fit is cleared, and older files may
+still fit.
 
 The cache. Clearing a result changes the prompt from that point on, and the
 API reads from its cache only the longest prefix that ends at a breakpoint of
-an earlier request. So microcompact names an anchor: the last user message
-before the first result that may ever be cleared (anything uncleared that is
-compactable and large enough, protected or not). Nothing before the anchor
-changes again, so requests put a breakpoint there (agent/core/request.py) and
-it stays cached; a clear rewrites only what follows the anchor. Because the
-anchor sits before every protected result, what is protected at one clear
-and old at the next lies after the anchor: the change point never moves back
-towards the start (until a compaction replaces the conversation).
+an earlier request. So microcompact names two anchors, user messages that end
+prefixes it keeps stable, and requests put breakpoints there
+(agent/core/request.py):
 
-The cost of a clear, in input-token equivalents (read 0.1x = r, write 1.25x =
-w): the prefix after the anchor that the last request cached, less what is
-cleared, R tokens, is written again instead of read, an extra (w - r) R. What
-it saves: the cleared tokens S are no longer read, r S each request. With the
-clearable tokens growing by g each request (learned per session), clearing
-every time S reaches S* costs (w - r) R / T + r g T / 2 per request for a
-cycle of T = S / g requests, least at
+- the frozen anchor: the last user message before the first result (or
+  Edit / Write input) that any clear may ever replace, protected or not.
+  Nothing before it changes again until a compaction;
+- the frontier: the last user message at or before the newest cleared block,
+  where the last clear ended. What is uncleared before it was protected then;
+  once old, it is a straggler.
+
+The cost of a clear, in input-token equivalents (read r = 0.1, write w =
+1.25; cost_model.py): the prefix after the latest anchor before the first
+change that the last request cached, less what is cleared, R tokens, is
+written again instead of read, an extra (w - r) R. What it saves: the cleared
+tokens S are no longer read, r S each request. With the clearable tokens
+growing by g each request (learned per session), clearing every time S
+reaches S* costs (w - r) R / T + r g T / 2 per request for a cycle of
+T = S / g requests, least at
 
     S* = sqrt(2 (w - r) / r * R * g) = sqrt(23 R g)
 
-(the economic order quantity). So, before each request:
+(the economic order quantity). So, before each request (cost_model.choose):
 
-- cache cold (the last response is older than the cache TTL): everything
-  after the change point is written anyway, so clear everything clearable;
+- cache cold (the last response is older than the cache TTL): R = 0, since
+  everything after the change point is written anyway: clear everything;
 - under pressure (used + ``pressure_requests`` x g reaches the auto-compact
-  threshold): clear everything clearable now; that is a batch large enough to
-  last (hysteresis), and far cheaper than a summary (cost_model.py weighs the
-  two);
-- cache warm: clear everything clearable once S >= S*, else wait. Clearing all
-  of it at once is the low-water mark: the next clear is another S* of growth
-  away, so rewrites stay rare, and each rewrites only what followed the anchor.
+  threshold): clear everything clearable now; it is far cheaper than a
+  summary, and the compaction that follows if it is not enough is weighed by
+  the same model;
+- cache warm: clear everything clearable once S >= S* with R from the frozen
+  anchor; else the batch after the frontier alone once it pays with R from
+  the frontier (the stragglers wait for a batch from the frozen anchor); else
+  wait. Each clear takes all it may (the low-water mark): the next is another
+  S* of growth away, so rewrites stay rare, and the change point never moves
+  back before an anchor: a later clear starts after the frozen anchor, and
+  mostly after the frontier.
 
 The functions here are pure: they plan and apply; clearing.py does the IO
 (saving large outputs, updating the file-state cache) and the manager hands
-the anchor to the conversation.
+the anchors to the conversation.
 """
 
 from __future__ import annotations
@@ -60,6 +72,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from agent.core.messages import Message
+from compaction.cost_model import ClearOption, Situation, choose
+from compaction.cost_model import economic_batch as economic_batch
 from compaction.markers import CLEARED_PREFIX as CLEARED_PREFIX
 from compaction.markers import marker_for as marker_for
 from compaction.result_index import Candidate as Candidate
@@ -206,13 +220,6 @@ def _path_key(path: Any) -> str:
     return os.path.normpath(str(path)) if path else ""
 
 
-def economic_batch(rewrite_tokens: float, growth_per_request: float) -> float:
-    """The economic batch S* = sqrt(2 (write - read) / read * R * g) (see the module docstring)."""
-    return math.sqrt(
-        2 * (CACHE_WRITE - CACHE_READ) * rewrite_tokens * growth_per_request / CACHE_READ
-    )
-
-
 def frozen_anchor(
     messages: list[Message],
     results: list[Candidate],
@@ -292,25 +299,23 @@ def plan_clearing(
     results = find_candidates(messages, config, estimate_block, index, window)
     changes = [*results, *find_input_candidates(messages, index, config)]
     growth = max(growth_per_request, 1.0)
-    plan = _option(index, messages, anchors, changes, growth)
-    chosen = changes
-    if not changes:
-        pass
-    elif last_response_at is None or now - last_response_at > config.cache_ttl_s:
-        plan.reason = "time"
-    elif (
-        auto_threshold is not None
-        and used_tokens + config.pressure_requests * growth >= auto_threshold
-    ):
-        plan.reason = "pressure"
-    elif plan.clearable_tokens >= plan.batch_threshold:
-        plan.reason = "cost"
-    else:  # the batch after the frontier alone, leaving the stragglers before it
+    cold = last_response_at is None or now - last_response_at > config.cache_ttl_s
+    situation = Situation(
+        used=used_tokens,
+        threshold=auto_threshold,
+        growth=growth,
+        clearable_growth=growth,
+        pressure_requests=config.pressure_requests,
+        cache_cold=cold,
+    )
+    plan, chosen = _option(index, messages, anchors, changes, situation), changes
+    if plan.reason == "none" and not situation.due:
+        # The batch after the frontier alone, leaving the stragglers before it.
         edge = frontier(messages, index.last_cleared)
         fresh = [c for c in changes if edge is not None and c.message_index > edge]
-        recent = _option(index, messages, anchors, fresh, growth)
-        if fresh and recent.clearable_tokens >= recent.batch_threshold:
-            plan, chosen, recent.reason = recent, fresh, "cost"
+        recent = _option(index, messages, anchors, fresh, situation)
+        if recent.reason != "none":
+            plan, chosen = recent, fresh
     if plan.reason != "none":
         is_result = {id(c) for c in results}
         plan.clear = [c for c in chosen if id(c) in is_result]
@@ -324,13 +329,17 @@ def _option(
     messages: list[Message],
     anchors: Sequence[int],
     changes: list[Candidate],
-    growth: float,
+    situation: Situation,
 ) -> ClearPlan:
-    """What clearing ``changes`` would free and rewrite, and the batch that would pay (no
-    decision yet)."""
+    """What clearing ``changes`` would free and rewrite, and whether the cost model clears
+    (``reason``; the candidates themselves are filled in by the caller)."""
     rewrite = rewrite_tokens(index, messages, anchors, changes)
     clearable = sum(c.tokens for c in changes)
-    return ClearPlan("none", [], [], clearable, rewrite, economic_batch(rewrite, growth))
+    decision = choose(situation, ClearOption(clearable, rewrite))
+    reason: Reason = "none"
+    if changes and decision.action == "clear":
+        reason = "time" if situation.cache_cold else "pressure" if situation.due else "cost"
+    return ClearPlan(reason, [], [], clearable, rewrite, decision.batch)
 
 
 def anchors_after(
