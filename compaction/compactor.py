@@ -1,9 +1,10 @@
 """Carrying out a compaction: hooks, the summary call, the new conversation, restoration, the record.
 
 After a compaction the conversation is: the kept older messages (partial
-"from"), the summary message (naming the transcript and carrying the user's
-latest request verbatim), the kept newer messages (partial "up_to"), and one
-attachment message with what was restored. The conversation's owner
+"from"), the summary message (naming the transcript and carrying every
+message the user typed, verbatim, within a budget: ``user_messages``), the
+kept newer messages (partial "up_to", session memory), and one attachment
+message with what was restored. The conversation's owner
 (``agent.core.conversation``) puts it in place and records a
 ``compact_boundary`` followed by those messages; the previous conversation and
 file-state cache are kept as a snapshot so /undo-compact can bring them back.
@@ -42,12 +43,14 @@ from compaction.restore import (
     restore_files,
     restore_skills,
     text_item,
+    visible_skill_names,
 )
 from compaction.services import CompactionServices, ConversationHost
 from compaction.summary import PartialMode, latest_user_request, summary_message_text
 from compaction.thresholds import ContextLimits
-from compaction.tokens import estimate_message
+from compaction.tokens import PADDING, estimate_message
 from compaction.undo import Snapshot, snapshots_from_transcript
+from compaction.user_messages import for_summary
 from tools.file_state import FileState
 
 # Claude Code's PreCompact/PostCompact hooks know only "manual" and "auto".
@@ -175,7 +178,9 @@ class Compactor:
         finally:
             self.running = False
         if agent.costs is not None:
-            agent.costs.add(result.model or agent.model, result.usage, result.duration_s)
+            agent.costs.add(
+                result.model or agent.model, result.usage, result.duration_s, purpose="summary"
+            )
         return result
 
     def prepare(
@@ -188,10 +193,23 @@ class Compactor:
         kept_after: list[Message],
         trigger: str,
         kind: str,
+        restore_room: Callable[[list[Message]], int] | None = None,
     ) -> Replacement:
-        """The conversation that would replace this one, worked out without changing anything."""
+        """The conversation that would replace this one, worked out without changing anything.
+
+        ``restore_room``: how many tokens the new conversation without restored
+        items leaves under its target; the files restored then take at most
+        that (session-memory compaction, whose kept messages take room).
+        """
         previous = list(agent.conversation.messages)
-        partial = {"partial_from": "from", "partial_up_to": "up_to"}.get(kind)
+        latest = latest_request(previous)
+        typed = for_summary(previous, [*kept_before, *kept_after], latest, limits)
+        # Session memory keeps the newer messages, as a partial "up_to" compaction does.
+        partial = {
+            "partial_from": "from",
+            "partial_up_to": "up_to",
+            "session_memory": "up_to",
+        }.get(kind)
         summary_message = Message(
             role="user",
             content=[
@@ -200,16 +218,21 @@ class Compactor:
                     "text": summary_message_text(
                         summary,
                         transcript_path=self.services.transcript_path,
-                        latest_request=latest_request(previous),
+                        latest_request=latest,
                         auto=trigger != "manual",
                         partial=partial,  # type: ignore[arg-type]
+                        user_messages=typed.render(self.services.transcript_path),
                     ),
                 }
             ],
             kind="summary",
         )
         file_state = self.services.file_state.snapshot()
-        restoration = self.restoration(file_state, kept_before + kept_after, limits)
+        cap = None
+        if restore_room is not None:
+            # The room is in counted tokens; a restored item's tokens are unpadded characters / 4.
+            cap = max(0, int(restore_room([*kept_before, summary_message, *kept_after]) / PADDING))
+        restoration = self.restoration(file_state, kept_before + kept_after, limits, cap)
         return Replacement(
             previous,
             kept_before,
@@ -272,21 +295,28 @@ class Compactor:
         return record
 
     def restoration(
-        self, snapshot: dict[str, FileState], kept: list[Message], limits: ContextLimits
+        self,
+        snapshot: dict[str, FileState],
+        kept: list[Message],
+        limits: ContextLimits,
+        files_cap: int | None = None,
     ) -> Restoration:
         """Recent files re-read now, invoked skills, the plan, announcements, background tasks."""
         services = self.services
         paths = services.files_to_restore(kept, snapshot)
         # Budgets shrink with small windows, so what is restored can never refill the context.
         files_budget = min(FILES_BUDGET, limits.effective // 3)
+        if files_cap is not None:
+            files_budget = min(files_budget, files_cap)
         restoration = Restoration(
             restore_files(
                 paths, read_file_now, per_file=min(FILE_TOKENS, files_budget), budget=files_budget
             )
         )
         skills_budget = min(SKILLS_BUDGET, limits.effective // 8)
+        shown = visible_skill_names(kept)
         restoration.items += restore_skills(
-            services.invoked_skills(),
+            [skill for skill in services.invoked_skills() if skill[0].casefold() not in shown],
             per_skill=min(SKILL_TOKENS, skills_budget),
             budget=skills_budget,
         )

@@ -36,8 +36,9 @@ from agent.model.client import PromptTooLongError, StreamedResponse
 from compaction.clearing import Clearing
 from compaction.compactor import Compactor
 from compaction.full import CompactionError
-from compaction.grouping import adjust_start_index, drop_oldest_groups
+from compaction.grouping import drop_oldest_groups
 from compaction.microcompact import ClearPlan, MicrocompactConfig
+from compaction.notes_compaction import compact_with_notes
 from compaction.server_editing import (
     ClearToolUses,
     ServerClearing,
@@ -107,6 +108,7 @@ class ContextManager:
             self.clearing.learn_growth(agent.conversation.messages)
             self.microcompact(agent)
         state = self.state(agent)
+        self._observe_notes(agent, state)
         if (
             state.used >= state.limits.auto_compact
             and state.auto_compact_enabled
@@ -343,37 +345,42 @@ class ContextManager:
                 )
                 self.emit(Notice(message, "error"))
 
-    async def _session_memory_compact(self, agent: ConversationHost) -> bool:
-        """The slot for session-memory compaction (SPEC 3.6): notes instead of a model call.
+    def _observe_notes(self, agent: ConversationHost, state: ContextState) -> None:
+        """Let session memory start a background notes update (never from a compaction)."""
+        if (
+            self.session_memory is None
+            or not state.auto_compact_enabled
+            or self.circuit_open
+            or self.compactor.running
+        ):
+            return
+        self.session_memory.observe(agent, state.used, state.limits)
 
-        Committed only when the result is under the auto-compact threshold;
-        otherwise nothing changes and the full compaction takes over.
+    async def session_memory_compact(self, agent: ConversationHost) -> bool:
+        """A session-memory compaction now, if the notes allow one (True when it was made).
+
+        For a cost model that prices it against clearing or waiting: what it
+        would keep is ``session_memory.plan(messages, limits)`` (pure, no wait).
         """
+        if self.session_memory is None or not self.window.compact_enabled:
+            return False
+        done = await self._session_memory_compact(agent)
+        if done:
+            self.failures = 0
+        return done
+
+    async def _session_memory_compact(self, agent: ConversationHost) -> bool:
         assert self.session_memory is not None
-        messages = list(agent.conversation.messages)
-        result = await self.session_memory.try_compact(messages)
-        if result is None:
-            return False
-        limits = self.limits(agent)
-        tokens_before = self.count(agent)
-        started = self.clock()
-        start = adjust_start_index(messages, result.keep_from)
-        replacement = self.compactor.prepare(
+        return await compact_with_notes(
             agent,
-            limits,
-            result.summary,
-            kept_before=[],
-            kept_after=messages[start:],
-            trigger="auto",
-            kind="session_memory",
+            self.session_memory,
+            self.compactor,
+            self.limits(agent),
+            count=self.count,
+            estimate=self.estimate,
+            record_event=self.services.record_event,
+            clock=self.clock,
         )
-        prospective = self.estimate(agent, replacement.messages())
-        if prospective >= limits.auto_compact:
-            return False
-        await self.compactor.commit(
-            agent, replacement, tokens_before=tokens_before, started=started
-        )
-        return True
 
     # -- undo -----------------------------------------------------------------------------
 

@@ -95,6 +95,27 @@ def visible_read_paths(
     return shown
 
 
+def visible_skill_names(messages: Iterable[Message]) -> set[str]:
+    """Skills whose loaded text is still in these messages (a Skill call answered, not cleared),
+    case-folded: a compaction that keeps them need not restore them again."""
+    calls: dict[str, str] = {}
+    shown: set[str] = set()
+    for message in messages:
+        for block in message.content:
+            if block.get("type") == "tool_use" and block.get("name") == "Skill":
+                name = (block.get("input") or {}).get("skill")
+                if isinstance(name, str):
+                    calls[block["id"]] = name.strip().lstrip("/").casefold()
+            elif (
+                block.get("type") == "tool_result"
+                and block.get("tool_use_id") in calls
+                and not is_cleared(block)
+                and not block.get("is_error")
+            ):
+                shown.add(calls[block["tool_use_id"]])
+    return shown
+
+
 def choose_files(
     snapshot: dict[str, FileState],
     *,

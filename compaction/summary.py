@@ -52,7 +52,10 @@ def summary_message_text(
     latest_request: str | None,
     auto: bool,
     partial: PartialMode | None = None,
+    user_messages: str | None = None,
 ) -> str:
+    """The message that stands for what was summarized; ``user_messages`` is the block of the
+    user's earlier messages, verbatim (``compaction.user_messages``)."""
     if partial == "from":
         opening = "The messages above are kept as they were. What came after them was summarized:"
     elif partial == "up_to":
@@ -69,6 +72,8 @@ def summary_message_text(
             "exact details that the summary leaves out."
         )
     parts.append(f"<summary>\n{summary}\n</summary>")
+    if user_messages:
+        parts.append(user_messages)
     if latest_request:
         parts.append(
             f"The user's most recent request, verbatim:\n<user-request>\n{latest_request}\n</user-request>"

@@ -133,16 +133,16 @@ def warning_text(state: ContextState) -> str | None:
         return f"Context {percent} full and compaction is off (DISABLE_COMPACT); /clear frees it."
     if not state.auto_compact_enabled:
         return (
-            f"Context {percent} full, auto-compact is off ({left}% left). "
+            f"Context {percent} full and auto-compact is off; {left}% of the window is left. "
             "Run /compact [instructions] before it fills."
         )
     at = format_tokens(state.limits.auto_compact)
     if state.level == "error":
         return (
-            f"Context {percent} full — auto-compact imminent at {at} tokens ({left}% left). "
+            f"Context {percent} full; ccx will compact it soon, at {at} tokens. "
             "Run /compact [instructions] now to choose what is kept."
         )
     return (
-        f"Context {percent} full — auto-compact at {at} tokens ({left}% left). "
-        "Run /compact [instructions] to choose what is kept."
+        f"Context {percent} full; ccx compacts it by itself at {at} tokens ({left}% of the "
+        "window away). Run /compact [instructions] to choose what is kept."
     )

@@ -20,8 +20,10 @@ try:
     import os
     import sys
     from dataclasses import dataclass, replace
+    from pathlib import Path
     from typing import TYPE_CHECKING, Any
 
+    from textual import events
     from textual.app import App, ComposeResult
     from textual.binding import Binding
     from textual.screen import ModalScreen
@@ -47,6 +49,7 @@ try:
     from tui.widgets.status_line import StatusLine
     from tui.widgets.transcript import Transcript, UserPrompt
     from tui.widgets.warning_bar import WarningBar
+    from tui.widgets.welcome import Welcome
 finally:
     if _gc_enabled:
         gc.enable()
@@ -55,6 +58,7 @@ if TYPE_CHECKING:
     from agent.app.options import RunOptions
     from tui.history import Entry
 
+QUIT_PRESS_S = 1.5  # ctrl+c twice within this on an empty prompt quits, as in Claude Code
 TYPING_PAUSE_S = 0.15  # keys closer together than this are "still typing"
 FIRST_PAINT_ENV = "CCX_FIRST_PAINT_FILE"
 
@@ -81,6 +85,7 @@ class CcxApp(App[int]):
         ),
         Binding("ctrl+home", "scroll_transcript('home')", "Top", show=False, priority=True),
         Binding("ctrl+end", "scroll_transcript('end')", "Bottom", show=False, priority=True),
+        Binding("ctrl+o", "toggle_block", "Expand / collapse", show=False, priority=True),
     ]
 
     def __init__(
@@ -103,6 +108,7 @@ class CcxApp(App[int]):
         self.running: Job | None = None
         self.queue: list[Job] = []
         self.ready = False
+        self.last_ctrl_c = float("-inf")
 
     def compose(self) -> ComposeResult:
         yield Transcript(typing=self._typing, id="transcript")
@@ -123,12 +129,16 @@ class CcxApp(App[int]):
             (options and options.model) or os.environ.get("ANTHROPIC_MODEL")
         )
         footer.mode = (options and options.permission_mode) or "default"
+        transcript = self.query_one(Transcript)
+        transcript.cwd = options.cwd if options else Path.cwd()
+        transcript.mount(Welcome(footer.model, transcript.cwd, options and options.banner))
         self.view = EventView(
             self.query_one(Transcript),
             self.query_one(StatusLine),
             footer,
             self.query_one(WarningBar),
         )
+        self.view.show_cost = options is None or options.show_cost
         self.query_one(PromptInput).focus()
         self.query_one(StatusLine).show("Starting…", hint="")
         self.call_after_refresh(self._first_paint)
@@ -210,14 +220,45 @@ class CcxApp(App[int]):
         prompt = self.query_one(PromptInput)
         if prompt.text:
             prompt.text = ""
-        else:
-            self.notify("Press ctrl+d (or type /exit) to quit.", timeout=3)
+            return
+        now = time.monotonic()
+        if now - self.last_ctrl_c <= QUIT_PRESS_S:
+            self.exit(0)
+            return
+        self.last_ctrl_c = now
+        self.query_one(StatusLine).note("Press ctrl+c again to quit", QUIT_PRESS_S)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The app's priority keys belong to the modal while one is open."""
-        if action in ("cycle_mode", "scroll_transcript", "interrupt_or_clear"):
+        if action in ("cycle_mode", "scroll_transcript", "interrupt_or_clear", "toggle_block"):
             return not isinstance(self.screen, ModalScreen)
         return True
+
+    def action_toggle_block(self) -> None:
+        """Expand or collapse the focused block, else the latest one with details."""
+        from tui.widgets.expandable import Expandable
+
+        block = self.focused if isinstance(self.focused, Expandable) else None
+        block = block or self.query_one(Transcript).latest_expandable
+        if block is not None and block.is_attached:
+            block.action_toggle()
+            if block.expanded:
+                block.scroll_visible(animate=False)
+
+    def on_key(self, event: events.Key) -> None:
+        """Typing goes to the prompt wherever the focus was left (a Tab to a block, a click)."""
+        prompt = self.query_one(PromptInput)
+        if isinstance(self.screen, ModalScreen) or self.focused is prompt:
+            return
+        from tui.widgets.expandable import Expandable
+
+        if event.key == "space" and isinstance(self.focused, Expandable):
+            return  # space toggles the block Tab reached
+        if event.is_printable and event.character:
+            event.stop()
+            event.prevent_default()
+            prompt.focus()
+            prompt.insert(event.character)
 
     def action_scroll_transcript(self, where: str) -> None:
         transcript = self.query_one(Transcript)
@@ -249,16 +290,30 @@ class CcxApp(App[int]):
             from tui.screens.resume import ResumeScreen
 
             sessions = await asyncio.to_thread(list_sessions, self.options.cwd)
-            chosen = await self.push_screen_wait(ResumeScreen(sessions, self.session_id))
-            if not chosen:
-                return
-            session_id = chosen
+            if any(isinstance(screen, ResumeScreen) for screen in self.screen_stack):
+                return  # one picker at a time
+            # A callback, not push_screen_wait: the picker must not hang on a worker that a
+            # later /resume (an exclusive group) could cancel while the screen stays up.
+            self.push_screen(ResumeScreen(sessions, self.session_id), self._resume_chosen)
+            self.screen.refresh(layout=True)
+            return
         await self.query_one(Transcript).clear_all()
         self.view.show_state(None)
         self.ready = False
         self.query_one(StatusLine).show(f"Resuming {session_id}…", hint="")
         self.options = replace(self.options, resume=session_id, continue_session=False)
         self.bridge.restart(self.options)
+
+    def resume_hint(self) -> str | None:
+        """The line to print once the terminal is back: how to pick this session up again."""
+        saved = self.bridge.saved_session  # None when nothing was said: nothing to resume
+        if self.options is None or not self.options.resume_hint or saved is None:
+            return None
+        return f"Resume with: ccx -r {saved}"
+
+    def _resume_chosen(self, chosen: str | None) -> None:
+        if chosen:
+            self.run_worker(self.resume(chosen), exclusive=True, group="resume")
 
     # -- from the agent thread -------------------------------------------------------------
     # Messages still queued while the app shuts down find no widgets: they are dropped.
@@ -287,6 +342,8 @@ class CcxApp(App[int]):
             self.exit(0)
             return
         self.options = self.bridge.options
+        if self.options is not None:
+            self.query_one(Transcript).cwd = self.options.cwd
         if parsed.prompt:
             self.send(parsed.prompt)
 
@@ -337,7 +394,11 @@ class CcxApp(App[int]):
         if not self.live:
             return
         status, footer = message.status, self.query_one(StatusFooter)
-        footer.model, footer.mode, footer.cost_usd = status.model, status.mode, status.cost_usd
+        footer.model, footer.mode = status.model, status.mode
+        if self.options is None or self.options.show_cost:
+            footer.cost_usd = status.cost_usd
+        for welcome in self.query(Welcome):
+            welcome.show_model(status.model)
         self.view.show_state(status.context)
 
     async def on_job_finished(self, message: JobFinished) -> None:
@@ -360,7 +421,7 @@ class CcxApp(App[int]):
             return
         from tui.screens.permission import PermissionScreen
 
-        screen = PermissionScreen(message.request)
+        screen = PermissionScreen(message.request, self.options.cwd if self.options else None)
         self.query_one(StatusLine).show(
             f"Waiting for permission to use {message.request.tool_name}…"
         )
@@ -404,6 +465,7 @@ def run_app_from_argv(argv: list[str]) -> tuple[int, Any]:
         app.run()
     finally:
         gc.enable()
+    _print_resume_hint(app)
     if app.argument_error is not None:
         message, code = app.argument_error
         if message:
@@ -420,4 +482,11 @@ def run_app(options: RunOptions, prompt: str | None = None) -> int:
         app.run()
     finally:
         gc.enable()
+    _print_resume_hint(app)
     return app.return_code or 0
+
+
+def _print_resume_hint(app: CcxApp) -> None:
+    hint = app.resume_hint()
+    if hint:
+        print(hint, flush=True)

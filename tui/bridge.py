@@ -84,6 +84,7 @@ class AgentBridge:
         self._job_ids = itertools.count(1)
         # Touched only on the agent loop from here on.
         self.driver: SessionDriver | None = None
+        self.saved_session: str | None = None  # at shutdown: the session, if anything was said
         self.mode_cycle: tuple[str, ...] = ("default", "acceptEdits", "plan")  # until ready
         self._ready = asyncio.Event()
         self._shown = asyncio.Event()
@@ -330,6 +331,8 @@ class AgentBridge:
                 pass
         if self.driver is not None:
             driver, self.driver = self.driver, None
+            if driver.messages:
+                self.saved_session = driver.session_id
             await self._close(driver)
 
     async def _close(self, driver: SessionDriver) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from agent.core.events import (
-    SERVER_CLEARING,
     ApiRetry,
     AssistantMessage,
     CompactionFailed,
@@ -29,6 +28,7 @@ from agent.core.events import (
     Usage,
 )
 from tui.widgets.compaction_block import CompactionBlock
+from tui.words import clearing_words, retry_words
 
 if TYPE_CHECKING:
     from agent.core.context_state import ContextState
@@ -54,6 +54,7 @@ class EventView:
         self.footer = footer
         self.warning = warning
         self.compaction: CompactionBlock | None = None
+        self.show_cost = True  # off where nothing is billed (the demo)
 
     def show_state(self, state: ContextState | None) -> None:
         self.footer.state = state
@@ -83,11 +84,12 @@ class EventView:
         elif isinstance(event, ContextUpdate):
             self.show_state(event.state)
         elif isinstance(event, Usage):
-            self.footer.cost_usd = event.total_cost_usd
+            if self.show_cost:
+                self.footer.cost_usd = event.total_cost_usd
         elif isinstance(event, ApiRetry):
-            self.status.show(
-                f"Retrying in {event.delay_s:.1f}s (attempt {event.attempt}/{event.max_attempts}): "
-                f"{event.reason}"
+            attempt, most, reason = event.attempt, event.max_attempts, event.reason
+            self.status.count_down(
+                lambda left: retry_words(attempt, most, reason, left), event.delay_s
             )
         elif isinstance(event, TurnFinished):
             transcript.end_text()
@@ -104,7 +106,7 @@ class EventView:
         elif isinstance(event, CompactionFinished):
             block = self.compaction or transcript.add(CompactionBlock(event.record.trigger))
             assert isinstance(block, CompactionBlock)
-            block.finish(event.record)
+            block.finish(event.record, transcript.cwd)
             self.compaction = None
         elif isinstance(event, CompactionFailed):
             if self.compaction is not None:
@@ -113,15 +115,7 @@ class EventView:
             else:
                 transcript.add_line(f"Auto-compaction failed: {event.reason}", "error")
         elif isinstance(event, Microcompacted):
-            results = f"{event.cleared} old tool result{'s' if event.cleared != 1 else ''}"
-            if event.reason == SERVER_CLEARING:
-                text = (
-                    f"The API clears {results} from what the model sees "
-                    f"({event.tokens_freed:,} tokens)"
-                )
-            else:
-                text = f"Cleared {results} ({event.tokens_freed:,} tokens): {event.reason}"
-            transcript.add_line(text, "notice")
+            transcript.add_line(clearing_words(event), "notice")
         elif isinstance(event, Notice):
             kind = {"error": "error", "warning": "warning"}.get(event.level, "notice")
             transcript.add_line(event.text, kind)
@@ -151,10 +145,18 @@ class EventView:
         result = message.result
         if result is None or result.command is None:
             return  # a prompt's reply has streamed already
+        if result.command == "help" and "help" in result.data:
+            from textual.widgets import Static
+
+            from tui.help_table import help_table
+            from tui.widgets.welcome import KEYS
+
+            transcript.add(Static(help_table(result.data["help"], KEYS), classes="line -output"))
+            return
         if "context" in result.data:
             from tui.widgets.context_view import ContextView
 
-            transcript.add(ContextView(result.data["context"]))
+            transcript.add(ContextView(result.data["context"], transcript.cwd))
             return
         if "compaction" in result.data and not result.is_error:
             return  # the CompactionFinished event already showed it

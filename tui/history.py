@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from agent.core.messages import INTERRUPTED_BY_USER, Message
+from tui.words import relative
 
 RESULT_PREVIEW_CHARS = 2_000
 REMINDER_PREFIX = "<system-reminder>"
@@ -112,7 +114,9 @@ def _assistant_entries(
                         name=name,
                         input=tool_input,
                         label=label_call(name, tool_input, cwd),
-                        result=result_text(result)[:RESULT_PREVIEW_CHARS] if result else "",
+                        result=relative(result_text(result)[:RESULT_PREVIEW_CHARS], Path(cwd))
+                        if result
+                        else "",
                         is_error=bool(result and result.get("is_error")),
                         answered=result is not None,
                     ),

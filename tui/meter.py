@@ -21,18 +21,24 @@ Segment = tuple[str, Role]
 
 
 def meter_segments(state: ContextState | None, width: int = BAR_WIDTH) -> list[Segment]:
-    """The meter for ``state`` (None: the session is still starting), as (text, role) pieces."""
+    """The meter for ``state`` (None: the session is still starting), as (text, role) pieces.
+
+    ``width`` is the bar's length in cells; 0 leaves the bar out (a narrow footer
+    gives up the bar before any of the figures).
+    """
     if state is None:
         return [(STARTING, "dim")]
     from compaction.thresholds import format_tokens
 
-    filled = min(width, round(state.percent_used * width / 100))
-    if state.used > 0:
-        filled = max(1, filled)
-    segments: list[Segment] = [
-        ("▰" * filled, "level"),
-        ("▱" * (width - filled), "dim"),
-        (f" {format_tokens(state.used)} / {format_tokens(state.window)}", ""),
+    segments: list[Segment] = []
+    if width > 0:
+        filled = min(width, round(state.percent_used * width / 100))
+        if state.used > 0:
+            filled = max(1, filled)
+        segments += [("▰" * filled, "level"), ("▱" * (width - filled), "dim")]
+    gap = " " if width > 0 else ""
+    segments += [
+        (f"{gap}{format_tokens(state.used)} / {format_tokens(state.window)}", ""),
         (f" ({state.percent_used:.0f}%)", "level"),
     ]
     left = state.percent_until_auto_compact

@@ -78,7 +78,17 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
 
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 
-    @app.command(context_settings={"help_option_names": ["-h", "--help"]})
+    @app.command(
+        context_settings={"help_option_names": ["-h", "--help"]},
+        help=(
+            "A terminal coding agent. Without -p it opens an interactive session in this "
+            "folder (/help lists its commands; /resume picks up an earlier session)."
+        ),
+        epilog=(
+            "ccx demo: an offline tour with a scripted model, no key needed "
+            "(ccx demo --help for its options)."
+        ),
+    )
     def ccx(
         prompt: Annotated[
             str | None, typer.Argument(help="The prompt (read from stdin with -p if omitted)")

@@ -116,8 +116,11 @@ async def _compact(runtime: Runtime, args: str) -> CommandResult:
 def compaction_line(record: CompactionRecord) -> str:
     """`Compacted (manual): 41K → 9K tokens in 3.2s; restored files: ...`"""
     restored = record.restored
+    how = record.trigger
+    if record.method == "session_memory":
+        how += f", from the session notes, {record.messages_kept} recent messages kept"
     parts = [
-        f"Compacted ({record.trigger}): {format_tokens(record.tokens_before)} → "
+        f"Compacted ({how}): {format_tokens(record.tokens_before)} → "
         f"{format_tokens(record.tokens_after)} tokens in {record.duration_s:.1f}s"
     ]
     if restored.get("files"):
@@ -187,7 +190,28 @@ async def _cost(runtime: Runtime, _args: str) -> CommandResult:
         f"Input {totals['input_tokens']:,} · cache read {totals['cache_read_input_tokens']:,} · "
         f"cache write {totals['cache_creation_input_tokens']:,} · output {totals['output_tokens']:,}"
     )
-    return CommandResult(text, data={"usage": dict(totals), "total_cost_usd": costs.total_cost_usd})
+    for purpose, label in PURPOSE_LABELS.items():
+        usage = costs.by_purpose.get(purpose)
+        if usage is None or (purpose == "agent" and len(costs.by_purpose) == 1):
+            continue
+        text += (
+            f"\n  {label}: ${costs.cost_by_purpose.get(purpose, 0.0):.4f} over "
+            f"{usage['requests']} requests · output {usage['output_tokens']:,}"
+        )
+    data = {
+        "usage": dict(totals),
+        "total_cost_usd": costs.total_cost_usd,
+        "cost_by_purpose": costs.purposes_json(),
+    }
+    return CommandResult(text, data=data)
+
+
+# The totals split by what each call was for (agent.loop.cost), in the order /cost shows them.
+PURPOSE_LABELS = {
+    "agent": "agent turns",
+    "summary": "compaction summaries",
+    "notes": "session notes (background)",
+}
 
 
 @command("clear", "/clear", "Start a fresh conversation (the old one stays in its transcript)")
@@ -224,4 +248,5 @@ async def _exit(_runtime: Runtime, _args: str) -> CommandResult:
 async def _help(runtime: Runtime, _args: str) -> CommandResult:
     width = max(len(c.usage) for c in COMMANDS.values())
     lines = [f"{c.usage.ljust(width)}  {c.help}" for c in COMMANDS.values()]
-    return CommandResult("\n".join(lines))
+    rows = [(c.usage, c.help) for c in COMMANDS.values()]
+    return CommandResult("\n".join(lines), data={"help": rows})

@@ -1,7 +1,9 @@
 """Wiring context management into a session: window settings, restoration sources, hooks.
 
 The switch between local microcompact and the API's context editing is read
-here too (settings ``serverContextEditing``, env ``CCX_SERVER_CONTEXT_EDITING``).
+here too (settings ``serverContextEditing``, env ``CCX_SERVER_CONTEXT_EDITING``),
+and session memory (the background notes and session-memory compaction; on
+unless ``CCX_SESSION_MEMORY=0``) gets the session folder its notes file lives in.
 
 Part of the composition root: it builds the compaction/ ContextManager from
 the session's parts (file-state cache, skills, plan, hooks, background shell
@@ -15,6 +17,8 @@ from typing import TYPE_CHECKING
 
 from agent.model.catalog import ModelLimits, limits_for
 from compaction.manager import CompactionServices, ContextManager
+from compaction.notes import NotesStore
+from compaction.notes_writer import SessionNotes
 from compaction.server_editing import resolve_server_editing
 from compaction.thresholds import ContextLimits, resolve_window
 from tools.bash import BashTool
@@ -54,10 +58,17 @@ def build_context_manager(runtime: Runtime) -> ContextManager:
         services=services,
         emit=runtime.emit,
         server_editing=server_editing,
+        session_memory=_session_memory(runtime, services),
     )
     for warning in [*window.warnings, *switch_warnings]:
         runtime.emit_notice(warning)
     return manager
+
+
+def _session_memory(runtime: Runtime, services: CompactionServices) -> SessionNotes | None:
+    if os.environ.get("CCX_SESSION_MEMORY", "").strip().lower() in ("0", "false", "no", "off"):
+        return None
+    return SessionNotes(NotesStore(runtime.session.folder), services.record_event)
 
 
 def _limits(runtime: Runtime, model: str) -> ContextLimits:

@@ -183,6 +183,8 @@ def _result(
         "duration_api_ms": round(costs.api_seconds * 1000) if costs else 0,
         "usage": dict(costs.totals) if costs else {},
         "total_cost_usd": round(costs.total_cost_usd, 6) if costs else 0.0,
+        # The totals split by what each call was for: agent, summary, notes.
+        "cost_by_purpose": costs.purposes_json() if costs else {},
         "compactions": output.compactions,
         "context_events": output.context_events,
         "permission_denials": output.denials,

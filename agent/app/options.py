@@ -34,6 +34,9 @@ class RunOptions:
     project_trusted: bool = True
     sandbox: bool | None = None  # --sandbox / --no-sandbox; None: env, settings, default
     sandbox_network: bool | None = None  # --sandbox-network / --no-sandbox-network
+    banner: str | None = None  # a first line for the interactive front ends (the demo's)
+    resume_hint: bool = True  # "Resume with: ccx -r ID" on exit; off where the session is thrown away
+    show_cost: bool = True  # the footer's dollars; off where nothing is billed (the demo)
 
 
 def split_rules(values: list[str]) -> list[str]:

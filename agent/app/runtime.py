@@ -249,6 +249,8 @@ class Runtime:
 
     def clear_conversation(self) -> None:
         """/clear: a new session with an empty conversation; the old transcript stays on disk."""
+        if (notes := self.context.session_memory) is not None:
+            notes.cancel()  # an update of the old session's notes must not land in the new one
         self.session.detach_file_state(self.file_state)
         self.session.close()
         self.file_state.clear()
@@ -407,6 +409,9 @@ class Runtime:
         self.session.close()
 
     async def aclose(self) -> None:
-        """``close()``, then the API client's HTTP connections (they need the loop)."""
+        """A notes update in flight stopped, ``close()``, then the API client's HTTP
+        connections (they need the loop)."""
+        if (notes := self.context.session_memory) is not None:
+            await notes.aclose()
         self.close()
         await self.agent.client.aclose()

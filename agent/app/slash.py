@@ -13,6 +13,10 @@ import re
 
 COMMAND_WORD = re.compile(r"/([A-Za-z][\w-]*)")
 EXIT_NAMES = ("exit", "quit")
+# Commands the interactive front ends answer themselves (the session driver never sees them).
+INTERACTIVE_COMMANDS = (
+    ("/resume [id]", "Resume another session of this folder (a list to choose from without an id)"),
+)
 
 
 def command_name(line: str) -> str | None:
@@ -30,3 +34,8 @@ def is_command(line: str) -> bool:
 
 def is_exit(line: str) -> bool:
     return command_name(line) in EXIT_NAMES
+
+
+def interactive_completions() -> dict[str, str]:
+    """The front ends' own commands for completion: name -> help."""
+    return {usage.split()[0].lstrip("/"): words for usage, words in INTERACTIVE_COMMANDS}

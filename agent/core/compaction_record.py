@@ -2,7 +2,13 @@
 
 Compaction fills it in; the headless result, stream-json and the transcript's
 ``compact_boundary`` record serialize it with ``to_json`` (the same keys the
-record always had), and the front ends read its fields.
+record always had, plus ``method``), and the front ends read its fields.
+
+``method`` says how the new context was made, in one word: ``session_memory``
+(the background notes stood in for the summary, no model call),
+``summary`` (a full summary call), ``partial`` (a summary of part of the
+conversation, the rest kept) or ``reactive`` (a summary forced by the API's
+prompt-too-long refusal).
 """
 
 from __future__ import annotations
@@ -33,5 +39,16 @@ class CompactionRecord:
     last_uuid: str = ""  # the last of them, for /undo-compact after a resume
     at: float = 0.0
 
+    @property
+    def method(self) -> str:
+        """``session_memory``, ``summary``, ``partial`` or ``reactive`` (see the module docstring)."""
+        if self.kind == "session_memory":
+            return "session_memory"
+        if self.trigger == "reactive":
+            return "reactive"
+        if self.kind.startswith("partial"):
+            return "partial"
+        return "summary"
+
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "method": self.method}

@@ -149,6 +149,8 @@ def _piece(node: Node, src: Source, found: Findings) -> tuple[str, str, str]:
         return text, "q", DYNAMIC
     if kind == "brace_expression":
         return text, text, GLOB
+    if kind == "comment":
+        found.misread = True  # inside a word bash reads # as a character, the grammar a comment
     scan(node, src, found)
     return text, "q", DYNAMIC
 

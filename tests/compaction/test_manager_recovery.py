@@ -146,7 +146,24 @@ class Notes:
         self.keep_last = keep_last
         self.calls = 0
 
-    async def try_compact(self, messages: list[Message]) -> SessionMemoryResult | None:
+    def observe(self, host: object, used: int, limits: object) -> None:
+        return None
+
+    def cancel(self) -> None:
+        return None
+
+    def plan(self, messages: list[Message], limits: object) -> SessionMemoryResult | None:
+        return SessionMemoryResult("Notes: the modules were read.", len(messages) - self.keep_last)
+
+    def start_update(self, host: object, used: int, limits: object) -> bool:
+        return False
+
+    async def aclose(self) -> None:
+        return None
+
+    async def try_compact(
+        self, messages: list[Message], limits: object
+    ) -> SessionMemoryResult | None:
         self.calls += 1
         return SessionMemoryResult("Notes: the modules were read.", len(messages) - self.keep_last)
 

@@ -57,3 +57,22 @@ def test_restored_files_carry_the_text_and_mtime_they_were_rendered_from(tmp_pat
     assert item.content == "one\ntwo\n" and item.mtime == 100.0
     assert "1\tone\n2\ttwo" in item.text
     assert read_file_now(str(tmp_path / "missing.py")) is None
+
+
+def skill_round(use_id: str, name: str, output: str, is_error: bool = False) -> list[Message]:
+    use = {"type": "tool_use", "id": use_id, "name": "Skill", "input": {"skill": name}}
+    return [
+        Message("assistant", [use], api_id=f"msg_{use_id}"),
+        Message("user", [tool_result_block(use_id, output, is_error)], kind="tool_result"),
+    ]
+
+
+def test_a_skill_whose_text_the_kept_messages_show_is_not_restored_again() -> None:
+    from compaction.restore import visible_skill_names
+
+    kept = [
+        *skill_round("s1", "/Deploy", "The deploy skill is now loaded ..."),
+        *skill_round("s2", "lint", f"{CLEARED_PREFIX} old result]"),
+        *skill_round("s3", "nope", "Unknown skill", is_error=True),
+    ]
+    assert visible_skill_names(kept) == {"deploy"}

@@ -34,6 +34,7 @@ def test_compact_with_instructions_then_continue(ccx: Ccx) -> None:
     assert (
         record["trigger"] == "manual" and record["tokens_before"] > 0 and record["tokens_after"] > 0
     )
+    assert record["method"] == "summary"
     (summary_request,) = summary_requests(ccx)
     assert "keep every RETRY_LIMIT value" in summary_request.last_user_text()
     assert result["num_turns"] == 0
@@ -54,6 +55,7 @@ def test_compact_with_instructions_then_continue(ccx: Ccx) -> None:
     records = ccx.transcript_records()
     boundary = [r for r in records if r["type"] == "compact_boundary"]
     assert len(boundary) == 1 and boundary[0]["instructions"] == "keep every RETRY_LIMIT value"
+    assert boundary[0]["method"] == "summary"
 
 
 def test_context_command_prints_the_breakdown(ccx: Ccx) -> None:

@@ -54,7 +54,10 @@ def test_without_a_key_ccx_says_how_to_set_one(repo: Path, tmp_path: Path, args:
 def test_help_and_version_need_no_key(repo: Path, tmp_path: Path) -> None:
     env = bare_env(tmp_path)
     assert run(["--version"], repo, env).returncode == 0
-    assert run(["--help"], repo, env).returncode == 0
+    helped = run(["--help"], repo, env)
+    assert helped.returncode == 0
+    words = " ".join(helped.stdout.split())
+    assert "ccx demo: an offline tour" in words and "/resume" in words
     demo_help = run(["demo", "--help"], repo, env)
     assert demo_help.returncode == 0 and "usage: ccx demo" in demo_help.stdout
 

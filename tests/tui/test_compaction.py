@@ -4,16 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Collapsible
-
 from agent.core.events import SERVER_CLEARING, Microcompacted
 from agent.fake_api import FakeApi, text_reply, tool_reply
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_text, screen_words, widget_text
-from tui.widgets.compaction_block import CompactionBlock
+from tui.widgets.compaction_block import CompactionBlock, SummaryToggle
 from tui.widgets.context_view import ContextView
 from tui.widgets.footer import ContextMeter
+from tui.widgets.prompt_box import PromptInput
 
 
 def summary_route(
@@ -53,12 +52,16 @@ async def test_compact_shows_progress_then_the_result_and_summary(api: FakeApi, 
         line = " ".join(widget_text(app, block.query_one(".compaction-line")).split())
         assert block.state == "finished" and line.startswith("✓ Compacted (manual):")
         assert "→" in line and "restored files:" in line and "src/app.py" in line
-        collapsible = block.query_one(Collapsible)
-        assert collapsible.collapsed and "▶ Summary" in widget_text(app, collapsible)
+        toggle = block.query_one(SummaryToggle)
+        shown = widget_text(app, toggle)
+        assert not toggle.expanded and "▸ +1 lines (ctrl+o to expand)" in shown, shown
         assert "RETRY_LIMIT is 3 in src/app.py." not in screen_text(app)  # collapsed
-        await pilot.click(collapsible.query_one("CollapsibleTitle"))
+        await pilot.click(toggle)
         await wait_for(pilot, lambda: "RETRY_LIMIT is 3 in src/app.py." in screen_text(app))
-        assert not collapsible.collapsed and "▼ Summary" in widget_text(app, collapsible)
+        assert toggle.expanded and "▾ (ctrl+o to collapse)" in widget_text(app, toggle)
+        assert app.focused is app.query_one(PromptInput)  # the click left the keyboard alone
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: "RETRY_LIMIT is 3" not in screen_text(app))
         assert widget_text(app, app.query_one(ContextMeter)) != before
     (request,) = summary_requests(api)
     assert "keep every number" in request.last_user_text()
@@ -170,5 +173,5 @@ async def test_clearing_by_ccx_and_by_the_api_read_differently(api: FakeApi, rep
         await app.view.show(Microcompacted(SERVER_CLEARING, 12, 34_000))
         await pilot.pause()
         text = screen_words(app)
-        assert "Cleared 3 old tool results (4,500 tokens): cost" in text
-        assert "The API clears 12 old tool results from what the model sees (34,000 tokens)" in text
+        assert "Cleared 3 old tool results, freed 4.5K tokens (cheaper than sending them again)" in text
+        assert "The API clears 12 old tool results from what the model sees (34K tokens)" in text

@@ -117,16 +117,19 @@ async def test_esc_on_the_main_screen_while_asked_withdraws_nothing_else(
     assert (repo / "src" / "app.py").read_text().startswith("RETRY_LIMIT = 3")
 
 
-@pytest.mark.xfail(
-    strict=True, reason="known defect: at 80x24 the dialog is taller than the screen"
-)
 async def test_every_answer_shows_at_80x24(api: FakeApi, repo: Path) -> None:
     script(api)
     app = make_app(repo)
     async with app.run_test(size=(80, 24)) as pilot:
         await run_until_asked(pilot, app)
         shown = screen_words(app)
-        assert "1. Yes, allow once" in shown and "3. No, deny" in shown, screen_text(app)
+        for choice in ("1. Yes, allow once (y)", "(a)", "3. No, deny (n)"):
+            assert choice in shown, screen_text(app)
+        assert (
+            "@@ -1,4 +1,4 @@" in shown and "a/src/app.py" in shown
+        )  # the real place, 3 lines after
+        assert "def main():" in shown and "always allow Edit(src/app.py)" in shown
+        assert str(repo) not in shown  # paths as the user reads them: relative
 
 
 async def test_always_allow_names_the_edited_file(api: FakeApi, repo: Path) -> None:
@@ -153,3 +156,20 @@ def test_previews() -> None:
     assert permission_preview("Bash", {"command": "rm -rf build"}).plain.startswith(
         "$ rm -rf build"
     )
+
+
+def test_the_edit_preview_shows_the_real_place_with_context(tmp_path: Path) -> None:
+    lines = [f"line {n}" for n in range(1, 41)]
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "m.py").write_text("\n".join(lines) + "\n")
+    edit = {"file_path": "pkg/m.py", "old_string": "line 20", "new_string": "line twenty"}
+    diff = edit_diff(edit, tmp_path)
+    assert diff.splitlines()[:3] == ["--- a/pkg/m.py", "+++ b/pkg/m.py", "@@ -17,7 +17,7 @@"]
+    assert " line 17" in diff and " line 23" in diff and " line 24" not in diff
+    # An edit that would not apply still shows the strings, under the relative name.
+    missing = edit_diff({**edit, "old_string": "no such text"}, tmp_path)
+    assert missing.startswith("--- a/pkg/m.py") and "-no such text" in missing
+    write = permission_preview(
+        "Write", {"file_path": str(tmp_path / "n.py"), "content": "x"}, tmp_path
+    )
+    assert write.plain.startswith("n.py\n")

@@ -112,6 +112,24 @@ async def test_resume_picker_escape_keeps_the_session(api: FakeApi, repo: Path) 
         assert app.session_id == current
 
 
+async def test_the_picker_is_drawn_every_time_and_gives_the_keyboard_back(
+    api: FakeApi, repo: Path
+) -> None:
+    for rounds in (1, 2, 3):
+        write_session(repo, rounds)
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        for _ in range(7):
+            await submit(pilot, "/resume")
+            await wait_for(pilot, lambda: "Resume a session" in screen_text(app))
+            assert "question 0" in screen_text(app)
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: "Resume a session" not in screen_text(app))
+        await pilot.press("o", "k")
+        assert app.query_one("#prompt-input").text == "ok"  # type: ignore[attr-defined]
+
+
 async def test_a_long_session_mounts_the_last_page_and_loads_earlier(
     api: FakeApi, repo: Path
 ) -> None:

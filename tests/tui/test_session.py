@@ -14,6 +14,7 @@ from tui.screens.plan_approval import PlanApprovalScreen
 from tui.widgets.footer import ContextMeter, StatusFooter
 from tui.widgets.prompt_box import PromptInput
 from tui.widgets.reply import StreamingReply
+from tui.widgets.status_line import StatusLine
 from tui.widgets.tool_block import ToolBlock
 from tui.widgets.warning_bar import WarningBar
 
@@ -200,6 +201,20 @@ async def test_retries_show_as_a_status_and_the_answer_arrives(api: FakeApi, rep
         whole_transcript_shown(app)
         text = screen_text(app)
         assert "after the retries" in text and "Error:" not in text
+
+
+async def test_a_retry_names_its_cause_and_counts_down(api: FakeApi, repo: Path) -> None:
+    api.add(Fault(529, retry_after=2), text_reply("after the wait"))
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "hi")
+        status = app.query_one(StatusLine)
+        await wait_for(pilot, lambda: "retrying in 2s" in widget_text(app, status))
+        assert "The API is overloaded (529)" in widget_text(app, status)
+        await wait_for(pilot, lambda: "retrying in 1s" in widget_text(app, status))
+        await wait_idle(pilot)
+        assert "after the wait" in screen_text(app)
 
 
 async def test_the_warning_bar_appears_as_the_context_fills(api: FakeApi, repo: Path) -> None:

@@ -1,4 +1,8 @@
-"""The real `ccx` command in a real terminal (tmux): a task, /compact, and ctrl+d to quit."""
+"""The real `ccx` command in a real terminal (tmux) at 80x24: a task, /compact, ctrl+d to quit.
+
+What is checked is what tmux shows: the header, the whole meter, the tool and
+compaction lines within 80 columns, and the resume line left after the exit.
+"""
 
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ pytestmark = [
 
 
 class Terminal:
-    """A tmux server of our own (its own socket), one window 120x40."""
+    """A tmux server of our own (its own socket), one window 80x24."""
 
     def __init__(self, socket: str) -> None:
         self.socket = socket
@@ -90,7 +94,8 @@ def test_task_compact_and_quit_in_tmux(
     }
     assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
     command = (
-        f"env -i {assignments} {shlex.quote(str(CCX))}; echo $? > {shlex.quote(str(exit_file))}"
+        f"env -i {assignments} {shlex.quote(str(CCX))}; echo $? > {shlex.quote(str(exit_file))}; "
+        "sleep 30"  # keep the pane, so the line printed after the exit can be read
     )
     terminal.tmux(
         "new-session",
@@ -98,16 +103,17 @@ def test_task_compact_and_quit_in_tmux(
         "-s",
         "ccx",
         "-x",
-        "120",
+        "80",
         "-y",
-        "40",
+        "24",
         "-c",
         str(repo),
         "sh",
         "-c",
         command,
     )
-    terminal.wait(lambda s: "% until auto-compact" in s, timeout=30)
+    screen = terminal.wait(lambda s: "% until auto-compact" in s, timeout=30)
+    assert "ccx 0.1.0" in screen and "/help for commands" in screen
 
     terminal.type("what is the retry limit?")
     terminal.keys("Enter")
@@ -118,10 +124,13 @@ def test_task_compact_and_quit_in_tmux(
     terminal.keys("Enter")
     screen = terminal.wait(lambda s: "Compacted (manual)" in s)
     assert "% until auto-compact" in screen and "restored files" in screen
+    assert all(len(line) <= 80 for line in screen.splitlines())
+    assert screen.rstrip().splitlines()[-1].rstrip().endswith("until auto-compact")
 
     terminal.keys("C-d")
     deadline = time.monotonic() + 15
     while not exit_file.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert exit_file.read_text().strip() == "0"
+    screen = terminal.wait(lambda s: "Resume with: ccx -r " in s, timeout=5)
     assert api.errors == []

@@ -81,6 +81,9 @@ def demo_options(root: Path) -> RunOptions:
         autocompact=DEMO_WINDOW,
         permission_mode="default",
         headless=False,
+        banner=BANNER,
+        resume_hint=False,  # the session lives in a throwaway config folder
+        show_cost=False,  # the scripted model bills nothing; /cost still shows the counts
     )
 
 

@@ -21,7 +21,6 @@ from rich.markup import escape
 from agent.app.commands import compaction_line
 from agent.core.context_state import ContextState
 from agent.core.events import (
-    SERVER_CLEARING,
     ApiRetry,
     AssistantMessage,
     CompactionFailed,
@@ -42,6 +41,8 @@ from agent.core.events import (
 from compaction.thresholds import format_tokens, warning_text
 from tools.read import short_path
 from tui.meter import meter_line
+from tui.plain.wrap import StreamWrapper
+from tui.words import clearing_words, retry_words
 
 LEVEL_STYLES = {"ok": "green", "warning": "yellow", "error": "red", "blocking": "bold red"}
 RUNNING_AFTER_S = 1.0
@@ -101,6 +102,7 @@ class PlainRenderer:
         self.level = "ok"
         self._streaming = False
         self._thinking = False
+        self._wrap = StreamWrapper(lambda: self.console.width)
         self._running: dict[str, asyncio.TimerHandle] = {}
         self._tool_labels: dict[str, tuple[str, str]] = {}  # tool_use id -> (name, words)
         self._compaction_started: float | None = None
@@ -110,13 +112,21 @@ class PlainRenderer:
 
     def line(self, text: str, style: str | None = None) -> None:
         self.end_stream()
-        self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=True)
+        # A terminal wraps it at words; piped output keeps each line whole.
+        self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=self._piped)
 
     def markup(self, text: str) -> None:
         self.end_stream()
-        self.console.print(text, highlight=False, soft_wrap=True)
+        self.console.print(text, highlight=False, soft_wrap=self._piped)
+
+    @property
+    def _piped(self) -> bool:
+        return not self.console.is_terminal
 
     def end_stream(self) -> None:
+        if self._streaming:
+            rest = self._wrap.end()
+            self.console.print(rest, end="", markup=False, highlight=False, soft_wrap=True)
         if self._streaming or self._thinking:
             self.console.print()
             self._streaming = self._thinking = False
@@ -134,7 +144,9 @@ class PlainRenderer:
         if not self._streaming:
             self.console.print("● ", style="bold", end="", markup=False)
             self._streaming = True
-        self.console.print(event.text, end="", markup=False, highlight=False, soft_wrap=True)
+            self._wrap = StreamWrapper(lambda: self.console.width, column=2)
+        text = event.text if self._piped else self._wrap.feed(event.text)
+        self.console.print(text, end="", markup=False, highlight=False, soft_wrap=True)
         self.console.file.flush()
 
     def _on_ThinkingDelta(self, event: ThinkingDelta) -> None:
@@ -178,11 +190,9 @@ class PlainRenderer:
         self.markup(text)
 
     def _on_ApiRetry(self, event: ApiRetry) -> None:
-        self.line(
-            f"  API retry {event.attempt}/{event.max_attempts} in {event.delay_s:.1f}s "
-            f"({event.reason})",
-            "yellow",
-        )
+        # A printed line cannot count down: it says how long the wait is.
+        words = retry_words(event.attempt, event.max_attempts, event.reason, event.delay_s)
+        self.line(f"  {words}", "yellow")
 
     def _on_ResponseDiscarded(self, event: ResponseDiscarded) -> None:
         # Printed text cannot be taken back: say that what follows replaces it.
@@ -207,18 +217,7 @@ class PlainRenderer:
                 self.line(f"⚠ {text}", LEVEL_STYLES.get(self.level, "yellow"))
 
     def _on_Microcompacted(self, event: Microcompacted) -> None:
-        results = f"{event.cleared} old tool result{'s' if event.cleared != 1 else ''}"
-        if event.reason == SERVER_CLEARING:
-            self.line(
-                f"  The API clears {results} from what the model sees "
-                f"({format_tokens(event.tokens_freed)} tokens)",
-                "dim",
-            )
-            return
-        self.line(
-            f"  Cleared {results} ({format_tokens(event.tokens_freed)} tokens freed, no model call)",
-            "dim",
-        )
+        self.line(f"  {clearing_words(event)}", "dim")
 
     def _on_CompactionStarted(self, event: CompactionStarted) -> None:
         self._compaction_started = time.monotonic()

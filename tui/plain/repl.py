@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import signal
 import sys
 from collections.abc import Awaitable, Iterator
@@ -26,13 +27,14 @@ from agent import __version__
 from agent.app.driver import Failure, LineResult, SessionDriver
 from agent.app.options import RunOptions, StartupError
 from agent.app.runtime import Runtime
-from agent.app.slash import command_name, is_exit
+from agent.app.slash import command_name, interactive_completions, is_exit
 from agent.core.context_state import ContextState
 from agent.core.events import Event, EventSink
 from agent.core.locations import config_dir
 from agent.loop.tool_runner import Answer, PermissionRequest
 from tui.plain.input import LineSource, PipedSource, PromptSource, toolbar_fragments
 from tui.plain.render import PlainRenderer, call_words, meter_text, status_text
+from tui.plain.wrap import no_control_echo
 
 T = TypeVar("T")
 KEYS_HELP = (
@@ -65,12 +67,12 @@ class PlainRepl:
         self.options = options
         self.console = console or Console(highlight=False)
         self.initial_prompt = initial_prompt
-        self.banner = banner
+        self.banner = banner or options.banner
         self.observers: list[EventSink] = []
         self.driver: SessionDriver | None = None
         self.renderer = PlainRenderer(self.console, str(options.cwd), self.context_state)
         self.source: LineSource = source or PromptSource(
-            dict(SessionDriver.commands()),
+            {**dict(SessionDriver.commands()), **interactive_completions()},
             self.toolbar,
             self.cycle_mode,
             history_path=history_path if history_path is not None else config_dir() / "history",
@@ -124,7 +126,7 @@ class PlainRepl:
                     break
         finally:
             self.renderer.close()
-            await driver.aclose()
+            await self.driver.aclose()
         self._goodbye()
         return 0
 
@@ -137,6 +139,9 @@ class PlainRepl:
         if is_exit(text):
             return False
         name = command_name(text)
+        if name == "resume":
+            await self._resume(text.split(maxsplit=1)[1] if " " in text else "")
+            return True
         try:
             result = await self._cancellable(self.driver.run(line if name is None else text))
         except Interrupted:
@@ -148,13 +153,54 @@ class PlainRepl:
             self.renderer.line(f"── {self.status()}", "dim")
         return keep_going
 
+    async def _resume(self, answer: str) -> None:
+        """Switch to another session of this folder: named, or chosen from a numbered list."""
+        from agent.sessions.session import list_sessions
+        from tui.plain.resume import listing, pick
+
+        assert self.driver is not None
+        current = self.driver.session_id
+        sessions = [s for s in list_sessions(self.options.cwd) if s.id != current]
+        if not sessions:
+            self.renderer.line("No other sessions in this folder.", "yellow")
+            return
+        if not answer:
+            for line in listing(sessions):
+                self.renderer.line(line)
+            self.renderer.line("Resume which one? A number or an id; Enter keeps this one.", "dim")
+            try:
+                answer = await self.source.read_prompt()
+            except (EOFError, KeyboardInterrupt):
+                answer = ""
+        chosen = pick(answer, sessions)
+        if chosen is None:
+            if answer.strip():
+                self.renderer.line(f"No session matches {answer.strip()!r}.", "yellow")
+            return
+        await self._switch(chosen)
+
+    async def _switch(self, session_id: str) -> None:
+        options = dataclasses.replace(self.options, resume=session_id, continue_session=False)
+        try:
+            driver = SessionDriver(options, self._emit, ask=self._ask, approve_plan=self._approve_plan)
+            await driver.start()
+        except (StartupError, Exception) as exc:  # the current session goes on untouched
+            self.renderer.line(f"Cannot resume {session_id}: {exc}", "red")
+            return
+        old, self.driver, self.options = self.driver, driver, options
+        if old is not None:
+            await old.aclose()
+        self.renderer.line(f"Resumed session {session_id} ({len(driver.messages)} messages).")
+
     def _show(self, result: LineResult) -> bool:
         """What a line ended with (a reply has streamed already); False after /exit."""
         if result.failure is not None:
             self._show_failure(result.failure)
         elif result.command == "help":
-            self.renderer.line(result.text)
-            self.renderer.line(KEYS_HELP, "dim")
+            from tui.help_table import help_table
+
+            self.renderer.end_stream()
+            self.console.print(help_table(result.data.get("help", []), KEYS_HELP))
         elif result.command is not None and "compaction" not in result.data:
             # (a compaction's line came with its event)
             self.renderer.line(result.text, "red" if result.is_error else None)
@@ -185,7 +231,7 @@ class PlainRepl:
         task = asyncio.ensure_future(work)
         self._task = task
         try:
-            with self._sigint_interrupts():
+            with self._sigint_interrupts(), no_control_echo():
                 return await task
         except asyncio.CancelledError:
             current = asyncio.current_task()
@@ -223,49 +269,9 @@ class PlainRepl:
 
     async def _settle_trust(self) -> bool:
         """Ask whether to trust the project before its settings apply; False: the user quit."""
-        from agent.permissions import trust
-        from agent.permissions.settings import project_root
+        from tui.plain.trust import settle_trust
 
-        project = project_root(self.options.cwd)
-        question = trust.trust_question(project)
-        if question is None:
-            self.options.project_trusted = True
-            return True
-        self.options.project_trusted = False
-        if not self.source.interactive:
-            self.renderer.line(
-                f"ccx: {project} is not trusted, so its hooks, env and allow rules are not used; "
-                "run ccx there in a terminal once to trust it",
-                "yellow",
-            )
-            return True
-        self.renderer.markup(f"[bold yellow]? Do you trust the files in {escape(str(project))}?[/]")
-        self.renderer.line("  Trusting it lets its settings take effect, which can run commands:")
-        for item in question.items:
-            self.renderer.line(f"  • {item}", "dim")
-        self.renderer.line(
-            "  y = yes, trust this folder · n = continue without its settings · Ctrl-C = exit",
-            "dim",
-        )
-        self.waiting = "permission"
-        try:
-            reply = await self.source.read_permission()
-        except (EOFError, KeyboardInterrupt):
-            reply = "interrupt"
-        finally:
-            self.waiting = None
-        if reply == "interrupt":
-            return False
-        if reply in ("allow", "always"):
-            self.options.project_trusted = True
-            try:
-                trust.trust(project)
-            except OSError as exc:
-                self.renderer.line(f"  could not remember it: {exc}", "red")
-            self.renderer.line("  → trusted", "green")
-        else:
-            self.renderer.line("  → continuing without the project's settings", "red")
-        return True
+        return await settle_trust(self)
 
     async def _ask(self, request: PermissionRequest) -> Answer:
         self.renderer.quiet_running(request.tool_use_id)
@@ -370,7 +376,7 @@ class PlainRepl:
             self.renderer.line("/help lists the commands. " + KEYS_HELP, "dim")
 
     def _goodbye(self) -> None:
-        if self.driver is None or not self.driver.messages:
+        if self.driver is None or not self.driver.messages or not self.options.resume_hint:
             return
         session = self.driver.session_id
         self.renderer.line(f"Session {session} saved; resume it with: ccx -r {session}", "dim")

@@ -5,9 +5,14 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
+from textual.events import Resize
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from tui.screens.fit import fit_body
+
+PLAN_ROWS = 30
 
 
 class PlanApprovalScreen(ModalScreen[bool]):
@@ -18,13 +23,13 @@ class PlanApprovalScreen(ModalScreen[bool]):
         align: center middle;
     }
     PlanApprovalScreen > #plan-dialog {
-        width: 90%;
+        width: 100%;
         max-width: 110;
         height: auto;
-        max-height: 90%;
-        border: thick $accent;
+        max-height: 100%;
+        border: round $accent;
         background: $surface;
-        padding: 1 2;
+        padding: 0 1;
     }
     PlanApprovalScreen #plan-body {
         height: auto;
@@ -32,7 +37,6 @@ class PlanApprovalScreen(ModalScreen[bool]):
         border: round $primary 40%;
     }
     PlanApprovalScreen #plan-keys {
-        margin-top: 1;
         color: $text-muted;
     }
     """
@@ -56,7 +60,17 @@ class PlanApprovalScreen(ModalScreen[bool]):
             yield Static("[b]Ready to code?[/b] Here is the plan:")
             with VerticalScroll(id="plan-body"):
                 yield Markdown(self.plan)
-            yield Static("y: approve and start · n / esc: keep planning", id="plan-keys")
+            yield Static("Approve and start (y) · keep planning (n or esc)", id="plan-keys")
+
+    def on_mount(self) -> None:
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self, _event: Resize) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        body = self.query_one("#plan-body", VerticalScroll)
+        fit_body(self, self.query_one("#plan-dialog"), body, PLAN_ROWS)
 
     def action_answer(self, approved: bool) -> None:
         self.dismiss(bool(approved))

@@ -8,22 +8,16 @@ from typing import TYPE_CHECKING
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.events import Resize
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from tui.screens.fit import fit_body
+from tui.words import session_line
+
 if TYPE_CHECKING:
     from agent.sessions.session import SessionInfo
-
-
-def age(seconds: float) -> str:
-    if seconds < 90:
-        return "just now"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min ago"
-    if seconds < 86400:
-        return f"{seconds / 3600:.0f} h ago"
-    return f"{seconds / 86400:.0f} days ago"
 
 
 class ResumeScreen(ModalScreen["str | None"]):
@@ -34,13 +28,13 @@ class ResumeScreen(ModalScreen["str | None"]):
         align: center middle;
     }
     ResumeScreen > #resume-dialog {
-        width: 90%;
+        width: 100%;
         max-width: 120;
         height: auto;
-        max-height: 80%;
-        border: thick $accent;
+        max-height: 100%;
+        border: round $accent;
         background: $surface;
-        padding: 1 2;
+        padding: 0 1;
     }
     ResumeScreen OptionList {
         height: auto;
@@ -61,16 +55,20 @@ class ResumeScreen(ModalScreen["str | None"]):
             if not self.sessions:
                 yield Static("No other sessions in this directory.")
                 return
-            options = []
-            for info in self.sessions:
-                count = f"{'~' if info.count_estimated else ''}{info.message_count} messages"
-                label = f"{age(now - info.modified):>12}  {count:>14}  {info.first_prompt or '(no prompt)'}"
-                options.append(Option(label, id=info.id))
+            options = [Option(session_line(info, now), id=info.id) for info in self.sessions]
             yield OptionList(*options, id="resume-options")
 
     def on_mount(self) -> None:
         if self.sessions:
             self.query_one(OptionList).focus()
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self, _event: Resize) -> None:
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        if self.sessions:
+            fit_body(self, self.query_one("#resume-dialog"), self.query_one(OptionList), 30)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -54,7 +55,7 @@ class TrustScreen(ModalScreen[str]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="trust-dialog"):
-            yield Static(f"[b]Do you trust the files in {self.project}?[/b]", markup=True)
+            yield Static(Text(f"Do you trust the files in {self.project}?", style="bold"))
             yield Static(
                 "Trusting it lets its settings take effect, which can run commands:", markup=False
             )

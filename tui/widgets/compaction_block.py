@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Collapsible, Static
+from textual.widgets import Static
 
+from tui.widgets.expandable import Expandable
 from tui.widgets.status_line import SPINNER
+from tui.words import relative
 
 if TYPE_CHECKING:
     from agent.core.compaction_record import CompactionRecord
@@ -31,15 +34,6 @@ class CompactionBlock(Vertical):
     }
     CompactionBlock.-failed {
         border-left: thick $error;
-    }
-    CompactionBlock Collapsible {
-        padding: 0;
-        margin: 0;
-        border: none;
-        background: transparent;
-    }
-    CompactionBlock Collapsible Contents {
-        padding: 0 0 0 2;
     }
     """
 
@@ -88,12 +82,12 @@ class CompactionBlock(Vertical):
             text.append(" · esc to cancel", style="dim")
         self._line.update(text)
 
-    def finish(self, record: CompactionRecord) -> None:
+    def finish(self, record: CompactionRecord, cwd: Path | None = None) -> None:
         from agent.app.commands import compaction_line
 
         self._stop("finished")
         self.summary = record.summary
-        self._line.update(Text("✓ " + compaction_line(record), style="green"))
+        self._line.update(Text("✓ " + relative(compaction_line(record), cwd), style="green"))
         if record.summary and self.is_mounted:
             self._add_summary(record.summary)  # else on_mount adds it
 
@@ -118,5 +112,41 @@ class CompactionBlock(Vertical):
             timer.stop()
 
     def _add_summary(self, summary: str) -> None:
-        body = Static(summary, markup=False, classes="compaction-summary")
-        self.mount(Collapsible(body, title="Summary", collapsed=True))
+        self.mount(SummaryToggle(summary))
+
+
+class SummaryToggle(Expandable):
+    """The compaction's summary: one line, collapsed; a click, enter or ctrl+o shows it."""
+
+    DEFAULT_CSS = """
+    SummaryToggle {
+        height: auto;
+    }
+    SummaryToggle:focus {
+        background: $boost;
+    }
+    """
+
+    def __init__(self, summary: str) -> None:
+        super().__init__(classes="compaction-summary")
+        self.summary = summary
+
+    def can_expand(self) -> bool:
+        return bool(self.summary.strip())
+
+    def hidden_lines(self) -> int:
+        return len(self.summary.strip().splitlines())
+
+    def on_mount(self) -> None:
+        self.claim_latest()
+        self.refresh_content()
+
+    def refresh_content(self) -> None:
+        text = Text("Summary", style="bold")
+        text.append(self.marker(), style="dim")
+        if self.expanded:
+            text.append("\n")
+            for line in self.summary.strip().splitlines():
+                text.append(f"  {line}\n")
+            text.rstrip()
+        self.update(text)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
@@ -9,6 +10,8 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
+
+from tui.words import relative
 
 if TYPE_CHECKING:
     from compaction.breakdown import Breakdown
@@ -109,9 +112,10 @@ class ContextView(Vertical):
     }
     """
 
-    def __init__(self, breakdown: Breakdown) -> None:
+    def __init__(self, breakdown: Breakdown, cwd: Path | None = None) -> None:
         super().__init__()
         self.breakdown = breakdown
+        self.cwd = cwd
 
     def compose(self) -> ComposeResult:
         data = self.breakdown.to_json()  # the rows below read the categories as plain values
@@ -130,7 +134,7 @@ class ContextView(Vertical):
             text = Text("A compaction now would keep:\n", style="bold")
             for index, (key, value) in enumerate(keep.items()):
                 text.append(f"  {key}: ", style="dim")
-                text.append(str(value))
+                text.append(relative(str(value), self.cwd))
                 if index < len(keep) - 1:
                     text.append("\n")
             yield Static(text, classes="context-keep")

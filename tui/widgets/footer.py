@@ -1,12 +1,23 @@
-"""The always-visible footer: model, permission mode, cost and the context meter."""
+"""The always-visible footer: model, permission mode, cost and the context meter.
+
+The meter has priority at every width: when the line is short, the mode's key
+hint goes first, then the model's ``claude-`` prefix, then the mode's long
+words, then the model is cut with an ellipsis or dropped, then the cost, and
+only then the meter's bar shortens (to keep a mode other than the default in
+sight); the figures (used / window, percent, the distance to
+auto-compact) are never cut from 60 columns up. ``fit_footer`` makes that
+choice as a pure function of the width, so tests can check every width.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Static
 
@@ -22,6 +33,17 @@ MODE_LABELS = {
     "plan": ("⏸ plan mode", "cyan"),
     "bypassPermissions": ("⚠ bypass permissions", "bold red"),
 }
+# What a narrow footer keeps of the mode: the default says nothing, the others stay visible.
+MODE_SHORT = {
+    "default": "",
+    "acceptEdits": "⏵⏵ accept",
+    "plan": "⏸ plan",
+    "bypassPermissions": "⚠ bypass",
+}
+MODE_HINT = " (shift+tab)"
+GAP = 2  # cells after each piece on the left (its margin in the CSS below)
+SPACER = 1  # the flexible cell before the meter: Textual gives a 1fr column at least one
+MIN_MODEL = 6  # a model cut shorter than this (with its ellipsis) says nothing; drop it instead
 
 
 def meter_text(state: ContextState | None, width: int = BAR_WIDTH) -> Text:
@@ -36,6 +58,63 @@ def meter_text(state: ContextState | None, width: int = BAR_WIDTH) -> Text:
     return text
 
 
+@dataclass(frozen=True)
+class FooterLayout:
+    """What each piece of the footer shows at one width ("" hides a piece)."""
+
+    model: str
+    mode: str
+    hint: bool
+    cost: str
+    bar_width: int
+
+
+def fit_footer(
+    width: int, model: str, mode: str, cost_usd: float, state: ContextState | None
+) -> FooterLayout:
+    """The richest footer that fits ``width`` cells, giving way in the module's order."""
+    bar = BAR_WIDTH
+    while bar > 0 and meter_text(state, bar).cell_len > width:
+        bar -= 1
+    room = width - meter_text(state, bar).cell_len - SPACER
+    cost = f"${cost_usd:.2f}" if cost_usd else ""
+    label = MODE_LABELS.get(mode, (mode, ""))[0]
+    short_mode = MODE_SHORT.get(mode, mode)
+    short_model = model.removeprefix("claude-")
+    tries = [
+        (model, label, True),
+        (model, label, False),
+        (short_model, label, False),
+        (short_model, short_mode, False),
+    ]
+    for shown_model, shown_mode, hint in tries:
+        layout = FooterLayout(shown_model, shown_mode, hint, cost, bar)
+        if _left_width(layout) <= room:
+            return layout
+    rest = _left_width(FooterLayout("", short_mode, False, cost, bar))
+    space = room - rest - GAP
+    cut = short_model if len(short_model) <= space else short_model[: space - 1] + "…"
+    if space >= MIN_MODEL:
+        return FooterLayout(cut, short_mode, False, cost, bar)
+    for shown_mode, shown_cost in ((short_mode, cost), (short_mode, "")):
+        layout = FooterLayout("", shown_mode, False, shown_cost, bar)
+        if _left_width(layout) <= room:
+            return layout
+    # A mode that changes what runs unasked outranks the bar: the bar gives way to it.
+    need = _left_width(FooterLayout("", short_mode, False, "", 0))
+    while bar > 0 and meter_text(state, bar).cell_len + need + SPACER > width:
+        bar -= 1
+    if meter_text(state, bar).cell_len + need + SPACER <= width:
+        return FooterLayout("", short_mode, False, "", bar)
+    return FooterLayout("", "", False, "", bar)
+
+
+def _left_width(layout: FooterLayout) -> int:
+    mode = layout.mode + (MODE_HINT if layout.hint and layout.mode else "")
+    pieces = [Text(piece).cell_len for piece in (layout.model, mode, layout.cost) if piece]
+    return sum(pieces) + GAP * len(pieces)  # each piece's margin, the last one's before the meter
+
+
 class ContextMeter(Static):
     """How full the context is: bar, used / window, percent, and the distance to auto-compact."""
 
@@ -47,9 +126,10 @@ class ContextMeter(Static):
     """
 
     state: reactive[ContextState | None] = reactive(None, layout=True)
+    bar_width: reactive[int] = reactive(BAR_WIDTH, layout=True)
 
     def render(self) -> Text:
-        return meter_text(self.state)
+        return meter_text(self.state, self.bar_width)
 
 
 class StatusFooter(Horizontal):
@@ -88,22 +168,40 @@ class StatusFooter(Horizontal):
         yield Static(id="footer-spacer")
         yield ContextMeter()
 
-    def watch_model(self, model: str) -> None:
-        self._set("#footer-model", Text(model or "…", style="bold"))
+    def on_mount(self) -> None:
+        self._fit()
 
-    def watch_mode(self, mode: str) -> None:
-        label, style = MODE_LABELS.get(mode, (mode, ""))
-        text = Text(label, style=style)
-        text.append(" (shift+tab)", style="dim")
-        self._set("#footer-mode", text)
+    def on_resize(self, _event: Resize) -> None:
+        self._fit()
 
-    def watch_cost_usd(self, cost: float) -> None:
-        self._set("#footer-cost", Text(f"${cost:.2f}" if cost else "", style="dim"))
+    def watch_model(self, _model: str) -> None:
+        self._fit()
 
-    def watch_state(self, state: ContextState | None) -> None:
+    def watch_mode(self, _mode: str) -> None:
+        self._fit()
+
+    def watch_cost_usd(self, _cost: float) -> None:
+        self._fit()
+
+    def watch_state(self, _state: ContextState | None) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        if not self.is_mounted:
+            return
+        width = self.content_size.width or self.app.size.width - 2
+        layout = fit_footer(width, self.model or "…", self.mode, self.cost_usd, self.state)
+        style = MODE_LABELS.get(self.mode, (self.mode, ""))[1]
+        mode = Text(layout.mode, style=style)
+        if layout.hint and layout.mode:
+            mode.append(MODE_HINT, style="dim")
+        self._set("#footer-model", Text(layout.model, style="bold"))
+        self._set("#footer-mode", mode)
+        self._set("#footer-cost", Text(layout.cost, style="dim"))
         for meter in self.query(ContextMeter):
-            meter.state = state
+            meter.state, meter.bar_width = self.state, layout.bar_width
 
     def _set(self, selector: str, text: Text) -> None:
         for label in self.query(selector).results(Static):
             label.update(text)
+            label.display = bool(text.plain)

@@ -16,8 +16,10 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static, TextArea
 
+from agent.app.slash import interactive_completions
+
 MAX_HINTS = 8
-LOCAL_COMMANDS = [("resume", "Resume an earlier session"), ("exit", "Quit ccx")]
+LOCAL_COMMANDS = list(interactive_completions().items())
 
 
 class PromptInput(TextArea):

@@ -5,9 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual.binding import Binding
-from textual.reactive import reactive
-from textual.widgets import Static
+
+from tui.widgets.expandable import Expandable
 
 BODY_LINES = 12
 DIFF_LINES = 40
@@ -65,8 +64,8 @@ def indented(text: Text, prefix: str = "    ") -> Text:
     return out
 
 
-class ToolBlock(Static, can_focus=True):
-    """Running, then done or failed; click or enter toggles the details."""
+class ToolBlock(Expandable):
+    """Running, then done or failed; a click, enter or ctrl+o toggles the details."""
 
     DEFAULT_CSS = """
     ToolBlock {
@@ -81,10 +80,6 @@ class ToolBlock(Static, can_focus=True):
         color: $text-error;
     }
     """
-
-    BINDINGS = [Binding("enter,space", "toggle", "Toggle details", show=False)]
-
-    expanded: reactive[bool] = reactive(False)
 
     def __init__(
         self,
@@ -119,6 +114,12 @@ class ToolBlock(Static, can_focus=True):
         block.set_class(block.status == "error", "-error")
         return block
 
+    def can_expand(self) -> bool:
+        return self.body is not None
+
+    def hidden_lines(self) -> int:
+        return len(self.body.plain.splitlines()) if self.body is not None else 0
+
     def finish(self, is_error: bool, display: str, preview: str, meta: dict[str, Any]) -> None:
         self.status = "error" if is_error else "done"
         self.set_class(is_error, "-error")
@@ -132,14 +133,16 @@ class ToolBlock(Static, can_focus=True):
         self.body = self._body(is_error, display, preview, meta)
         if self.body is not None and (is_error or self.tool_name in EXPANDED_BY_DEFAULT):
             self.expanded = True
-        self._refresh_content()
+        self.claim_latest()
+        self.refresh_content()
 
     def deny(self, reason: str) -> None:
         self.status = "denied"
         self.summary = "denied"
         self.body = Text(reason, style="red")
         self.set_class(True, "-error")
-        self._refresh_content()
+        self.claim_latest()
+        self.refresh_content()
 
     def _body(
         self, is_error: bool, display: str, preview: str, meta: dict[str, Any]
@@ -156,19 +159,10 @@ class ToolBlock(Static, can_focus=True):
         return None
 
     def on_mount(self) -> None:
-        self._refresh_content()
+        self.claim_latest()  # a block from a resumed session, mounted in order
+        self.refresh_content()
 
-    def on_click(self) -> None:
-        self.action_toggle()
-
-    def action_toggle(self) -> None:
-        if self.body is not None:
-            self.expanded = not self.expanded
-
-    def watch_expanded(self) -> None:
-        self._refresh_content()
-
-    def _refresh_content(self) -> None:
+    def refresh_content(self) -> None:
         glyph, style = {
             "running": ("○", "dim"),
             "done": ("●", "green"),
@@ -183,7 +177,7 @@ class ToolBlock(Static, can_focus=True):
         elif self.summary:
             text.append(f"  ⎿ {self.summary}", style="red" if self.status != "done" else "dim")
         if self.body is not None:
-            text.append("  ▾" if self.expanded else "  ▸", style="dim")
+            text.append(self.marker(), style="dim")
             if self.expanded:
                 text.append("\n")
                 text.append_text(indented(self.body))

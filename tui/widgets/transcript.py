@@ -7,6 +7,7 @@ the top that loads earlier ones.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
@@ -16,9 +17,11 @@ from textual.widgets import Button, Static
 
 from tui.widgets.reply import HistoryReply, StreamingReply
 from tui.widgets.tool_block import ToolBlock
+from tui.words import relative
 
 if TYPE_CHECKING:
     from tui.history import Entry
+    from tui.widgets.expandable import Expandable
 
 PAGE = 100
 LINE_STYLES = {
@@ -52,6 +55,7 @@ class UserPrompt(Static):
 
 
 class Transcript(VerticalScroll):
+    FOCUS_ON_CLICK = False  # a click in the transcript leaves the keyboard with the prompt
     DEFAULT_CSS = """
     Transcript {
         height: 1fr;
@@ -76,6 +80,8 @@ class Transcript(VerticalScroll):
         self._reply: StreamingReply | None = None
         self._tools: dict[str, ToolBlock] = {}
         self._earlier: list[Entry] = []
+        self.latest_expandable: Expandable | None = None  # what ctrl+o toggles
+        self.cwd: Path | None = None  # the project: paths inside it are shown relative to it
 
     def on_mount(self) -> None:
         self.anchor()
@@ -126,7 +132,7 @@ class Transcript(VerticalScroll):
     ) -> None:
         block = self._tools.pop(tool_use_id, None)
         if block is not None:
-            block.finish(is_error, display, preview, meta)
+            block.finish(is_error, relative(display, self.cwd), relative(preview, self.cwd), meta)
 
     def tool_denied(self, tool_use_id: str, reason: str) -> None:
         block = self._tools.pop(tool_use_id, None)
@@ -137,7 +143,8 @@ class Transcript(VerticalScroll):
         self.end_text()
         self._tools.clear()
         self._earlier = []
-        await self.remove_children()
+        self.latest_expandable = None
+        await self.remove_children([child for child in self.children if child.id != "welcome"])
 
     # -- history -------------------------------------------------------------------------
 
@@ -146,7 +153,7 @@ class Transcript(VerticalScroll):
         self._earlier = list(entries[:-PAGE]) if len(entries) > PAGE else []
         shown = entries[-PAGE:]
         widgets = [history_widget(entry) for entry in shown]
-        first = self.children[0] if self.children else None
+        first = next((child for child in self.children if child.id != "welcome"), None)
         if self._earlier:
             widgets.insert(0, self._load_button())
         if widgets:

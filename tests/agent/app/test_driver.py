@@ -170,3 +170,18 @@ async def test_every_change_of_mode_is_an_event(api: FakeApi, repo: Path) -> Non
         await driver.aclose()
     changes = [(e.previous, e.mode) for e in events if isinstance(e, ModeChanged)]
     assert changes == [("default", "acceptEdits"), ("acceptEdits", "plan"), ("plan", "default")]
+
+
+async def test_cost_splits_the_totals_by_purpose(api: FakeApi, repo: Path) -> None:
+    api.add(text_reply("hello"), text_reply("<summary>we said hello</summary>"))
+    driver = make_driver(repo, [])
+    try:
+        await driver.run("say hello")
+        only_agent = await driver.run("/cost")
+        await driver.run("/compact")
+        split = await driver.run("/cost")
+    finally:
+        await driver.aclose()
+    assert "agent turns" not in only_agent.text  # nothing to split yet
+    assert "agent turns: $" in split.text and "compaction summaries: $" in split.text
+    assert "over 1 requests" in split.text.split("compaction summaries")[1]

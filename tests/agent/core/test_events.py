@@ -72,6 +72,7 @@ def test_a_compaction_record_is_typed_and_keeps_its_keys_on_the_wire() -> None:
         "replaced_count",
         "last_uuid",
         "at",
+        "method",
     ]
     assert data["record"]["restored"]["files"] == ["/r/a.py"]
     json.dumps(data)  # nothing left that JSON cannot carry

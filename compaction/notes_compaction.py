@@ -1,0 +1,76 @@
+"""Carrying out a session-memory compaction (SPEC 3.6): the notes instead of a summary call.
+
+``session_memory`` decides which messages stay (the keep-index) and
+``notes_writer`` supplies notes that still match; this puts the two together
+with the compactor: the notes become the summary message, the messages from
+the keep-index on stay verbatim, recent files, skills and the plan are
+restored as after a full compaction (those the kept messages show are not
+repeated), and the conversation's owner puts it in place.
+
+Committed only when the result, restored items included, fits in
+``TARGET_SHARE`` of the auto-compact threshold; otherwise nothing changes and
+the caller runs a full compaction. The files restored get only the room the
+kept messages leave under that target; if skills or the plan then take more
+than expected, the files are cut once more by the overshoot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agent.core.context_state import ContextLimits
+from agent.core.messages import Message
+from compaction.compactor import Compactor
+from compaction.grouping import adjust_start_index
+from compaction.services import ConversationHost
+from compaction.session_memory import TARGET_SHARE, SessionMemory
+
+
+async def compact_with_notes(
+    agent: ConversationHost,
+    memory: SessionMemory,
+    compactor: Compactor,
+    limits: ContextLimits,
+    *,
+    count: Callable[[ConversationHost], int],
+    estimate: Callable[[ConversationHost, list[Message]], int],
+    record_event: Callable[[dict[str, Any]], None],
+    clock: Callable[[], float],
+) -> bool:
+    """True when the session-memory compaction was made (see the module docstring)."""
+    started = clock()
+    result = await memory.try_compact(list(agent.conversation.messages), limits)
+    if result is None:
+        return False
+    messages = list(agent.conversation.messages)  # as it is after any wait for the notes
+    tokens_before = count(agent)
+    target = int(limits.auto_compact * TARGET_SHARE)
+    start = adjust_start_index(messages, result.keep_from)
+    over = 0
+    for _attempt in range(2):
+        replacement = compactor.prepare(
+            agent,
+            limits,
+            result.summary,
+            kept_before=[],
+            kept_after=messages[start:],
+            trigger="auto",
+            kind="session_memory",
+            restore_room=lambda new, over=over: target - over - estimate(agent, new),
+        )
+        prospective = estimate(agent, replacement.messages())
+        over = prospective - target
+        if over <= 0 or not replacement.restoration.of_kind("file"):
+            break
+    if prospective > target:
+        record_event(
+            {
+                "type": "session_memory_skipped",
+                "reason": "the result would leave too little room under the threshold",
+                "tokens": prospective,
+            }
+        )
+        return False
+    await compactor.commit(agent, replacement, tokens_before=tokens_before, started=started)
+    return True

@@ -1,0 +1,52 @@
+"""Session memory through the `ccx` command: notes in the background, then a compaction that uses
+them, named by its method in the json result, stream-json and the transcript."""
+
+from __future__ import annotations
+
+from agent.fake_api import text_reply, tool_reply
+from compaction.notes import NotesStore
+from compaction.notes_writer import NOTES_REQUEST_MARK
+from compaction.summary import SUMMARY_REQUEST_MARK
+from tests.e2e.conftest import Ccx
+
+NOTES = "1. Goal: read the big files.\n3. Files: big0.py to big9.py, all 'value = 1'."
+TASK = "Read big0.py to big9.py, one by one. Do not edit anything."
+
+
+def test_notes_stand_in_for_the_summary_and_every_output_names_the_method(ccx: Ccx) -> None:
+    body = "value = 1\n" * 1_200
+    for index in range(10):
+        (ccx.repo / f"big{index}.py").write_text(body)
+    ccx.api.on(
+        lambda r: NOTES_REQUEST_MARK in r.last_user_text(),
+        lambda r: text_reply(f"<analysis>x</analysis><summary>{NOTES}</summary>"),
+    )
+    ccx.api.on(
+        lambda r: SUMMARY_REQUEST_MARK in r.last_user_text(),
+        lambda r: text_reply("<summary>a full summary</summary>"),
+    )
+    ccx.api.add(
+        *[tool_reply(("Read", {"file_path": f"big{i}.py"})) for i in range(10)], text_reply("done")
+    )
+    run = ccx.run("-p", TASK, "--output-format", "stream-json", "--autocompact", "40000")
+    assert run.returncode == 0, run.stderr
+    events = run.events()
+    result = events[-1]
+    assert result["type"] == "result" and result["result"] == "done"
+    methods = [c["method"] for c in result["compactions"]]
+    assert "session_memory" in methods, (methods, result["context_events"])
+    streamed = [e["record"]["method"] for e in events if e["type"] == "compaction_finished"]
+    assert streamed == methods
+    boundaries = [r for r in ccx.transcript_records() if r["type"] == "compact_boundary"]
+    assert [b["method"] for b in boundaries] == methods
+    notes_cost = result["cost_by_purpose"]["notes"]
+    assert notes_cost["requests"] >= 1 and notes_cost["output_tokens"] > 0
+    purposes = result["cost_by_purpose"].values()
+    assert sum(p["requests"] for p in purposes) == len(ccx.api.requests)
+    assert sum(p["output_tokens"] for p in purposes) == result["usage"]["output_tokens"]
+    (transcript,) = ccx.transcripts()
+    saved = NotesStore(transcript.with_suffix("")).load()
+    assert saved is not None and saved.text == NOTES
+    after = ccx.api.requests[-1].all_text()
+    assert NOTES in after and TASK in after
+    assert ccx.api.errors == []
