@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.messages import Message
+from compaction.inputs import apply_input_clearing, clearable_input_tokens
 from compaction.microcompact import (
     COMPACTABLE_TOOLS,
     ClearPlan,
     MicrocompactConfig,
     ResultIndex,
+    anchors_after,
     apply_clearing,
     marker_for,
     plan_clearing,
@@ -58,8 +60,15 @@ class Clearing:
         """
         if len(messages) < 2 or not messages[-1].tool_results():
             return
-        names = {u["id"]: u["name"] for u in messages[-2].tool_uses()}
+        uses = messages[-2].tool_uses()
+        names = {u["id"]: u["name"] for u in uses}
         added = 0.0
+        if self.config.clear_inputs:
+            added += sum(
+                clearable_input_tokens(u["name"], u.get("input") or {})
+                for u in uses
+                if u["id"] not in self._counted
+            )
         for block in messages[-1].tool_results():
             if block["tool_use_id"] in self._counted:
                 continue
@@ -77,7 +86,10 @@ class Clearing:
         last_response_at: float | None,
         used_tokens: float,
         auto_threshold: float | None,
+        window: int | None = None,
+        anchors: tuple[int, ...] = (),
     ) -> ClearingOutcome:
+        """Plan and carry out this request's clearing; ``plan.anchors`` are the next anchors."""
         plan = plan_clearing(
             messages,
             now=now,
@@ -89,22 +101,27 @@ class Clearing:
             estimate_block=estimate_block,
             config=self.config,
             index=self._index,
+            window=window,
+            anchors=anchors,
         )
-        if not plan.clear:
+        if not plan.changes:
             return ClearingOutcome(plan, messages)
         markers, saved = self._markers(messages, plan)
         if len(markers) < len(plan.clear):  # outputs that could not be saved stay as they are
             plan = replace(plan, clear=[c for c in plan.clear if c.tool_use_id in markers])
-            if not plan.clear:
+            plan.anchors = anchors_after(messages, self._index, self.config, plan)
+            if not plan.changes:
                 return ClearingOutcome(plan, messages)
-        touched = {c.message_index for c in plan.clear}
+        touched = {c.message_index for c in plan.clear} | {c.message_index for c in plan.inputs}
         cleared = apply_clearing(messages, markers)
+        cleared = apply_input_clearing(cleared, {c.tool_use_id for c in plan.inputs})
         freed = sum(estimate_message(messages[i]) - estimate_message(cleared[i]) for i in touched)
         self.services.record_event(
             {
                 "type": "microcompact",
                 "reason": plan.reason,
                 "cleared": len(plan.clear),
+                "inputs_cleared": len(plan.inputs),
                 "tokens_freed": round(freed),
             }
         )

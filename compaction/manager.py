@@ -222,18 +222,24 @@ class ContextManager:
             last_response_at=self.last_response_at,
             used_tokens=self.count(agent),
             auto_threshold=limits.auto_compact if auto_on else None,
+            window=limits.window,
+            anchors=agent.conversation.cache_anchors,
         )
-        if outcome.plan.clear:
+        if outcome.plan.changes:
             agent.conversation.clear_results(outcome.messages)
             self.counter.adjust(-round(outcome.tokens_freed * self.counter.calibration))
             self.emit(
                 Microcompacted(
                     outcome.plan.reason,
-                    len(outcome.plan.clear),
+                    outcome.plan.changes,
                     round(outcome.tokens_freed),
                     outcome.saved_paths,
                 )
             )
+        if not outcome.plan.changes or not agent.conversation.cache_anchors:
+            # After a clear, the next request still reads the old frozen prefixes; the
+            # request after it moves the anchors (its tail breakpoint reads what this wrote).
+            agent.conversation.set_cache_anchors(outcome.plan.anchors)
         return outcome.plan
 
     # -- server-side clearing -------------------------------------------------------------

@@ -1,44 +1,88 @@
 """Microcompact: clear old tool results every turn, without a model call.
 
-Old results of the compactable tools are replaced by a one-line marker; the
-tool_use blocks stay, so the conversation keeps its shape and the model knows
-what it did. What stays in full: every result the model has not yet seen (the
-latest round), the latest Read of each of the most recently read files, and
-the latest few other results.
+Old results of the compactable tools are replaced by a one-line marker
+(markers.py), and so are the bulky inputs of old Edit and Write calls
+(inputs.py); the tool_use blocks stay, so the conversation keeps its shape
+and the model knows what it did. A result or input under
+``min_result_tokens`` (80) is not worth its ~30-token marker.
 
-When to clear is a cost decision, because clearing an old result changes the
-prompt prefix and every token after it must be written to the cache again
-(1.25x) instead of read from it (0.1x):
+Protection, by tokens scaled to the window W. What stays in full: every
+result the model has not yet seen (the latest round); the latest Read of each
+of the most recently read files, newest first, at most ``keep_recent_files``
+(5, the files Claude Code restores after a compaction), together at most
+B_read = ``read_budget`` x W tokens (W/4: 30K on a 120K window), and each only
+while what followed it in the conversation is under B_read too (recent in
+tokens, not only in files), so five large files no longer pin half a small
+window; the latest ``keep_recent_results`` other results within B_other =
+``other_budget`` x W (W/40); the inputs of the ``keep_recent_inputs`` latest
+Edit / Write calls. A file that does not fit is cleared, and older files may
+still fit.
 
-- cache cold (the last response is older than the cache TTL): everything after
-  the change point is rewritten anyway, so clear everything clearable;
-- cache warm: clear in one batch once the clearable tokens S reach
-  sqrt(20 * R * g), where R is the extra cost of the rewrite and g the
-  clearable tokens added per request. That is the batch size that minimizes
-  rewrite cost plus the cost of carrying uncleared tokens (each read at 0.1x
-  per request) — the economic-order-quantity rule;
-- under pressure (the next requests would reach the auto-compact threshold):
-  clear everything clearable now, which is far cheaper than a summary.
+The cache. Clearing a result changes the prompt from that point on, and the
+API reads from its cache only the longest prefix that ends at a breakpoint of
+an earlier request. So microcompact names two anchors, user messages that end
+prefixes it keeps stable, and requests put breakpoints there
+(agent/core/request.py):
 
-The functions here are pure: they plan and apply; the manager does the IO
-(saving large outputs, updating the file-state cache).
+- the frozen anchor: the last user message before the first result (or
+  Edit / Write input) that any clear may ever replace, protected or not.
+  Nothing before it changes again until a compaction;
+- the frontier: the last user message at or before the newest cleared block,
+  where the last clear ended. What is uncleared before it was protected then;
+  once old, it is a straggler.
+
+The cost of a clear, in input-token equivalents (read r = 0.1, write w =
+1.25; cost_model.py): the prefix after the latest anchor before the first
+change that the last request cached, less what is cleared, R tokens, is
+written again instead of read, an extra (w - r) R. What it saves: the cleared
+tokens S are no longer read, r S each request. With the clearable tokens
+growing by g each request (learned per session), clearing every time S
+reaches S* costs (w - r) R / T + r g T / 2 per request for a cycle of
+T = S / g requests, least at
+
+    S* = sqrt(2 (w - r) / r * R * g) = sqrt(23 R g)
+
+(the economic order quantity). So, before each request (cost_model.choose):
+
+- cache cold (the last response is older than the cache TTL): R = 0, since
+  everything after the change point is written anyway: clear everything;
+- under pressure (used + ``pressure_requests`` x g reaches the auto-compact
+  threshold): clear everything clearable now; it is far cheaper than a
+  summary, and the compaction that follows if it is not enough is weighed by
+  the same model;
+- cache warm: clear everything clearable once S >= S* with R from the frozen
+  anchor; else the batch after the frontier alone once it pays with R from
+  the frontier (the stragglers wait for a batch from the frozen anchor); else
+  wait. Each clear takes all it may (the low-water mark): the next is another
+  S* of growth away, so rewrites stay rare, and the change point never moves
+  back before an anchor: a later clear starts after the frozen anchor, and
+  mostly after the frontier.
+
+The functions here are pure: they plan and apply; clearing.py does the IO
+(saving large outputs, updating the file-state cache) and the manager hands
+the anchors to the conversation.
 """
 
 from __future__ import annotations
 
 import math
-import operator
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from agent.core.messages import Message
+from compaction.cost_model import ClearOption, Situation, choose
+from compaction.cost_model import economic_batch as economic_batch
+from compaction.markers import CLEARED_PREFIX as CLEARED_PREFIX
+from compaction.markers import marker_for as marker_for
+from compaction.result_index import Candidate as Candidate
+from compaction.result_index import ResultIndex as ResultIndex
+from compaction.result_index import is_cleared as is_cleared
 
 COMPACTABLE_TOOLS = frozenset(
     {"Read", "Bash", "Grep", "Glob", "Edit", "Write", "WebFetch", "WebSearch"}
 )
-CLEARED_PREFIX = "[Cleared to save context"
 CACHE_READ = 0.1
 CACHE_WRITE = 1.25
 
@@ -47,9 +91,13 @@ Reason = Literal["none", "time", "cost", "pressure"]
 
 @dataclass(frozen=True)
 class MicrocompactConfig:
-    keep_recent_files: int = 5  # the latest Read of each of the 5 most recently read files stays
-    keep_recent_results: int = 3  # and the 3 latest results of the other compactable tools
-    min_result_tokens: int = 150  # a smaller result is not worth a marker
+    keep_recent_files: int = 5  # at most the latest Read of each of the 5 most recent files stays
+    read_budget: float = 0.25  # and those reads together within this share of the window
+    keep_recent_results: int = 3  # the 3 latest results of the other compactable tools
+    other_budget: float = 0.025  # within this share of the window
+    clear_inputs: bool = True  # old Edit / Write inputs are cleared too (inputs.py)
+    keep_recent_inputs: int = 3  # but not those of the 3 latest such calls
+    min_result_tokens: int = 80  # a smaller result or input is not worth its ~30-token marker
     cache_ttl_s: float = 300.0
     save_over_tokens: int = 1_000  # a cleared output larger than this is saved to disk
     pressure_requests: float = (
@@ -57,86 +105,24 @@ class MicrocompactConfig:
     )
 
 
-@dataclass(slots=True)
-class Candidate:
-    """One uncleared tool result (the index keeps one per result; the clearable ones are candidates)."""
-
-    tool_use_id: str
-    tool_name: str | None
-    tool_input: dict[str, Any]
-    message_index: int
-    tokens: float
-    is_error: bool = False
-
-
 @dataclass
 class ClearPlan:
     reason: Reason
     clear: list[Candidate] = field(default_factory=list)
+    inputs: list[Candidate] = field(default_factory=list)  # calls whose inputs are cleared
     clearable_tokens: float = 0.0
-    rewrite_tokens: float = 0.0  # what would be written to the cache again after the change point
-    batch_threshold: float = 0.0  # the S the cost rule asked for
+    rewrite_tokens: float = 0.0  # R: the cached prefix after the anchor a clear would rewrite
+    batch_threshold: float = 0.0  # S*, the batch the cost rule asks for
+    anchors: tuple[int, ...] = ()  # the frozen anchor and the frontier once this plan is applied
 
     @property
     def tokens_freed(self) -> float:
-        return sum(c.tokens for c in self.clear)
+        return sum(c.tokens for c in self.clear) + sum(c.tokens for c in self.inputs)
 
-
-def is_cleared(block: dict[str, Any]) -> bool:
-    content = block.get("content")
-    return isinstance(content, str) and content.startswith(CLEARED_PREFIX)
-
-
-class ResultIndex:
-    """The conversation's tool results and per-message token prefix sums, kept up to date cheaply.
-
-    Messages are never edited in place (a change replaces the message), so
-    when the list still starts with the very message objects scanned last
-    time, only the new tail is scanned; otherwise it is rebuilt. That keeps
-    the every-turn decision near O(new messages) on long conversations.
-    """
-
-    def __init__(
-        self,
-        estimate_message: Callable[[Message], float],
-        estimate_block: Callable[[dict[str, Any]], float],
-    ) -> None:
-        self.estimate_message = estimate_message
-        self.estimate_block = estimate_block
-        self.scanned: list[Message] = []
-        self.results: list[Candidate] = []
-        self.prefix: list[float] = [0.0]  # prefix[i] = tokens of messages[:i]
-        self.uses: dict[str, tuple[str, dict[str, Any]]] = {}
-
-    def update(self, messages: list[Message]) -> None:
-        count = len(self.scanned)
-        if len(messages) < count or not all(map(operator.is_, messages[:count], self.scanned)):
-            self.scanned, self.results, self.prefix, self.uses = [], [], [0.0], {}
-            count = 0
-        for index in range(count, len(messages)):
-            message = messages[index]
-            self.scanned.append(message)
-            self.prefix.append(self.prefix[-1] + self.estimate_message(message))
-            for block in message.content:
-                kind = block.get("type")
-                if kind == "tool_use":
-                    self.uses[block["id"]] = (block["name"], block.get("input") or {})
-                elif kind == "tool_result" and not is_cleared(block):
-                    name, tool_input = self.uses.get(block["tool_use_id"], (None, {}))
-                    tokens = self.estimate_block(block)
-                    self.results.append(
-                        Candidate(
-                            block["tool_use_id"],
-                            name,
-                            tool_input,
-                            index,
-                            tokens,
-                            bool(block.get("is_error")),
-                        )
-                    )
-
-    def tokens_from(self, index: int) -> float:
-        return self.prefix[-1] - self.prefix[index]
+    @property
+    def changes(self) -> int:
+        """How many results and inputs the plan clears."""
+        return len(self.clear) + len(self.inputs)
 
 
 def find_candidates(
@@ -144,22 +130,50 @@ def find_candidates(
     config: MicrocompactConfig,
     estimate_block: Callable[[dict[str, Any]], float],
     index: ResultIndex | None = None,
+    window: int | None = None,
 ) -> list[Candidate]:
-    """Clearable results, oldest first: compactable, large enough, not protected."""
+    """Clearable results, oldest first: compactable, large enough, not protected.
+
+    ``window`` scales the protection budgets; without it only the counts apply.
+    """
     if index is None:
         index = ResultIndex(lambda m: 0.0, estimate_block)
     index.update(messages)
     last_results_index = _last_tool_result_index(messages)
-    protected = _protected_ids(index.results, config)
-    minimum = config.min_result_tokens
+    protected = _protected_ids(index, config, window)
     return [
         r
-        for r in index.results
-        if r.message_index != last_results_index
-        and r.tool_name in COMPACTABLE_TOOLS
-        and r.tool_use_id not in protected
-        and r.tokens >= minimum
+        for r in _clearable(index.results, config)
+        if r.message_index != last_results_index and r.tool_use_id not in protected
     ]
+
+
+def find_input_candidates(
+    messages: list[Message], index: ResultIndex, config: MicrocompactConfig
+) -> list[Candidate]:
+    """Old Edit / Write calls whose inputs may be cleared, oldest first: large enough, not
+    among the ``keep_recent_inputs`` latest, not in the last response. Call after ``update``."""
+    if not config.clear_inputs:
+        return []
+    last = _last_response_index(messages)
+    recent = len(index.inputs) - config.keep_recent_inputs
+    return [
+        c
+        for position, c in enumerate(index.inputs)
+        if position < recent and c.message_index < last and c.tokens >= config.min_result_tokens
+    ]
+
+
+def _mutable_inputs(index: ResultIndex, config: MicrocompactConfig) -> list[Candidate]:
+    if not config.clear_inputs:
+        return []
+    return [c for c in index.inputs if c.tokens >= config.min_result_tokens]
+
+
+def _clearable(results: list[Candidate], config: MicrocompactConfig) -> list[Candidate]:
+    """Results that some clear may replace: compactable and large enough, protected or not."""
+    minimum = config.min_result_tokens
+    return [r for r in results if r.tool_name in COMPACTABLE_TOOLS and r.tokens >= minimum]
 
 
 def _last_tool_result_index(messages: list[Message]) -> int:
@@ -172,21 +186,33 @@ def _last_tool_result_index(messages: list[Message]) -> int:
     return -1
 
 
-def _protected_ids(results: list[Candidate], config: MicrocompactConfig) -> set[str]:
+def _protected_ids(index: ResultIndex, config: MicrocompactConfig, window: int | None) -> set[str]:
+    """The latest read of each recent file and the latest other results, newest first,
+    each kind within its count and its share of the window; a read also only while
+    what followed it fits in the read budget (recent in tokens, not only in files)."""
+    read_budget = math.inf if window is None else config.read_budget * window
+    other_budget = math.inf if window is None else config.other_budget * window
     protected: set[str] = set()
     files: set[str] = set()
     others = 0
-    for result in reversed(results):
+    read_tokens = other_tokens = 0.0
+    for result in reversed(index.results):
         if len(files) >= config.keep_recent_files and others >= config.keep_recent_results:
             break
         if result.tool_name == "Read":
             path = _path_key(result.tool_input.get("file_path"))
-            if path not in files and len(files) < config.keep_recent_files:
-                files.add(path)
+            if path in files or len(files) >= config.keep_recent_files:
+                continue
+            files.add(path)  # a recent file, kept if it fits; its older reads never are
+            age = index.tokens_from(result.message_index + 1)
+            if read_tokens + result.tokens <= read_budget and age <= read_budget:
+                read_tokens += result.tokens
                 protected.add(result.tool_use_id)
         elif others < config.keep_recent_results and result.tool_name in COMPACTABLE_TOOLS:
             others += 1
-            protected.add(result.tool_use_id)
+            if other_tokens + result.tokens <= other_budget:
+                other_tokens += result.tokens
+                protected.add(result.tool_use_id)
     return protected
 
 
@@ -194,11 +220,58 @@ def _path_key(path: Any) -> str:
     return os.path.normpath(str(path)) if path else ""
 
 
-def economic_batch(rewrite_tokens: float, growth_per_request: float) -> float:
-    """The economic batch S: clearing pays once S >= sqrt(2 (write - read) / read * R * g)."""
-    return math.sqrt(
-        2 * (CACHE_WRITE - CACHE_READ) * rewrite_tokens * growth_per_request / CACHE_READ
-    )
+def frozen_anchor(
+    messages: list[Message],
+    results: list[Candidate],
+    config: MicrocompactConfig,
+    inputs: Sequence[Candidate] = (),
+) -> int | None:
+    """The last user message before the first result (or input) a later clear may replace.
+
+    None when there is no user message before it (nothing worth anchoring).
+    With nothing left to clear, the anchor is the latest user message before the
+    last response: everything the last request sent is frozen.
+    """
+    mutable = _clearable(results, config)
+    firsts = [mutable[0].message_index] if mutable else []
+    firsts += [inputs[0].message_index] if inputs else []
+    end = min(firsts) if firsts else _last_response_index(messages)
+    return _user_before(messages, end)
+
+
+def frontier(messages: list[Message], last_cleared: int) -> int | None:
+    """The last user message at or before the newest cleared block: where the last clear
+    ended. What is still uncleared before it was protected then (a straggler now)."""
+    return _user_before(messages, last_cleared + 1) if last_cleared >= 0 else None
+
+
+def _user_before(messages: list[Message], end: int) -> int | None:
+    for index in range(min(end, len(messages)) - 1, -1, -1):
+        if messages[index].role == "user":
+            return index
+    return None
+
+
+def _last_response_index(messages: list[Message]) -> int:
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].role == "assistant":
+            return index
+    return len(messages)
+
+
+def rewrite_tokens(
+    index: ResultIndex, messages: list[Message], anchors: Sequence[int], clear: list[Candidate]
+) -> float:
+    """R: what the last request cached after the latest anchor before the first change,
+    less what clearing removes; with no such anchor, only the system prompt and tools
+    survive."""
+    if not clear:
+        return 0.0
+    first = min(c.message_index for c in clear)
+    start = max((a + 1 for a in anchors if a < first), default=0)
+    cached_end = max(start, _last_response_index(messages))
+    cleared = sum(c.tokens for c in clear if start <= c.message_index < cached_end)
+    return max(0.0, index.tokens_between(start, cached_end) - cleared)
 
 
 def plan_clearing(
@@ -213,31 +286,81 @@ def plan_clearing(
     estimate_block: Callable[[dict[str, Any]], float],
     config: MicrocompactConfig | None = None,
     index: ResultIndex | None = None,
+    window: int | None = None,
+    anchors: Sequence[int] = (),
 ) -> ClearPlan:
-    """Decide what to clear before the next request (pure but for the index's cache)."""
+    """Decide what to clear before the next request (pure but for the index's cache).
+
+    ``anchors`` are the breakpoints the last request had on frozen prefixes (the
+    conversation's ``cache_anchors``); the plan names the next ones.
+    """
     config = config or MicrocompactConfig()
     index = index or ResultIndex(message_tokens, estimate_block)
-    candidates = find_candidates(messages, config, estimate_block, index)
-    if not candidates:
-        return ClearPlan("none")
-    clearable = sum(c.tokens for c in candidates)
-    rewrite = max(0.0, index.tokens_from(candidates[0].message_index) - clearable)
+    results = find_candidates(messages, config, estimate_block, index, window)
+    changes = [*results, *find_input_candidates(messages, index, config)]
     growth = max(growth_per_request, 1.0)
-    batch = economic_batch(rewrite, growth)
-    plan = ClearPlan("none", [], clearable, rewrite, batch)
-    if last_response_at is None or now - last_response_at > config.cache_ttl_s:
-        plan.reason = "time"
-    elif (
-        auto_threshold is not None
-        and used_tokens + config.pressure_requests * growth >= auto_threshold
-    ):
-        plan.reason = "pressure"
-    elif clearable >= batch:
-        plan.reason = "cost"
-    else:
-        return plan
-    plan.clear = candidates
+    cold = last_response_at is None or now - last_response_at > config.cache_ttl_s
+    situation = Situation(
+        used=used_tokens,
+        threshold=auto_threshold,
+        growth=growth,
+        clearable_growth=growth,
+        pressure_requests=config.pressure_requests,
+        cache_cold=cold,
+    )
+    plan, chosen = _option(index, messages, anchors, changes, situation), changes
+    if plan.reason == "none" and not situation.due:
+        # The batch after the frontier alone, leaving the stragglers before it.
+        edge = frontier(messages, index.last_cleared)
+        fresh = [c for c in changes if edge is not None and c.message_index > edge]
+        recent = _option(index, messages, anchors, fresh, situation)
+        if recent.reason != "none":
+            plan, chosen = recent, fresh
+    if plan.reason != "none":
+        is_result = {id(c) for c in results}
+        plan.clear = [c for c in chosen if id(c) in is_result]
+        plan.inputs = [c for c in chosen if id(c) not in is_result]
+    plan.anchors = anchors_after(messages, index, config, plan)
     return plan
+
+
+def _option(
+    index: ResultIndex,
+    messages: list[Message],
+    anchors: Sequence[int],
+    changes: list[Candidate],
+    situation: Situation,
+) -> ClearPlan:
+    """What clearing ``changes`` would free and rewrite, and whether the cost model clears
+    (``reason``; the candidates themselves are filled in by the caller)."""
+    rewrite = rewrite_tokens(index, messages, anchors, changes)
+    clearable = sum(c.tokens for c in changes)
+    decision = choose(situation, ClearOption(clearable, rewrite))
+    reason: Reason = "none"
+    if changes and decision.action == "clear":
+        reason = "time" if situation.cache_cold else "pressure" if situation.due else "cost"
+    return ClearPlan(reason, [], [], clearable, rewrite, decision.batch)
+
+
+def anchors_after(
+    messages: list[Message],
+    index: ResultIndex,
+    config: MicrocompactConfig,
+    plan: ClearPlan,
+) -> tuple[int, ...]:
+    """The frozen anchor and the frontier once ``plan`` is applied (the frontier only when
+    it lies after the anchor)."""
+    cleared = {c.tool_use_id for c in plan.clear}
+    remaining = [r for r in index.results if r.tool_use_id not in cleared]
+    cleared_inputs = {c.tool_use_id for c in plan.inputs}
+    inputs = [c for c in _mutable_inputs(index, config) if c.tool_use_id not in cleared_inputs]
+    first = frozen_anchor(messages, remaining, config, inputs)
+    changed = [c.message_index for c in (*plan.clear, *plan.inputs)]
+    edge = frontier(messages, max([index.last_cleared, *changed]))
+    anchors = () if first is None else (first,)
+    if edge is not None and (first is None or edge > first):
+        anchors += (edge,)
+    return anchors
 
 
 def apply_clearing(messages: list[Message], markers: dict[str, str]) -> list[Message]:
@@ -264,42 +387,3 @@ def apply_clearing(messages: list[Message], markers: dict[str, str]) -> list[Mes
             content.append(block)
         updated[index] = replace(message, content=content)
     return updated
-
-
-def marker_for(
-    candidate: Candidate,
-    *,
-    saved_path: str | None = None,
-    file_unchanged: bool | None = None,
-    line_count: int | None = None,
-) -> str:
-    """The line the model sees instead of a cleared result: what it was and how to get it back."""
-    tool, params = candidate.tool_name, candidate.tool_input
-    if tool == "Read":
-        path = params.get("file_path", "?")
-        lines = f" ({line_count} lines)" if line_count else ""
-        state = (
-            "The file has not changed since; Read it again if you need the text."
-            if file_unchanged
-            else "Read the file again if you need its current text."
-        )
-        return f"{CLEARED_PREFIX}: earlier Read of {path}{lines}. {state}]"
-    what = _describe(tool, params)
-    if saved_path:
-        lines = f", {line_count} lines" if line_count else ""
-        return f"{CLEARED_PREFIX}: output of {what}{lines}. Saved in full at {saved_path}; Read or Grep it if needed.]"
-    outcome = "failed" if candidate.is_error else "succeeded"
-    if tool in ("Edit", "Write"):
-        return f"{CLEARED_PREFIX}: {what} {outcome}.]"
-    return f"{CLEARED_PREFIX}: old output of {what}.]"
-
-
-def _describe(tool: str, params: dict[str, Any]) -> str:
-    if tool == "Bash":
-        command = str(params.get("command", ""))
-        return f"Bash `{command[:120]}`"
-    if tool in ("Grep", "Glob"):
-        return f"{tool} `{params.get('pattern', '')}`"
-    if tool in ("Edit", "Write"):
-        return f"{tool} of {params.get('file_path', '?')}"
-    return tool

@@ -13,6 +13,12 @@ the transcript keeps the full text, and loading repairs it again.
 
 ``messages`` is a read-only view: the same list object for the session's
 life, so a holder sees each change.
+
+``cache_anchors`` are the messages that end prefixes microcompact keeps
+stable (at most two: the frozen prefix and its frontier): requests put cache
+breakpoints there (agent/core/request.py). One holds while that very message
+is still at its index: a clear leaves them (the request after a clear must
+read the old prefixes), a compaction or a dropped round loses them.
 """
 
 from __future__ import annotations
@@ -64,6 +70,7 @@ class Conversation:
     ) -> None:
         self._messages: list[Message] = list(messages)
         self.transcript = transcript
+        self._anchors: tuple[tuple[int, Message], ...] = ()
 
     @property
     def messages(self) -> Sequence[Message]:
@@ -103,6 +110,17 @@ class Conversation:
     def clear_results(self, cleared: list[Message]) -> None:
         """Microcompact: the same messages with old tool results replaced by markers."""
         self._swap(cleared)
+
+    def set_cache_anchors(self, indices: Sequence[int]) -> None:
+        """Name the messages that end the stable prefixes (at most two are used)."""
+        count = len(self._messages)
+        self._anchors = tuple((i, self._messages[i]) for i in indices[:2] if 0 <= i < count)
+
+    @property
+    def cache_anchors(self) -> tuple[int, ...]:
+        """The anchors' indices, of those still at the index they were named at."""
+        count = len(self._messages)
+        return tuple(i for i, m in self._anchors if i < count and self._messages[i] is m)
 
     def drop_oldest(self, kept: list[Message]) -> None:
         """A prompt-too-long retry: the conversation without its oldest rounds."""

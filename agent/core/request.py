@@ -2,11 +2,17 @@
 
 The API caches the prefix up to each ``cache_control`` block (tools, then
 system, then messages), and looks back at most 20 blocks from a breakpoint for
-an earlier cached prefix. So: one breakpoint on the last tool, one on the last
-system block (both never move), one on the end of the conversation (this
-request's tail, read back by the next request), and one on the end of the
-previous user turn (what the previous request cached), which still hits when
-a tool round added more than 20 blocks. Four in all, the API's maximum.
+an earlier cached prefix. At most four breakpoints, in this order of need:
+
+- the last system block (never moves; the tools come before it, so it covers
+  them too);
+- the end of the conversation (this request's tail, read back by the next);
+- the end of the previous user turn (what the previous request cached), when
+  the last round added more blocks than the look-back reaches;
+- ``anchors``, newest first: messages that end prefixes context management
+  keeps stable (nothing before the first will be cleared again; the second is
+  where the last clear ended). A cached anchor means a clear after it
+  rewrites only what follows it instead of everything after the system prompt.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from typing import Any
 from agent.core.messages import Message
 
 EPHEMERAL = {"type": "ephemeral"}
+MESSAGE_BREAKPOINTS = 3  # the API allows 4; the system prompt has one
+LOOKBACK_BLOCKS = 18  # the API looks back 20 blocks; a little margin
 
 
 def build_request(
@@ -27,34 +35,73 @@ def build_request(
     messages: Sequence[Message],
     max_tokens: int,
     extra: dict[str, Any] | None = None,
+    anchors: Sequence[int] = (),
 ) -> dict[str, Any]:
     request: dict[str, Any] = {
         "model": model,
         "max_tokens": max_tokens,
         "system": _mark_last(system),
-        "messages": with_message_breakpoints([m.to_api() for m in messages]),
+        "messages": with_message_breakpoints([m.to_api() for m in messages], anchors),
     }
     if tools:
-        request["tools"] = _mark_last(tools)
+        request["tools"] = list(tools)
     if extra:
         request.update(extra)
     return request
 
 
-def with_message_breakpoints(api_messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Copies of the last message and of the previous user turn, each with a breakpoint."""
+def with_message_breakpoints(
+    api_messages: list[dict[str, Any]], anchors: Sequence[int] = ()
+) -> list[dict[str, Any]]:
+    """Copies of the messages that get the three message breakpoints: the last one, the
+    previous user turn when the look-back would not reach it, then the anchors."""
     if not api_messages:
         return api_messages
-    last = len(api_messages) - 1
+    last, *previous = _tail_targets(api_messages)
     targets = [last]
-    for index in range(last - 1, -1, -1):
-        if api_messages[index]["role"] == "user":
-            targets.append(index)
-            break
+    if previous and _blocks_after(api_messages, previous[0]) >= LOOKBACK_BLOCKS:
+        targets += previous
+    elif previous and not anchors:
+        targets += previous  # nothing better to spend it on
+    usable = usable_anchors(api_messages, anchors)
+    targets += sorted(usable, reverse=True)[: MESSAGE_BREAKPOINTS - len(targets)]
     for index in targets:
         message = api_messages[index]
         api_messages[index] = {**message, "content": _mark_last(message["content"])}
     return api_messages
+
+
+def _blocks_after(api_messages: list[dict[str, Any]], index: int) -> int:
+    return sum(
+        len(m["content"]) if isinstance(m["content"], list) else 1
+        for m in api_messages[index + 1 :]
+    )
+
+
+def _tail_targets(api_messages: list[dict[str, Any]]) -> list[int]:
+    """The last message and the previous user turn before it (when there is one)."""
+    last = len(api_messages) - 1
+    for index in range(last - 1, -1, -1):
+        if api_messages[index]["role"] == "user":
+            return [last, index]
+    return [last]
+
+
+def usable_anchors(api_messages: list[dict[str, Any]], anchors: Sequence[int]) -> tuple[int, ...]:
+    """The first two distinct ``anchors`` that name user messages with blocks before the
+    tail's breakpoints."""
+    if not api_messages:
+        return ()
+    end = _tail_targets(api_messages)[-1]
+    usable: list[int] = []
+    for anchor in anchors:
+        if anchor in usable or not 0 <= anchor < end:
+            continue
+        message = api_messages[anchor]
+        content = message["content"]
+        if message["role"] == "user" and isinstance(content, list) and content:
+            usable.append(anchor)
+    return tuple(usable[:2])
 
 
 def _mark_last(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -233,6 +233,7 @@ class Agent:
             messages=messages,
             max_tokens=min(max_tokens, limit),
             extra=self.request_extra,
+            anchors=self.conversation.cache_anchors,
         )
 
     def _escape_conversation(self) -> None:

@@ -21,7 +21,9 @@ async def test_auto_compaction_at_the_threshold_keeps_request_and_recent_files(
     api, tmp_path
 ) -> None:
     setup = Setup(api, tmp_path, window=40_000)
-    setup.manager.config = MicrocompactConfig(keep_recent_files=100)  # leave it all to compaction
+    setup.manager.config = MicrocompactConfig(
+        keep_recent_files=100, read_budget=1.0
+    )  # leave it all to compaction
     api.on(lambda r: SUMMARY_MARK in r.last_user_text(), summary_reply)
     api.add(*setup.read_script(12), text_reply("done"))
     outcome = await setup.agent.submit("Read every module and report FACT values.")
@@ -102,7 +104,7 @@ async def test_a_summary_that_calls_a_tool_fails_and_three_failures_open_the_bre
     api, tmp_path
 ) -> None:
     setup = Setup(api, tmp_path, window=40_000)
-    setup.manager.config = MicrocompactConfig(keep_recent_files=100)
+    setup.manager.config = MicrocompactConfig(keep_recent_files=100, read_budget=1.0)
     api.on(
         lambda r: SUMMARY_MARK in r.last_user_text(),
         lambda r: tool_reply(("Read", {"file_path": "x"})),

@@ -172,7 +172,7 @@ async def test_session_memory_result_over_the_threshold_is_never_committed(api, 
     hooks = Hooks()
     notes = Notes(keep_last=10_000)  # keeps everything: still over the threshold
     setup = Setup(api, tmp_path, window=40_000, hooks=hooks, session_memory=notes)
-    setup.manager.config = MicrocompactConfig(keep_recent_files=100)
+    setup.manager.config = MicrocompactConfig(keep_recent_files=100, read_budget=1.0)
     records: list[dict[str, Any]] = []
     transcript = type(
         "S",
@@ -201,7 +201,7 @@ async def test_session_memory_result_over_the_threshold_is_never_committed(api, 
 async def test_session_memory_under_the_threshold_replaces_the_summary_call(api, tmp_path) -> None:
     notes = Notes(keep_last=2)
     setup = Setup(api, tmp_path, window=40_000, session_memory=notes)
-    setup.manager.config = MicrocompactConfig(keep_recent_files=100)
+    setup.manager.config = MicrocompactConfig(keep_recent_files=100, read_budget=1.0)
     api.add(*setup.read_script(12), text_reply("done"))
     outcome = await setup.agent.submit("Read every module.")
     assert outcome.result == "done" and notes.calls >= 1

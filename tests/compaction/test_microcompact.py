@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from agent.core.invariants import find_violations
 from agent.core.messages import Message, tool_result_block, user_text
+from compaction.inputs import apply_input_clearing
 from compaction.microcompact import (
     CLEARED_PREFIX,
     MicrocompactConfig,
+    ResultIndex,
     apply_clearing,
     find_candidates,
     is_cleared,
@@ -145,3 +147,65 @@ def test_markers_say_how_to_get_the_content_back() -> None:
         find_candidates(conversation(reads(7)), MicrocompactConfig(), estimate_block)[0],
         file_unchanged=False,
     )
+
+
+def test_protection_is_a_token_budget_scaled_to_the_window() -> None:
+    messages = conversation(reads(9))  # each read ~3,000 tokens
+    roomy = find_candidates(messages, MicrocompactConfig(), estimate_block, window=200_000)
+    assert ids(roomy) == ["toolu_000", "toolu_001", "toolu_002", "toolu_003"]  # five files fit
+    # W/4 = 10K on a 40K window: three of the five recent files fit, the older two are cleared.
+    index = ResultIndex(estimate_message, estimate_block)
+    small = find_candidates(messages, MicrocompactConfig(), estimate_block, index, window=40_000)
+    assert ids(small) == [f"toolu_{i:03d}" for i in range(6)]
+
+
+def test_a_read_is_protected_only_while_what_followed_it_fits_the_budget() -> None:
+    calls = [("Read", {"file_path": "/repo/old.py"})] + [("Bash", {"command": "make"})] * 6
+    messages = conversation(calls)
+    index = ResultIndex(estimate_message, estimate_block)
+    # 18K of outputs followed the read: more than W/4 on a 60K window, less on 200K.
+    assert "toolu_000" in ids(
+        find_candidates(messages, MicrocompactConfig(), estimate_block, index, window=60_000)
+    )
+    index = ResultIndex(estimate_message, estimate_block)
+    assert "toolu_000" not in ids(
+        find_candidates(messages, MicrocompactConfig(), estimate_block, index, window=200_000)
+    )
+
+
+def edits(count: int) -> list[tuple[str, dict]]:
+    return [
+        (
+            "Edit" if i % 2 else "Write",
+            {"file_path": f"/repo/e{i}.py", "old_string": "a\n" * 300, "new_string": "b\n" * 300}
+            if i % 2
+            else {"file_path": f"/repo/e{i}.py", "content": "c\n" * 600},
+        )
+        for i in range(count)
+    ]
+
+
+def test_old_edit_and_write_inputs_are_cleared_with_the_results() -> None:
+    messages = conversation(edits(6), result="ok " * 40)
+    result = plan(messages, last_response_at=None, window=200_000)
+    assert result.reason == "time"
+    assert ids(result.inputs) == ["toolu_000", "toolu_001", "toolu_002"]  # the 3 latest stay
+    cleared = apply_input_clearing(messages, {c.tool_use_id for c in result.inputs})
+    assert find_violations(cleared) == []
+    write, edit = cleared[1].tool_uses()[0], cleared[3].tool_uses()[0]
+    assert write["id"] == "toolu_000" and write["input"]["file_path"] == "/repo/e0.py"
+    assert (
+        write["input"]["content"].startswith(CLEARED_PREFIX)
+        and "Read /repo/e0.py" in (write["input"]["content"])
+    )
+    assert edit["input"]["old_string"] == CLEARED_PREFIX + "]"
+    assert "301 lines" in edit["input"]["new_string"]
+    assert messages[1].tool_uses()[0]["input"]["content"] == "c\n" * 600  # copies only
+    again = plan(cleared, last_response_at=None, window=200_000)
+    assert again.inputs == []  # a cleared input is not cleared twice
+
+
+def test_inputs_can_be_left_alone() -> None:
+    messages = conversation(edits(6), result="ok " * 40)
+    config = MicrocompactConfig(clear_inputs=False)
+    assert plan(messages, last_response_at=None, window=200_000, config=config).inputs == []

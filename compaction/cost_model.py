@@ -1,0 +1,154 @@
+"""One cost model for the context: wait, clear old tool results, or compact (session memory or
+a full summary), priced in input-token equivalents.
+
+Prices (the API's, 5-minute cache): a cached token read costs r = 0.1, a
+token written to the cache w = 1.25, an output token o = 5. Every option is
+priced as what it costs now plus what its context costs to read over the
+next H requests (the horizon); tokens every option adds alike are left out.
+
+- wait:    r * used * H
+- clear:   (w - r) * R  +  r * (used - S) * H
+           R: the cached prefix after the anchor that clearing rewrites,
+           S: the tokens cleared (microcompact.py);
+- session memory:
+           w * (after - cached)  +  r * after * H
+           after: the notes, the kept messages and the restored attachments,
+           all written again; cached: the system prompt and tools, still read;
+- summary: r * used  +  o * summary_tokens  +  w * (after - cached)  +  r * after * H
+           one request reads the whole cached conversation and writes a
+           summary of thousands of output tokens (4,000 is typical), then the
+           summary and the restored files are written.
+
+``choose`` takes those inputs and returns an action:
+
+- when the context is not due (below the auto-compact threshold, less
+  ``pressure_requests`` requests of growth), compaction is not an option
+  (it loses detail; the spec compacts at the threshold), and the choice is
+  the batch rule for clearing: clear once S >= S* = sqrt(2 (w - r) / r * R * g)
+  (see microcompact.py), else wait. A cold cache makes R = 0: clear at once;
+- when it is due: the cheapest of the options whose context afterwards is
+  under the threshold with ``pressure_requests`` of growth to spare; if none
+  fits, the one that leaves the least (a summary, normally). Waiting is not
+  an option once due.
+
+Pure: no IO, no clock; the manager and microcompact supply the figures.
+How to call it for compaction: build a ``CompactOption`` from a prospective
+session-memory result (``after`` = the estimate of the replacement messages)
+and one for the full summary (``after`` = summary_tokens + restored tokens +
+kept messages, ``summary_tokens`` = 4,000 unless measured), pass the
+``ClearOption`` from the plan of the same request, and act on ``action``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+CACHE_READ = 0.1
+CACHE_WRITE = 1.25
+OUTPUT = 5.0
+SUMMARY_TOKENS = 4_000  # what a real nine-section summary runs to
+MIN_HORIZON = 10.0  # requests: a session that is due for compaction goes on for a while
+
+Action = Literal["wait", "clear", "session_memory", "summary"]
+
+
+@dataclass(frozen=True)
+class Situation:
+    used: float  # tokens in the context now
+    threshold: float | None  # the auto-compact threshold (None: auto-compaction off)
+    growth: float  # tokens a request adds (all of them, not only clearable ones)
+    clearable_growth: float  # g: clearable tokens a request adds
+    cached: float = 0.0  # the system prompt and tools: read, never rewritten
+    horizon: float = MIN_HORIZON  # requests the choice is priced over
+    pressure_requests: float = 2.0
+    cache_cold: bool = False  # the cache has expired: every token is written anyway
+
+    @property
+    def due(self) -> bool:
+        """Whether the next requests would reach the threshold: something must give."""
+        if self.threshold is None:
+            return False
+        return self.used + self.pressure_requests * self.growth >= self.threshold
+
+
+@dataclass(frozen=True)
+class ClearOption:
+    freed: float  # S
+    rewrite: float  # R
+
+
+@dataclass(frozen=True)
+class CompactOption:
+    kind: Literal["session_memory", "summary"]
+    after: float  # the context afterwards
+    summary_tokens: float = 0.0  # output a summary request writes (0 for session memory)
+
+
+@dataclass(frozen=True)
+class Decision:
+    action: Action
+    cost: float  # the chosen option priced over the horizon
+    batch: float = 0.0  # S*, when clearing was weighed by the batch rule
+    fits: bool = True  # whether the context afterwards is under the threshold
+
+
+def economic_batch(rewrite: float, clearable_growth: float) -> float:
+    """S* = sqrt(2 (w - r) / r * R * g): the batch that pays for rewriting R."""
+    g = max(clearable_growth, 1.0)
+    return math.sqrt(2 * (CACHE_WRITE - CACHE_READ) / CACHE_READ * max(rewrite, 0.0) * g)
+
+
+def clear_cost(situation: Situation, option: ClearOption) -> float:
+    rewrite = 0.0 if situation.cache_cold else option.rewrite
+    after = situation.used - option.freed
+    return (CACHE_WRITE - CACHE_READ) * rewrite + CACHE_READ * after * situation.horizon
+
+
+def compact_cost(situation: Situation, option: CompactOption) -> float:
+    written = CACHE_WRITE * max(option.after - situation.cached, 0.0)
+    summary = 0.0
+    if option.kind == "summary":
+        summary = CACHE_READ * situation.used + OUTPUT * option.summary_tokens
+    return summary + written + CACHE_READ * option.after * situation.horizon
+
+
+def wait_cost(situation: Situation) -> float:
+    return CACHE_READ * situation.used * situation.horizon
+
+
+def choose(
+    situation: Situation,
+    clear: ClearOption | None,
+    memory: CompactOption | None = None,
+    summary: CompactOption | None = None,
+) -> Decision:
+    """Wait, clear, or compact (see the module docstring)."""
+    if not situation.due:
+        if clear is None or clear.freed <= 0:
+            return Decision("wait", wait_cost(situation))
+        batch = (
+            0.0
+            if situation.cache_cold
+            else economic_batch(clear.rewrite, situation.clearable_growth)
+        )
+        if clear.freed >= batch:
+            return Decision("clear", clear_cost(situation, clear), batch)
+        return Decision("wait", wait_cost(situation), batch)
+    options: list[tuple[float, float, Action]] = []  # (cost, context after, action)
+    if clear is not None and clear.freed > 0:
+        options.append((clear_cost(situation, clear), situation.used - clear.freed, "clear"))
+    for option in (memory, summary):
+        if option is not None:
+            options.append((compact_cost(situation, option), option.after, option.kind))
+    if not options:
+        return Decision("wait", wait_cost(situation), fits=False)
+    limit = math.inf if situation.threshold is None else situation.threshold
+    spare = situation.pressure_requests * situation.growth
+    fitting = [o for o in options if o[1] + spare < limit]
+    if fitting:
+        cost, _, action = min(fitting)
+        return Decision(action, cost)
+    cost, _, action = min(options, key=lambda o: (o[1], o[0]))
+    return Decision(action, cost, fits=False)
