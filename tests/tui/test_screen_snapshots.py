@@ -216,23 +216,30 @@ MUST_SHOW = {
 }
 
 
+async def settle(pilot, scene: str) -> None:  # type: ignore[no-untyped-def]
+    """Until the scene's words are on the screen (mounts and refreshes land in a few frames)."""
+    for _ in range(200):
+        await pilot.pause(0.02)
+        words = screen_words(pilot.app).replace("█ ", "")
+        if all(phrase in words for phrase in MUST_SHOW[scene]):
+            return
+
+
 @pytest.mark.parametrize("size", list(SIZES))
 @pytest.mark.parametrize("scene", list(SCENES))
 def test_screen(snap_compare, project: Path, scene: str, size: str) -> None:  # type: ignore[no-untyped-def]
-    async def settle(pilot) -> None:  # type: ignore[no-untyped-def]
-        await pilot.pause()
-        await pilot.pause()
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle(pilot, scene)
 
     app = Scene(SCENES[scene](project))
-    assert snap_compare(app, terminal_size=SIZES[size], run_before=settle)
+    assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
 
 
 @pytest.mark.parametrize("scene", list(SCENES))
 async def test_nothing_is_clipped_at_80x24(project: Path, scene: str) -> None:
     app = Scene(SCENES[scene](project))
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        await pilot.pause()
+        await settle(pilot, scene)
         lines = screen_lines(app)
         assert all(len(line) <= 80 for line in lines)
         words = screen_words(app).replace("█ ", "")  # the compaction block's left border
