@@ -152,24 +152,24 @@ async def run_headless(options: RunOptions, prompt: str, output: HeadlessOutput)
     try:
         driver = SessionDriver(options, output.emit)
     except StartupError as exc:
-        output.finish(result_object(output, "error_during_execution", str(exc), started, None, 0))
+        output.finish(_result(output, "error_during_execution", str(exc), started, None, 0))
         return 1
     except Exception as exc:  # a bug or an unforeseen failure: still one result, exit 1
         log.exception("ccx could not start")
         text = _unexpected(exc)
-        output.finish(result_object(output, "error_during_execution", text, started, None, 0))
+        output.finish(_result(output, "error_during_execution", text, started, None, 0))
         return 1
     task = asyncio.ensure_future(_run(driver, prompt, output))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, task.cancel)
     try:
-        subtype, text, code = turn_ending(output, await task)
+        subtype, text, code = _ending(output, await task)
     except asyncio.CancelledError:
         subtype, text, code = "error_interrupted", "Interrupted by the user", EXIT_INTERRUPTED
     except Exception as exc:  # start-up failed after the session was built (a hook, say)
         failure = failure_of(exc)
-        subtype, text, code = turn_ending(
+        subtype, text, code = _ending(
             output, LineResult(prompt, None, failure.message, True, failure)
         )
     finally:
@@ -179,11 +179,11 @@ async def run_headless(options: RunOptions, prompt: str, output: HeadlessOutput)
     if code == 0 and (unwritten := driver.transcript_failure()) is not None:
         # A write failed where no turn was running to stop (the last records, say).
         subtype, text, code = "error_during_execution", unwritten, 1
-    output.finish(result_object(output, subtype, text, started, driver, driver.turns))
+    output.finish(_result(output, subtype, text, started, driver, driver.turns))
     return code
 
 
-def turn_ending(output: HeadlessOutput, result: LineResult) -> tuple[str, str, int]:
+def _ending(output: HeadlessOutput, result: LineResult) -> tuple[str, str, int]:
     """The result's subtype, text and exit code; an API or internal failure is an error event too."""
     failure = result.failure
     if failure is not None and failure.kind in ("api", "internal"):
@@ -212,7 +212,7 @@ async def _run(driver: SessionDriver, prompt: str, output: HeadlessOutput) -> Li
     return await driver.run(prompt)
 
 
-def result_object(
+def _result(
     output: HeadlessOutput,
     subtype: str,
     text: str,

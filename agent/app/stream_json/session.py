@@ -24,7 +24,9 @@ import time
 from typing import Any
 
 from agent.app.driver import LineResult, SessionDriver, failure_of
-from agent.app.headless import HeadlessOutput, result_object, turn_ending
+from agent.app.headless import HeadlessOutput
+from agent.app.headless import _ending as turn_ending  # one result shape for -p and streams
+from agent.app.headless import _result as result_object
 from agent.app.options import RunOptions, StartupError
 from agent.app.stream_json import schema
 from agent.loop.tool_runner import Answer, PermissionRequest
