@@ -2,9 +2,11 @@
 
 Claude Code's own message types (``system``/``init``, ``assistant``,
 ``user``, ``stream_event``, ``result``) carry the same fields here; ccx's
-extra events (compaction, context clearing, notices, errors, retries) go out
-as ``system`` messages whose subtype starts with ``ccx_``, a prefix Claude
-Code does not use, so a client that does not know them passes them by.
+other events (tool starts, compaction and context clearing, the context
+meter, notices, errors, retries, usage) go out as ``system`` messages whose
+subtype is ``ccx_`` and the event's type, a prefix Claude Code does not use,
+so a client that does not know them passes them by (the Agent SDK reads them
+as plain SystemMessages).
 """
 
 from __future__ import annotations
@@ -13,33 +15,18 @@ import uuid
 from typing import Any
 
 from agent.core.events import (
-    ApiRetry,
     AssistantMessage,
-    CompactionFailed,
-    CompactionFinished,
-    CompactionStarted,
-    ErrorEvent,
     Event,
-    Microcompacted,
-    ModeChanged,
-    Notice,
+    SessionStarted,
     TextDelta,
     ThinkingDelta,
     ToolFinished,
+    TurnFinished,
 )
 
 CCX_PREFIX = "ccx_"
-# ccx events a stream-json reader is told about, as system/ccx_<type>.
-CCX_SYSTEM_EVENTS = (
-    CompactionStarted,
-    CompactionFinished,
-    CompactionFailed,
-    Microcompacted,
-    Notice,
-    ErrorEvent,
-    ApiRetry,
-    ModeChanged,
-)
+# Said by Claude Code's own lines instead: system/init, the result.
+NOT_SENT = (SessionStarted, TurnFinished)
 
 
 def new_uuid() -> str:
@@ -166,6 +153,6 @@ def to_lines(event: Event, session_id: str, include_partial: bool) -> list[dict[
         return [tool_result_message(event, session_id)]
     if isinstance(event, (TextDelta, ThinkingDelta)):
         return [stream_event(event, session_id)] if include_partial else []
-    if isinstance(event, CCX_SYSTEM_EVENTS):
-        return [ccx_message(event, session_id)]
-    return []
+    if isinstance(event, NOT_SENT):
+        return []
+    return [ccx_message(event, session_id)]
