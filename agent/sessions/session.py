@@ -29,6 +29,7 @@ from typing import Any
 
 from agent import __version__
 from agent.core.messages import Message
+from agent.sessions.foreign import foreign_session_reason
 from agent.sessions.store import SessionError as SessionError
 from agent.sessions.store import SessionInfo as SessionInfo
 from agent.sessions.store import find_session as find_session
@@ -242,6 +243,8 @@ class Session:
         set).
         """
         path = _locate(path_or_id, cwd, config_dir)
+        if (reason := foreign_session_reason(path)) is not None:
+            raise SessionError(reason)  # before anything is written to it
         if fork:
             return cls._fork(path, cwd, model or "", config_dir)
         if loaded is None:
