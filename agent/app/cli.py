@@ -43,6 +43,10 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
     if argv and argv[0] in ("--version", "-v", "-V"):
         print(f"{__version__} (ccx)")
         return 0
+    from agent.app import warm
+
+    if warm.enabled(argv) and (code := warm.run_warm(argv)) is not None:
+        return code
     parsed = parse_args(argv, standalone=True)
     if isinstance(parsed, int):
         return parsed

@@ -59,6 +59,7 @@ class Ccx:
             "HOME": str(config.parent / "home"),
             "CCX_STRICT_INVARIANTS": "1",
             "CCX_RETRY_BASE_DELAY_MS": "5",
+            "CCX_WARM": "0",  # no warm worker left behind (tests/e2e/test_warm_worker.py has one)
         }
 
     def run(self, *args: str, stdin: str | None = None, timeout: float = 60) -> Run:
