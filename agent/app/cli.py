@@ -189,6 +189,10 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
             str | None,
             typer.Option("--system-prompt", help="Instructions to use instead of ccx's own"),
         ] = None,
+        system_prompt_file: Annotated[
+            Path | None,
+            typer.Option("--system-prompt-file", help="--system-prompt, read from this file"),
+        ] = None,
         append_system_prompt: Annotated[
             str | None,
             typer.Option("--append-system-prompt", help="Text to add to the system prompt"),
@@ -244,6 +248,11 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
                 "only stdio (the stream-json client answers) is supported yet",
                 param_hint="--permission-prompt-tool",
             )
+        if system_prompt_file is not None:
+            try:
+                system_prompt = system_prompt_file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise typer.BadParameter(str(exc), param_hint="--system-prompt-file") from exc
         # The Agent SDK starts the CLI with --input-format stream-json and no -p: it is headless.
         print_mode = print_mode or input_format == "stream-json"
         options = RunOptions(

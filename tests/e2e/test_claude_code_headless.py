@@ -35,6 +35,13 @@ def test_system_prompt_flags_settings_and_session_id(ccx: Ccx, tmp_path: Path) -
     assert "Working directory" in system  # the environment and memory stay
     assert result["permission_denials"] == []  # --add-dir: reading there needs no approval
     assert "outside note" in json.dumps(ccx.api.requests[1].messages[-1])
+    prompt_file = tmp_path / "prompt.md"
+    prompt_file.write_text("From a file.")
+    ccx.api.add(text_reply("ok"))
+    assert ccx.run("-p", "hi", "--system-prompt-file", str(prompt_file)).returncode == 0
+    assert ccx.api.requests[-1].system_text().startswith("From a file.")
+    missing = ccx.run("-p", "hi", "--system-prompt-file", str(tmp_path / "none.md"))
+    assert missing.returncode == 2
     bad = ccx.run("-p", "hi", "--settings", "{not json")
     assert bad.returncode == 1 and "--settings" in bad.stderr + bad.stdout
 
