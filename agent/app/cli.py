@@ -17,12 +17,17 @@ Interactive = Callable[[Any, str | None, bool], int]
 
 
 class ParsedArgs(NamedTuple):
-    options: Any  # agent.app.options.RunOptions (imported lazily: it must stay off --version's path)
+    options: (
+        Any  # agent.app.options.RunOptions (imported lazily: it must stay off --version's path)
+    )
     prompt: str | None
     print_mode: bool
     output_format: str
     include_partial: bool
     plain: bool
+    input_format: str = "text"
+    permission_prompt_tool: str | None = None
+    replay_user_messages: bool = False
 
 
 class CliError(Exception):
@@ -38,6 +43,10 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
     if argv and argv[0] in ("--version", "-v", "-V"):
         print(f"{__version__} (ccx)")
         return 0
+    from agent.app import warm
+
+    if warm.enabled(argv) and (code := warm.run_warm(argv)) is not None:
+        return code
     parsed = parse_args(argv, standalone=True)
     if isinstance(parsed, int):
         return parsed
@@ -169,6 +178,53 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
                 help="Let sandboxed Bash commands use the network (default: yes)",
             ),
         ] = None,
+        verbose: Annotated[
+            bool, typer.Option("--verbose", help="Accepted for Claude Code's stream-json runs")
+        ] = False,
+        input_format: Annotated[
+            str,
+            typer.Option("--input-format", help="-p: text, or stream-json (user turns on stdin)"),
+        ] = "text",
+        system_prompt: Annotated[
+            str | None,
+            typer.Option("--system-prompt", help="Instructions to use instead of ccx's own"),
+        ] = None,
+        system_prompt_file: Annotated[
+            Path | None,
+            typer.Option("--system-prompt-file", help="--system-prompt, read from this file"),
+        ] = None,
+        append_system_prompt: Annotated[
+            str | None,
+            typer.Option("--append-system-prompt", help="Text to add to the system prompt"),
+        ] = None,
+        add_dir: Annotated[
+            list[Path] | None,
+            typer.Option("--add-dir", help="Another folder the tools may read without asking"),
+        ] = None,
+        settings: Annotated[
+            str | None,
+            typer.Option("--settings", help="A settings JSON file, or the JSON itself"),
+        ] = None,
+        session_id: Annotated[
+            str | None, typer.Option("--session-id", help="The new session's id (a UUID)")
+        ] = None,
+        fork_session: Annotated[
+            bool,
+            typer.Option("--fork-session", help="With -c or -r: continue in a new session"),
+        ] = False,
+        permission_prompt_tool: Annotated[
+            str | None,
+            typer.Option(
+                "--permission-prompt-tool",
+                help="-p: who approves a tool: stdio (the stream-json client, as the Agent SDK)",
+            ),
+        ] = None,
+        replay_user_messages: Annotated[
+            bool,
+            typer.Option(
+                "--replay-user-messages", help="stream-json input: echo each user message back"
+            ),
+        ] = False,
         version: Annotated[
             bool, typer.Option("--version", "-v", help="Print the version and exit")
         ] = False,
@@ -184,6 +240,21 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
             raise typer.BadParameter(
                 "use auto or a number of tokens, e.g. 120000 or 120k", param_hint="--autocompact"
             )
+        _check_headless_flags(
+            output_format, input_format, session_id, continue_ or bool(resume), fork_session
+        )
+        if permission_prompt_tool not in (None, "stdio"):
+            raise typer.BadParameter(
+                "only stdio (the stream-json client answers) is supported yet",
+                param_hint="--permission-prompt-tool",
+            )
+        if system_prompt_file is not None:
+            try:
+                system_prompt = system_prompt_file.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise typer.BadParameter(str(exc), param_hint="--system-prompt-file") from exc
+        # The Agent SDK starts the CLI with --input-format stream-json and no -p: it is headless.
+        print_mode = print_mode or input_format == "stream-json"
         options = RunOptions(
             cwd=(cwd or Path.cwd()).resolve(),
             model=model,
@@ -198,17 +269,60 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
             headless=print_mode,
             sandbox=sandbox,
             sandbox_network=sandbox_network,
+            system_prompt=system_prompt,
+            append_system_prompt=append_system_prompt,
+            add_dirs=list(add_dir or []),
+            settings=settings,
+            session_id=session_id,
+            fork_session=fork_session,
         )
         holder["parsed"] = ParsedArgs(
-            options, prompt, print_mode, output_format, include_partial, plain
+            options,
+            prompt,
+            print_mode,
+            output_format,
+            include_partial,
+            plain,
+            input_format,
+            permission_prompt_tool,
+            replay_user_messages,
         )
 
     return app
 
 
+UUID_TEXT = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
+
+
+def _check_headless_flags(
+    output_format: str, input_format: str, session_id: str | None, resumes: bool, fork: bool
+) -> None:
+    """Claude Code's rules for combining the headless flags (typer.BadParameter, exit 2)."""
+    import typer
+
+    if input_format not in ("text", "stream-json"):
+        raise typer.BadParameter("use text or stream-json", param_hint="--input-format")
+    if input_format == "stream-json" and output_format != "stream-json":
+        raise typer.BadParameter(
+            "--input-format stream-json needs --output-format stream-json",
+            param_hint="--input-format",
+        )
+    if session_id is not None and not UUID_TEXT.match(session_id):
+        raise typer.BadParameter("must be a UUID", param_hint="--session-id")
+    if session_id is not None and resumes and not fork:
+        raise typer.BadParameter(
+            "with -c or -r it needs --fork-session too", param_hint="--session-id"
+        )
+
+
 def dispatch(parsed: ParsedArgs, interactive: Interactive | None = None) -> int:
     """Run what the command line asked for: a headless prompt, or an interactive session."""
     options = parsed.options
+    if parsed.print_mode and parsed.input_format == "stream-json":
+        if message := _credentials_problem(options.cwd):
+            _report_missing_credentials(message, parsed.output_format)
+            return 1
+        return _run_stream(parsed)
     if parsed.print_mode:
         text = _headless_prompt(parsed.prompt)
         if not text:
@@ -280,6 +394,21 @@ def _run_headless(options: object, prompt: str, output_format: str, include_part
 
     output = HeadlessOutput(output_format, include_partial)
     return asyncio.run(run_headless(options, prompt, output))  # type: ignore[arg-type]
+
+
+def _run_stream(parsed: ParsedArgs) -> int:
+    import asyncio
+
+    from agent.app.headless import HeadlessOutput
+    from agent.app.stream_json.session import run_stream
+
+    output = HeadlessOutput("stream-json", parsed.include_partial)
+    stdio = parsed.permission_prompt_tool == "stdio"
+    return asyncio.run(
+        run_stream(
+            parsed.options, output, stdio_permissions=stdio, replay=parsed.replay_user_messages
+        )
+    )
 
 
 def main() -> None:

@@ -1,4 +1,10 @@
-"""`ccx -p`: run one prompt without a UI and print text, one JSON result, or a JSON event stream."""
+"""`ccx -p`: run one prompt without a UI and print text, one JSON result, or a JSON event stream.
+
+stream-json is Claude Code's schema (``agent.app.stream_json.schema``); the
+result object is Claude Code's too, with ccx's compaction and context
+records beside it under names Claude Code does not use (``compactions``,
+``context_events``).
+"""
 
 from __future__ import annotations
 
@@ -8,11 +14,14 @@ import logging
 import signal
 import sys
 import time
+import uuid
 from typing import Any, TextIO
 
 from agent.app.driver import LineResult, SessionDriver, failure_of
 from agent.app.options import RunOptions, StartupError
+from agent.app.stream_json import schema
 from agent.core.events import (
+    AssistantMessage,
     CompactionFailed,
     CompactionFinished,
     ErrorEvent,
@@ -21,8 +30,6 @@ from agent.core.events import (
     Notice,
     PermissionDenied,
     SessionStarted,
-    TextDelta,
-    ThinkingDelta,
 )
 from tools.surrogates import escape_text, escape_value, is_encodable
 
@@ -47,11 +54,21 @@ class HeadlessOutput:
         # microcompactions and failed compactions, in order (finished ones are in compactions)
         self.context_events: list[dict[str, Any]] = []
         self.denials: list[dict[str, Any]] = []
+        self.started: SessionStarted | None = None
+        self.stop_reason: str | None = None
+        self._inputs: dict[str, dict[str, Any]] = {}  # tool_use_id -> input, for the denials
+        self._init_sent = False
 
     def emit(self, event: Event) -> None:
         if isinstance(event, SessionStarted):
             self.session_id = event.session_id
             self.model = event.model
+            self.started = event
+        elif isinstance(event, AssistantMessage):
+            self.stop_reason = event.stop_reason
+            for block in event.message.get("content", []):
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    self._inputs[block.get("id", "")] = block.get("input", {})
         elif isinstance(event, CompactionFinished):
             self.compactions.append(event.record.to_json())
         elif isinstance(event, Microcompacted):
@@ -68,7 +85,13 @@ class HeadlessOutput:
                 {"type": event.type, "trigger": event.trigger, "reason": event.reason}
             )
         elif isinstance(event, PermissionDenied):
-            self.denials.append({"tool_use_id": event.tool_use_id, "tool_name": event.name})
+            self.denials.append(
+                {
+                    "tool_name": event.name,
+                    "tool_use_id": event.tool_use_id,
+                    "tool_input": self._inputs.get(event.tool_use_id, {}),
+                }
+            )
         elif isinstance(event, (Notice, ErrorEvent)) and self.format == "text":
             level = getattr(event, "level", "error")
             if level != "info":
@@ -77,9 +100,33 @@ class HeadlessOutput:
                     file=sys.stderr,
                 )
         if self.format == "stream-json":
-            if isinstance(event, (TextDelta, ThinkingDelta)) and not self.include_partial:
-                return
-            self._line(event.to_json())
+            for line in schema.to_lines(event, self.session_id, self.include_partial):
+                self._line(line)
+
+    def send_init(self, driver: SessionDriver) -> None:
+        """stream-json: ``system``/``init``, once, before the session's first turn."""
+        if self.format != "stream-json" or self._init_sent:
+            return
+        self._init_sent = True
+        from agent import __version__
+
+        runtime = driver.runtime
+        self._line(
+            schema.init_message(
+                session_id=driver.session_id,
+                cwd=str(driver.cwd),
+                model=driver.model,
+                tools=[tool.name for tool in runtime.tools],
+                permission_mode=driver.mode,
+                slash_commands=[name for name, _help in driver.commands()],
+                skills=[skill.name for skill in runtime.skills],
+                version=__version__,
+            )
+        )
+
+    def write(self, payload: dict[str, Any]) -> None:
+        """One line of the stream as it is (control responses, echoed prompts)."""
+        self._line(payload)
 
     def finish(self, result: dict[str, Any]) -> None:
         if self.format == "text":
@@ -112,7 +159,7 @@ async def run_headless(options: RunOptions, prompt: str, output: HeadlessOutput)
         text = _unexpected(exc)
         output.finish(_result(output, "error_during_execution", text, started, None, 0))
         return 1
-    task = asyncio.ensure_future(_run(driver, prompt))
+    task = asyncio.ensure_future(_run(driver, prompt, output))
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, task.cancel)
@@ -122,7 +169,9 @@ async def run_headless(options: RunOptions, prompt: str, output: HeadlessOutput)
         subtype, text, code = "error_interrupted", "Interrupted by the user", EXIT_INTERRUPTED
     except Exception as exc:  # start-up failed after the session was built (a hook, say)
         failure = failure_of(exc)
-        subtype, text, code = _ending(output, LineResult(prompt, None, failure.message, True, failure))
+        subtype, text, code = _ending(
+            output, LineResult(prompt, None, failure.message, True, failure)
+        )
     finally:
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.remove_signal_handler(sig)
@@ -157,8 +206,9 @@ async def _close(driver: SessionDriver) -> None:
         log.exception("closing the session failed")
 
 
-async def _run(driver: SessionDriver, prompt: str) -> LineResult:
+async def _run(driver: SessionDriver, prompt: str, output: HeadlessOutput) -> LineResult:
     await driver.start()
+    output.send_init(driver)
     return await driver.run(prompt)
 
 
@@ -176,7 +226,9 @@ def _result(
         "subtype": subtype,
         "is_error": subtype != "success",
         "result": text,
+        "stop_reason": output.stop_reason,
         "session_id": output.session_id,
+        "uuid": str(uuid.uuid4()),
         "model": output.model,
         "num_turns": turns,
         "duration_ms": round((time.perf_counter() - started) * 1000),

@@ -37,6 +37,12 @@ class RunOptions:
     banner: str | None = None  # a first line for the interactive front ends (the demo's)
     resume_hint: bool = True  # "Resume with: ccx -r ID" on exit; off where the session is thrown away
     show_cost: bool = True  # the footer's dollars; off where nothing is billed (the demo)
+    system_prompt: str | None = None  # --system-prompt: replaces ccx's instructions
+    append_system_prompt: str | None = None  # --append-system-prompt
+    add_dirs: list[Path] = field(default_factory=list)  # --add-dir: more folders to read
+    settings: str | None = None  # --settings: a settings file's path, or its JSON
+    session_id: str | None = None  # --session-id: the new session's id (a UUID)
+    fork_session: bool = False  # --fork-session: -c / -r continue in a new session
 
 
 def split_rules(values: list[str]) -> list[str]:

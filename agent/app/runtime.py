@@ -30,7 +30,14 @@ from agent.model.catalog import ModelLimits, fetch_limits, limits_for, resolve_m
 from agent.model.client import ModelClient
 from agent.permissions.gate import PermissionGate, Rule
 from agent.permissions.safe_git import env_for_command
-from agent.permissions.settings import Settings, add_permission_rule, load_settings, project_root
+from agent.permissions.settings import (
+    Settings,
+    add_permission_rule,
+    load_settings,
+    merge_settings,
+    project_root,
+    read_settings_arg,
+)
 from agent.sessions.session import (
     LoadedSession,
     Session,
@@ -88,6 +95,13 @@ class Runtime:
     def _load_config(self) -> None:
         """Settings (their env applied), the model, the permission gate."""
         self.settings: Settings = load_settings(self.cwd, trusted=self.options.project_trusted)
+        if self.options.settings is not None:
+            try:
+                merge_settings(
+                    self.settings, read_settings_arg(self.options.settings), "--settings"
+                )
+            except ValueError as exc:
+                raise StartupError(f"Bad --settings: {exc}") from exc
         for warning in self.settings.warnings:
             self.emit_notice(warning)
         for path in self.settings.untrusted_ignored:
@@ -294,6 +308,12 @@ class Runtime:
     def _system_prompt(self) -> list[dict[str, Any]]:
         """The system prompt for the current model and memory files, with the skills listing."""
         system = build_system_prompt(self.cwd, self.model, self.memory_files)
+        if self.options.system_prompt is not None:  # it replaces the instructions, not the context
+            custom = self.options.system_prompt.strip()
+            system = ([{"type": "text", "text": custom}] if custom else []) + system[1:]
+        if self.options.append_system_prompt:
+            text = system[-1]["text"] + "\n\n" + self.options.append_system_prompt
+            system[-1] = {**system[-1], "text": text}
         self.memory_texts = [m.content for m in self.memory_files]
         if self.skills_text:
             system[-1] = {**system[-1], "text": system[-1]["text"] + "\n\n" + self.skills_text}
@@ -326,6 +346,7 @@ class Runtime:
         except ValueError as exc:
             raise StartupError(f"Bad permission rule: {exc}") from exc
         readable = [config_dir(), Path.home() / ".claude"]  # sessions, saved outputs, plans, skills
+        readable += [Path(d).resolve() for d in self.options.add_dirs]
         return PermissionGate(
             mode,
             allow,
@@ -346,14 +367,16 @@ class Runtime:
         if path is None and options.continue_session:
             self.emit_notice("No earlier session in this directory; starting a new one", "info")
         if path is None:
-            return Session.create(self.cwd, self.model), []
+            return Session.create(self.cwd, self.model, session_id=options.session_id), []
         early = self._preloaded[1] if self._preloaded and self._preloaded[0] == path else None
         self._preloaded = None
         try:
-            session, loaded = Session.open_existing(path, self.cwd, loaded=early, model=self.model)
+            session, loaded = Session.open_existing(
+                path, self.cwd, loaded=early, model=self.model, fork=options.fork_session
+            )
         except SessionError as exc:
             raise StartupError(f"Cannot resume the session: {exc}") from exc
-        if session.forked_from is not None:
+        if session.forked_from is not None and not options.fork_session:
             pid = f"pid {session.busy_pid}" if session.busy_pid else "pid unknown"
             self.emit_notice(
                 f"Session {session.forked_from} is in use by another ccx ({pid}); continuing "

@@ -90,6 +90,7 @@ class AssistantMessage(Event):
     api_id: str | None
     stop_reason: str | None
     usage: dict[str, int]
+    model: str = ""  # the model that answered (stream-json's assistant message names it)
 
 
 @dataclass
@@ -110,6 +111,7 @@ class ToolFinished(Event):
     display: str
     output_preview: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
+    content: Any = None  # the tool_result content the model is sent (stream-json's user message)
 
 
 @dataclass

@@ -329,7 +329,11 @@ class Agent:
         self.policy.after_response(self, response, message)
         self.emit(
             AssistantMessage(
-                message.to_api(), response.api_id, response.stop_reason, response.usage
+                message.to_api(),
+                response.api_id,
+                response.stop_reason,
+                response.usage,
+                message.model or self.model,
             )
         )
         self._check_transcript()

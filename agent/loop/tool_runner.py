@@ -107,11 +107,14 @@ class ToolRunner:
         self.emit(ToolStarted(call.id, call.use["name"], call.use.get("input", {}), label))
         started = time.perf_counter()
         result = escape_result(await self._execute(call, params, label))
-        results[call.id] = tool_result_block(call.id, _api_content(result), result.is_error)
+        content = _api_content(result)
+        results[call.id] = tool_result_block(call.id, content, result.is_error)
         meta = dict(result.meta, duration_s=round(time.perf_counter() - started, 4))
         preview = result.output_text()[:2000]
         self.emit(
-            ToolFinished(call.id, call.use["name"], result.is_error, result.display, preview, meta)
+            ToolFinished(
+                call.id, call.use["name"], result.is_error, result.display, preview, meta, content
+            )
         )
 
     def _parse(self, call: ToolCall, invalid_raw: str | None) -> ToolParams | ToolResult:

@@ -141,6 +141,28 @@ def load_settings(cwd: Path, config_dir: Path | None = None, trusted: bool = Tru
     return settings
 
 
+def merge_settings(settings: Settings, data: dict[str, Any], source: str) -> None:
+    """Merge one more settings object (``--settings``) over the files' settings."""
+    _merge_into(settings, data, source=source)
+
+
+def read_settings_arg(value: str) -> dict[str, Any]:
+    """``--settings``: inline JSON when it starts with ``{``, else a file's path; ValueError."""
+    text = value
+    if not value.lstrip().startswith("{"):
+        try:
+            text = Path(value).expanduser().read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"cannot read {value}: {exc.strerror or exc}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ValueError("settings must be a JSON object")
+    return data
+
+
 def untrusted_view(data: dict[str, Any]) -> dict[str, Any]:
     """A project settings file as it applies before the folder is trusted: its deny and
     ask rules and the harmless keys only."""

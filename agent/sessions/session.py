@@ -29,6 +29,7 @@ from typing import Any
 
 from agent import __version__
 from agent.core.messages import Message
+from agent.sessions.foreign import foreign_session_reason
 from agent.sessions.store import SessionError as SessionError
 from agent.sessions.store import SessionInfo as SessionInfo
 from agent.sessions.store import find_session as find_session
@@ -202,10 +203,11 @@ class Session:
         resumed_from: str | None = None,
         forked_from: str | None = None,
         folder: Path | None = None,
+        session_id: str | None = None,
     ) -> Session:
         """A new session in the cwd's project folder (or ``folder``); its file appears with
-        its first record."""
-        session_id = str(uuid.uuid4())
+        its first record. ``session_id``: the id to use (--session-id), a new UUID if None."""
+        session_id = session_id or str(uuid.uuid4())
         path = (folder or project_dir(cwd, config_dir)) / f"{session_id}.jsonl"
         header: dict[str, Any] = {
             "type": "session",
@@ -229,16 +231,22 @@ class Session:
         config_dir: Path | None = None,
         loaded: LoadedSession | None = None,
         model: str | None = None,
+        fork: bool = False,
     ) -> tuple[Session, LoadedSession]:
         """Load a session by path or id and continue it in the same file, locked.
 
         ``loaded`` is the file's content when the caller has read it already
         (the TUI does, to draw the history sooner). Writes a resume record and,
         when loading repaired the conversation, the repair record, so the file
-        replays to exactly what is returned. When another ccx holds the file,
-        continues instead in a fork of it (``forked_from`` is then set).
+        replays to exactly what is returned. When another ccx holds the file, or with
+        ``fork`` (--fork-session), continues instead in a fork of it (``forked_from`` is then
+        set).
         """
         path = _locate(path_or_id, cwd, config_dir)
+        if (reason := foreign_session_reason(path)) is not None:
+            raise SessionError(reason)  # before anything is written to it
+        if fork:
+            return cls._fork(path, cwd, model or "", config_dir)
         if loaded is None:
             loaded = load_session(path)
         session = cls(path, path.stem)

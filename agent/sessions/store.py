@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.locations import config_dir
+from agent.sessions.foreign import claude_code_refusal, claude_code_transcript
 
 _MAX_DIR_NAME = 200  # file systems refuse names over 255 bytes
 
@@ -98,8 +99,12 @@ def session_path_for(
     SessionError when ``resume`` names no session; ``-c`` with no earlier
     session in ``cwd`` is None.
     """
+    if resume and os.sep in resume and Path(resume).expanduser().is_file():
+        return Path(resume).expanduser()  # a transcript's path (the loader checks it is ccx's)
     if resume:
         path = find_session(resume, cwd)
+        if path is None and (foreign := claude_code_transcript(resume.strip())) is not None:
+            raise SessionError(claude_code_refusal(foreign))
         if path is None:
             raise SessionError(f"No session with id {resume!r} was found")
         return path

@@ -30,6 +30,19 @@ class Run:
     def events(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.stdout.splitlines() if line.strip()]
 
+    def ccx_events(self) -> list[dict[str, Any]]:
+        """The stream-json lines with ccx's own events (system/ccx_X) under their type X."""
+        return [ccx_event(event) for event in self.events()]
+
+
+def ccx_event(line: dict[str, Any]) -> dict[str, Any]:
+    """A system/ccx_X line as the ccx event {"type": X, ...}; any other line as it is."""
+    subtype = str(line.get("subtype", ""))
+    if line.get("type") != "system" or not subtype.startswith("ccx_"):
+        return line
+    fields = {k: v for k, v in line.items() if k not in ("type", "subtype")}
+    return {"type": subtype.removeprefix("ccx_"), **fields}
+
 
 class Ccx:
     """Runs `ccx` as a subprocess in a sample repository, talking to the fake API."""
@@ -46,6 +59,7 @@ class Ccx:
             "HOME": str(config.parent / "home"),
             "CCX_STRICT_INVARIANTS": "1",
             "CCX_RETRY_BASE_DELAY_MS": "5",
+            "CCX_WARM": "0",  # no warm worker left behind (tests/e2e/test_warm_worker.py has one)
         }
 
     def run(self, *args: str, stdin: str | None = None, timeout: float = 60) -> Run:

@@ -103,7 +103,7 @@ def test_auto_compaction_appears_in_stream_json(ccx: Ccx) -> None:
     )
     run = ccx.run("-p", "read them all", "--output-format", "stream-json", "--autocompact", "30000")
     assert run.returncode == 0, run.stderr
-    events = run.events()
+    events = run.ccx_events()
     kinds = [e["type"] for e in events]
     assert "context" in kinds
     compactions = [e for e in events if e["type"] in ("compaction_finished", "microcompact")]

@@ -23,7 +23,7 @@ def test_transient_faults_are_retried_until_success(ccx: Ccx) -> None:
     ccx.env["CCX_STREAM_STALL_TIMEOUT_S"] = "1"
     run = ccx.run("-p", "hi", "--output-format", "stream-json")
     assert run.returncode == 0, run.stderr
-    events = run.events()
+    events = run.ccx_events()
     retries = [e for e in events if e["type"] == "api_retry"]
     assert [r["attempt"] for r in retries] == [1, 2, 3, 4, 5, 6]
     assert "429" in retries[0]["reason"] and "529" in retries[1]["reason"]
@@ -63,7 +63,7 @@ def test_interrupt_during_a_tool_answers_it_and_resume_works(ccx: Ccx) -> None:
     )
     assert proc.stdout is not None
     for line in proc.stdout:
-        if json.loads(line)["type"] == "tool_started":
+        if json.loads(line).get("subtype") == "ccx_tool_started":
             break
     time.sleep(0.2)
     started = time.perf_counter()
@@ -93,7 +93,7 @@ def test_killed_mid_tool_is_repaired_on_resume(ccx: Ccx) -> None:
     )
     assert proc.stdout is not None
     for line in proc.stdout:
-        if json.loads(line)["type"] == "tool_started":
+        if json.loads(line).get("subtype") == "ccx_tool_started":
             break
     proc.kill()  # no chance to clean up: the transcript ends on an unanswered tool_use
     proc.wait(timeout=10)

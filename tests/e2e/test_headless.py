@@ -68,18 +68,31 @@ def test_text_output_and_prompt_from_stdin(ccx: Ccx) -> None:
     assert ccx.api.requests[0].last_user_text() == "what is this repo?"
 
 
-def test_stream_json_emits_events_then_result(ccx: Ccx) -> None:
+def test_stream_json_speaks_claude_codes_schema(ccx: Ccx) -> None:
     ccx.api.add(tool_reply(("Glob", {"pattern": "**/*.py"})), text_reply("One module."))
-    run = ccx.run("-p", "list modules", "--output-format", "stream-json")
+    run = ccx.run("-p", "list modules", "--output-format", "stream-json", "--verbose")
     assert run.returncode == 0, run.stderr
     events = run.events()
-    kinds = [event["type"] for event in events]
-    assert kinds[0] == "session_started"
-    assert "tool_started" in kinds and "tool_result" in kinds and "assistant" in kinds
-    assert kinds[-1] == "result" and events[-1]["result"] == "One module."
-    assert "text_delta" not in kinds
-    glob_result = next(e for e in events if e["type"] == "tool_result")
-    assert glob_result["name"] == "Glob" and not glob_result["is_error"]
+    init = events[0]
+    assert (init["type"], init["subtype"]) == ("system", "init")
+    assert "Glob" in init["tools"] and init["permissionMode"] == "default"
+    assert init["cwd"] == str(ccx.repo) and "compact" in init["slash_commands"]
+    assistants = [e for e in events if e["type"] == "assistant"]
+    first = assistants[0]["message"]
+    assert first["model"] and first["id"].startswith("msg_") and first["role"] == "assistant"
+    assert first["stop_reason"] == "tool_use" and "output_tokens" in first["usage"]
+    tool_use = first["content"][0]
+    (user,) = [e for e in events if e["type"] == "user"]
+    (block,) = user["message"]["content"]
+    assert block["type"] == "tool_result" and block["tool_use_id"] == tool_use["id"]
+    assert "app.py" in str(block["content"])
+    assert all(e["session_id"] == init["session_id"] for e in events)
+    result = events[-1]
+    assert result["type"] == "result" and result["subtype"] == "success"
+    assert result["result"] == "One module." and result["stop_reason"] == "end_turn"
+    assert not any(e["type"] == "stream_event" for e in events)  # only with partial messages
+    started = [e for e in events if e.get("subtype") == "ccx_tool_started"]
+    assert started[0]["name"] == "Glob"  # ccx's own events, under a prefix of their own
 
 
 def test_continue_and_resume_keep_the_conversation(ccx: Ccx) -> None:
@@ -194,7 +207,7 @@ def test_stream_json_says_when_streamed_text_is_discarded(ccx: Ccx) -> None:
         "-p", "hi", "--output-format", "stream-json", "--include-partial-messages", timeout=30
     )
     assert run.returncode == 0, run.stderr
-    kinds = [event["type"] for event in run.events()]
+    kinds = [event["type"] for event in run.ccx_events()]
     discarded = kinds.index("response_discarded")
-    assert kinds.index("text_delta") < discarded < kinds.index("api_retry")
+    assert kinds.index("stream_event") < discarded < kinds.index("api_retry")
     assert run.events()[-1]["result"] == "The whole answer."

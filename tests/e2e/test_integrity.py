@@ -135,7 +135,7 @@ def test_two_concurrent_continues_fork_instead_of_interleaving(ccx: Ccx) -> None
     (forker,) = set("AB") - set(kept)
     holder_pid = procs[kept[0]].pid
     notices = [
-        e["text"] for e in runs[forker].events() if e["type"] == "notice" and "in use" in e["text"]
+        e["text"] for e in runs[forker].ccx_events() if e["type"] == "notice" and "in use" in e["text"]
     ]
     fork_id = results[forker]["session_id"]
     assert notices == [
@@ -199,7 +199,7 @@ def test_a_failed_transcript_write_stops_the_run_once_and_stays_resumable(ccx: C
     started = time.time()
     run = run_with_file_size_limit(ccx, 40_000, "-p", "read", "--output-format", "stream-json")
     assert run.returncode == 1, run.stderr
-    events = run.events()
+    events = run.ccx_events()
     result = events[-1]
     assert result["is_error"] and result["subtype"] == "error_during_execution"
     (transcript,) = ccx.transcripts()

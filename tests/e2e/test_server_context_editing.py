@@ -28,7 +28,7 @@ def test_a_long_reading_session_is_cleared_by_the_api_not_by_ccx(ccx: Ccx) -> No
     )
 
     assert run.returncode == 0, run.stderr
-    events = run.events()
+    events = run.ccx_events()
     result = events[-1]
     assert result["result"] == "done" and not result["is_error"]
     requests = ccx.api.requests

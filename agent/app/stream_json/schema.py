@@ -1,0 +1,158 @@
+"""ccx's events as Claude Code's stream-json lines (the schema the Agent SDK parses).
+
+Claude Code's own message types (``system``/``init``, ``assistant``,
+``user``, ``stream_event``, ``result``) carry the same fields here; ccx's
+other events (tool starts, compaction and context clearing, the context
+meter, notices, errors, retries, usage) go out as ``system`` messages whose
+subtype is ``ccx_`` and the event's type, a prefix Claude Code does not use,
+so a client that does not know them passes them by (the Agent SDK reads them
+as plain SystemMessages).
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from agent.core.events import (
+    AssistantMessage,
+    Event,
+    SessionStarted,
+    TextDelta,
+    ThinkingDelta,
+    ToolFinished,
+    TurnFinished,
+)
+
+CCX_PREFIX = "ccx_"
+# Said by Claude Code's own lines instead: system/init, the result.
+NOT_SENT = (SessionStarted, TurnFinished)
+
+
+def new_uuid() -> str:
+    return str(uuid.uuid4())
+
+
+def init_message(
+    *,
+    session_id: str,
+    cwd: str,
+    model: str,
+    tools: list[str],
+    permission_mode: str,
+    slash_commands: list[str],
+    skills: list[str],
+    version: str,
+    mcp_servers: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """``system``/``init``: what the session runs with, before its first assistant message."""
+    return {
+        "type": "system",
+        "subtype": "init",
+        "cwd": cwd,
+        "session_id": session_id,
+        "tools": tools,
+        "mcp_servers": mcp_servers or [],
+        "model": model,
+        "permissionMode": permission_mode,
+        "slash_commands": slash_commands,
+        "apiKeySource": "ANTHROPIC_API_KEY",
+        "claude_code_version": version,
+        "ccx_version": version,
+        "output_style": "default",
+        "agents": [],
+        "skills": skills,
+        "plugins": [],
+        "uuid": new_uuid(),
+    }
+
+
+def assistant_message(event: AssistantMessage, session_id: str) -> dict[str, Any]:
+    message = event.message
+    return {
+        "type": "assistant",
+        "message": {
+            "id": event.api_id or f"msg_{uuid.uuid4().hex[:24]}",
+            "type": "message",
+            "role": "assistant",
+            "model": event.model,
+            "content": message.get("content", []),
+            "stop_reason": event.stop_reason,
+            "stop_sequence": None,
+            "usage": dict(event.usage),
+        },
+        "parent_tool_use_id": None,
+        "session_id": session_id,
+        "uuid": new_uuid(),
+    }
+
+
+def tool_result_message(event: ToolFinished, session_id: str) -> dict[str, Any]:
+    """``user``: the tool result the model is sent, one message per tool call."""
+    block: dict[str, Any] = {
+        "tool_use_id": event.tool_use_id,
+        "type": "tool_result",
+        "content": event.content if event.content is not None else event.output_preview,
+    }
+    if event.is_error:
+        block["is_error"] = True
+    return {
+        "type": "user",
+        "message": {"role": "user", "content": [block]},
+        "parent_tool_use_id": None,
+        "session_id": session_id,
+        "uuid": new_uuid(),
+        "tool_use_result": {"tool": event.name, "display": event.display, **event.meta},
+    }
+
+
+def user_prompt_message(text: str, session_id: str) -> dict[str, Any]:
+    """``user``: a prompt read from the input stream, echoed back (``--replay-user-messages``)."""
+    return {
+        "type": "user",
+        "message": {"role": "user", "content": text},
+        "parent_tool_use_id": None,
+        "session_id": session_id,
+        "uuid": new_uuid(),
+    }
+
+
+def stream_event(event: TextDelta | ThinkingDelta, session_id: str) -> dict[str, Any]:
+    """``stream_event``: a partial message, as the API's content_block_delta."""
+    if isinstance(event, TextDelta):
+        delta = {"type": "text_delta", "text": event.text}
+    else:
+        delta = {"type": "thinking_delta", "thinking": event.text}
+    return {
+        "type": "stream_event",
+        "event": {"type": "content_block_delta", "index": 0, "delta": delta},
+        "session_id": session_id,
+        "parent_tool_use_id": None,
+        "uuid": new_uuid(),
+    }
+
+
+def ccx_message(event: Event, session_id: str) -> dict[str, Any]:
+    """A ccx event as ``system``/``ccx_<type>``; its fields beside the subtype."""
+    payload = event.to_json()
+    payload.pop("type", None)
+    return {
+        "type": "system",
+        "subtype": CCX_PREFIX + event.type,
+        **payload,
+        "session_id": session_id,
+        "uuid": new_uuid(),
+    }
+
+
+def to_lines(event: Event, session_id: str, include_partial: bool) -> list[dict[str, Any]]:
+    """The stream-json lines one ccx event becomes (none for ccx's own bookkeeping)."""
+    if isinstance(event, AssistantMessage):
+        return [assistant_message(event, session_id)]
+    if isinstance(event, ToolFinished):
+        return [tool_result_message(event, session_id)]
+    if isinstance(event, (TextDelta, ThinkingDelta)):
+        return [stream_event(event, session_id)] if include_partial else []
+    if isinstance(event, NOT_SENT):
+        return []
+    return [ccx_message(event, session_id)]
