@@ -34,7 +34,7 @@ def test_notes_stand_in_for_the_summary_and_every_output_names_the_method(ccx: C
     )
     run = ccx.run("-p", TASK, "--output-format", "stream-json", "--autocompact", "40000")
     assert run.returncode == 0, run.stderr
-    events = run.events()
+    events = run.ccx_events()  # ccx's own events arrive as system/ccx_<type> lines
     result = events[-1]
     assert result["type"] == "result" and result["result"] == "done"
     methods = [c["method"] for c in result["compactions"]]
