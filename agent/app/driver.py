@@ -128,6 +128,8 @@ class SessionDriver:
                 return LineResult(
                     line, name, result.text, result.is_error, data=result.data, exit=result.exit
                 )
+            if (blocked := await self.runtime.submit_hooks(line)) is not None:
+                return LineResult(line, None, blocked, is_error=True)
             outcome = await self.runtime.agent.submit(line)
             return LineResult(line, None, outcome.result)
         except asyncio.CancelledError:
@@ -208,6 +210,7 @@ class SessionDriver:
 
     # -- the end ---------------------------------------------------------------------------
 
-    async def aclose(self) -> None:
-        """Release the session's parts: shells, the file watcher, the transcript, the client."""
-        await self.runtime.aclose()
+    async def aclose(self, reason: str = "other") -> None:
+        """SessionEnd hooks (``reason``: clear, logout, prompt_input_exit, other), then release
+        the session's parts: shells, the file watcher, the transcript, the client."""
+        await self.runtime.aclose(reason)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,6 +61,8 @@ DEFAULT_MAX_TOKENS = 8_192
 ESCALATED_MAX_TOKENS = 64_000
 MAX_CONTINUATIONS = 3
 MAX_PROMPT_TOO_LONG_RECOVERIES = 3  # per request: reactive compaction, then dropping old rounds
+# Stop hooks that say "go on" in a row before ccx stops anyway (they also see stop_hook_active).
+MAX_STOP_HOOK_CONTINUES = 8
 CONTINUE_NUDGE = (
     "Your last response was cut off at the output limit. Continue exactly where it stopped; "
     "do not repeat or summarize what you already wrote. "
@@ -72,6 +74,10 @@ class MaxTurnsReached(Exception):
     def __init__(self, turns: int):
         super().__init__(f"Reached the maximum of {turns} turns")
         self.turns = turns
+
+
+# A Stop hook: (stop_hook_active, the last assistant text) -> why to go on, or None to stop.
+StopHook = Callable[[bool, str], Awaitable[str | None]]
 
 
 @dataclass
@@ -106,6 +112,7 @@ class Agent:
         messages: list[Message] | None = None,
         reminder_sources: list[Callable[[], list[str]]] | None = None,
         on_tool_results: Callable[[list[dict[str, Any]], Message], list[str]] | None = None,
+        stop_hook: StopHook | None = None,
     ) -> None:
         self.config = config
         self.model = config.model
@@ -118,6 +125,7 @@ class Agent:
         self.conversation = Conversation(messages or (), session)
         self.reminder_sources = reminder_sources or []
         self.on_tool_results = on_tool_results
+        self.stop_hook = stop_hook
         self.costs = CostTracker()
         self.turns_total = 0
         self._pending_reminders: list[str] = []
@@ -147,7 +155,7 @@ class Agent:
         self.append(Message(role="user", content=content, kind="prompt"))
         turns = 0
         max_tokens = self.config.max_tokens
-        continuations = 0
+        continuations = stop_continues = 0
         try:
             while True:
                 await self.policy.before_request(self)
@@ -164,6 +172,8 @@ class Agent:
                 message = self.append_response(response)
                 if message.tool_uses():
                     await self.run_tools(message, response.invalid_inputs)
+                    if (stopped := self._hook_stop()) is not None:
+                        return self._finish(stopped, "stop_hook", turns)
                     if self.config.max_turns is not None and turns >= self.config.max_turns:
                         raise MaxTurnsReached(turns)
                     continue
@@ -171,9 +181,10 @@ class Agent:
                     continuations += 1
                     self.append(user_text(CONTINUE_NUDGE, kind="meta"))
                     continue
-                outcome = TurnOutcome(message.text(), response.stop_reason, turns)
-                self.emit(TurnFinished(outcome.result, outcome.stop_reason, turns))
-                return outcome
+                if await self._stop_hook_continues(message, stop_continues):
+                    stop_continues += 1
+                    continue
+                return self._finish(message.text(), response.stop_reason, turns)
         except asyncio.CancelledError:
             self.close_interrupted()
             self.emit(TurnFinished("", None, turns, interrupted=True))
@@ -183,6 +194,37 @@ class Agent:
             # stays valid for a later turn (the transcript gets them if it can be written).
             self.conversation.close_dangling(TRANSCRIPT_FAILED_RESULT)
             raise
+
+    def _finish(self, result: str, stop_reason: str | None, turns: int) -> TurnOutcome:
+        outcome = TurnOutcome(result, stop_reason, turns)
+        self.emit(TurnFinished(outcome.result, outcome.stop_reason, turns))
+        return outcome
+
+    def _hook_stop(self) -> str | None:
+        """A tool hook's ``continue: false``: its stop reason, shown to the user."""
+        hooks = self.runner.hooks
+        reason = hooks.take_stop() if hooks is not None else None
+        if reason is not None:
+            self.emit(Notice(f"A hook stopped the turn: {reason}", "warning"))
+        return reason
+
+    async def _stop_hook_continues(self, message: Message, continues: int) -> bool:
+        """Whether a Stop hook sent the agent on (its reason is appended for the model)."""
+        if self.stop_hook is None:
+            return False
+        reason = await self.stop_hook(continues > 0, message.text())
+        if not reason:
+            return False
+        if continues >= MAX_STOP_HOOK_CONTINUES:
+            self.emit(
+                Notice(
+                    f"Stop hooks asked to go on {continues} times in a row; stopping anyway.",
+                    "warning",
+                )
+            )
+            return False
+        self.append(user_text(f"Stop hook feedback:\n{reason}", kind="meta"))
+        return True
 
     # -- steps ---------------------------------------------------------------------------
 
