@@ -73,8 +73,13 @@ def scenario(repo: Path) -> dict[str, Any]:
 def start_referee(workdir: Path, scenario_path: Path) -> tuple[subprocess.Popen[str], int]:
     port_file = workdir / "port.txt"
     server = subprocess.Popen(
-        [sys.executable, str(SHARED_BENCH / "fakeapi.py"), str(scenario_path), "--log",
-         str(workdir / "api.log")],
+        [
+            sys.executable,
+            str(SHARED_BENCH / "fakeapi.py"),
+            str(scenario_path),
+            "--log",
+            str(workdir / "api.log"),
+        ],
         stdout=port_file.open("w"),
         stderr=(workdir / "server.err").open("w"),
         text=True,
@@ -117,17 +122,41 @@ def run_client(client: str, workdir: Path) -> list[dict[str, Any]]:
         "ANTHROPIC_API_KEY": "sk-test",
     }
     if client == "cc":
-        env.update(IS_SANDBOX="1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-                   DISABLE_TELEMETRY="1", DISABLE_AUTOUPDATER="1")
-        argv = [claude_bin(), "-p", TASK, "--dangerously-skip-permissions",
-                "--output-format", "json"]
+        env.update(
+            IS_SANDBOX="1",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            DISABLE_TELEMETRY="1",
+            DISABLE_AUTOUPDATER="1",
+        )
+        argv = [
+            claude_bin(),
+            "-p",
+            TASK,
+            "--dangerously-skip-permissions",
+            "--output-format",
+            "json",
+        ]
     else:
         env.update(CCX_CONFIG_DIR=str(workdir / "ccx-config"), CCX_SKIP_MODELS_API="1")
-        argv = [CCX, "-p", TASK, "--permission-mode", "bypassPermissions",
-                "--output-format", "json"]
+        argv = [
+            CCX,
+            "-p",
+            TASK,
+            "--permission-mode",
+            "bypassPermissions",
+            "--output-format",
+            "json",
+        ]
     try:
-        proc = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True,
-                              timeout=300, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            argv,
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            stdin=subprocess.DEVNULL,
+        )
     finally:
         server.kill()
         server.wait()
@@ -141,8 +170,10 @@ def run_client(client: str, workdir: Path) -> list[dict[str, Any]]:
 
 def summarize(runs: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
     rows = []
-    names = sorted({p.get("hook_event_name", "?") for r in runs.values() for p in r},
-                   key=lambda e: EVENTS.index(e) if e in EVENTS else len(EVENTS))
+    names = sorted(
+        {p.get("hook_event_name", "?") for r in runs.values() for p in r},
+        key=lambda e: EVENTS.index(e) if e in EVENTS else len(EVENTS),
+    )
     for event in dict.fromkeys([*EVENTS, *names]):
         row: dict[str, Any] = {"event": event}
         keys: dict[str, set[str]] = {}

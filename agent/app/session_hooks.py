@@ -86,7 +86,9 @@ class SessionHooks:
             return None
 
         async def ask_with_notice(request: PermissionRequest) -> Answer:
-            self.notify(f"ccx needs your permission to use {request.tool_name}", "permission_prompt")
+            self.notify(
+                f"ccx needs your permission to use {request.tool_name}", "permission_prompt"
+            )
             return await ask(request)
 
         return ask_with_notice

@@ -47,9 +47,9 @@ class ToolHooks:
     notes: list[str] = field(default_factory=list)  # for the model, with the tool results
     stop_reason: str | None = None  # continue: false
 
-    async def before(self, tool: Tool, use: dict[str, Any], params: ToolParams) -> (
-        PreToolVerdict | ToolResult
-    ):
+    async def before(
+        self, tool: Tool, use: dict[str, Any], params: ToolParams
+    ) -> PreToolVerdict | ToolResult:
         if not self.hooks.has("PreToolUse", tool.name):
             return PreToolVerdict(params)
         tool_input = params.model_dump(by_alias=True, exclude_none=True)
