@@ -37,6 +37,7 @@ class PromptCheck:
 class SessionHooks:
     hooks: HookRunner
     emit: EventSink
+    end_timeout: float = SESSION_END_TIMEOUT_S
     _background: set[asyncio.Task[None]] = field(default_factory=set)
 
     async def prompt_submitted(self, prompt: str) -> PromptCheck:
@@ -99,7 +100,7 @@ class SessionHooks:
         if not self.hooks.has("SessionEnd", reason):
             return
         await self._quietly(
-            self.hooks.run("SessionEnd", reason, {"reason": reason}, SESSION_END_TIMEOUT_S)
+            self.hooks.run("SessionEnd", reason, {"reason": reason}, self.end_timeout)
         )
 
     async def _quietly(self, run: Awaitable[HookOutcome]) -> None:
