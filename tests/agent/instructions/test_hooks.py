@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from agent.instructions.hooks import HookRunner, additional_context_text
+from agent.instructions.hooks import EVENTS, HookRunner, additional_context_text
+from agent.permissions.settings import load_settings
 
 
 def runner(tmp_path: Path, hooks: dict[str, Any]) -> HookRunner:
@@ -340,3 +341,18 @@ async def test_payload_carries_mode_and_prompt_id(tmp_path: Path) -> None:
     await hooks.run("SessionEnd", "other", {"reason": "other"})
     end = json.loads(Path(f"{out}.end").read_text())
     assert "permission_mode" not in end and end["reason"] == "other"
+
+
+@pytest.mark.parametrize("event", EVENTS)
+def test_an_untrusted_project_runs_no_hook_of_any_event(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, event: str
+) -> None:
+    monkeypatch.setenv("CCX_CONFIG_DIR", str(tmp_path / "config"))
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".git").mkdir()
+    settings = {"hooks": {event: [group("touch PWN", "*")]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    untrusted = load_settings(project, trusted=False)
+    assert not runner(project, untrusted.hooks).has(event, "x")
+    assert runner(project, load_settings(project).hooks).has(event, "x")
