@@ -213,4 +213,7 @@ class SessionDriver:
     async def aclose(self, reason: str = "other") -> None:
         """SessionEnd hooks (``reason``: clear, logout, prompt_input_exit, other), then release
         the session's parts: shells, the file watcher, the transcript, the client."""
-        await self.runtime.aclose(reason)
+        try:
+            await self.runtime.session_hooks.session_end(reason)
+        finally:
+            await self.runtime.aclose()

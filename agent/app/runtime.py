@@ -432,8 +432,7 @@ class Runtime:
         self.watcher.stop()
         self.session.close()
 
-    async def aclose(self, reason: str = "other") -> None:
-        """SessionEnd hooks, ``close()``, then the API client's connections (they need the loop)."""
-        await self.session_hooks.session_end(reason)
+    async def aclose(self) -> None:
+        """``close()``, then the API client's HTTP connections (they need the loop)."""
         self.close()
         await self.agent.client.aclose()

@@ -70,10 +70,16 @@ class ToolHooks:
                     f"valid: {parsed.output_text()}"
                 )
             params = parsed
+            self.emit(Notice(f"A PreToolUse hook rewrote this {tool.name} call's input", "info"))
         return PreToolVerdict(params, outcome.permission_decision, outcome.permission_reason)
 
     async def after(
-        self, tool: Tool, use: dict[str, Any], params: ToolParams, result: ToolResult
+        self,
+        tool: Tool,
+        use: dict[str, Any],
+        params: ToolParams,
+        result: ToolResult,
+        duration_ms: int = 0,
     ) -> None:
         if result.is_error or not self.hooks.has("PostToolUse", tool.name):
             return
@@ -85,6 +91,7 @@ class ToolHooks:
                 "tool_input": params.model_dump(by_alias=True, exclude_none=True),
                 "tool_response": tool_response(result),
                 "tool_use_id": use["id"],
+                "duration_ms": duration_ms,
             },
         )
         self._common(outcome)

@@ -152,9 +152,11 @@ class ToolRunner:
         denial = await self._authorize(call, verdict, label)
         if denial is not None:
             return denial
+        started = time.perf_counter()
         result = await self._run_tool(call.tool, verdict.params)
         if self.hooks is not None:
-            await self.hooks.after(call.tool, call.use, verdict.params, result)
+            took_ms = round((time.perf_counter() - started) * 1000)
+            await self.hooks.after(call.tool, call.use, verdict.params, result, took_ms)
         return result
 
     async def _run_tool(self, tool: Tool, params: ToolParams) -> ToolResult:

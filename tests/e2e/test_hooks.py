@@ -190,7 +190,7 @@ def test_prompt_post_tool_stop_and_session_end(ccx: Ccx) -> None:
     ]
     prompt, tool, stop_1, stop_2, end = events
     assert prompt["prompt"] == "hello there" and prompt["prompt_id"]
-    assert tool["tool_input"] == {"command": "echo hello"}
+    assert tool["tool_input"] == {"command": "echo hello"} and tool["duration_ms"] >= 0
     assert tool["tool_response"]["output"].strip() == "hello"
     assert (stop_1["stop_hook_active"], stop_2["stop_hook_active"]) == (False, True)
     assert stop_2["last_assistant_message"] == "Second stop."
