@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +43,7 @@ from agent.core.messages import (
 from agent.core.pairing import answers_for
 from agent.core.request import build_request
 from agent.loop.cost import CostTracker
+from agent.loop.stop_hooks import StopHook, stop_hook_feedback
 from agent.loop.tool_runner import ToolRunner
 from agent.model.catalog import ModelLimits, limits_for
 from agent.model.client import (
@@ -61,8 +62,6 @@ DEFAULT_MAX_TOKENS = 8_192
 ESCALATED_MAX_TOKENS = 64_000
 MAX_CONTINUATIONS = 3
 MAX_PROMPT_TOO_LONG_RECOVERIES = 3  # per request: reactive compaction, then dropping old rounds
-# Stop hooks that say "go on" in a row before ccx stops anyway (they also see stop_hook_active).
-MAX_STOP_HOOK_CONTINUES = 8
 CONTINUE_NUDGE = (
     "Your last response was cut off at the output limit. Continue exactly where it stopped; "
     "do not repeat or summarize what you already wrote. "
@@ -74,10 +73,6 @@ class MaxTurnsReached(Exception):
     def __init__(self, turns: int):
         super().__init__(f"Reached the maximum of {turns} turns")
         self.turns = turns
-
-
-# A Stop hook: (stop_hook_active, the last assistant text) -> why to go on, or None to stop.
-StopHook = Callable[[bool, str], Awaitable[str | None]]
 
 
 @dataclass
@@ -212,19 +207,10 @@ class Agent:
         """Whether a Stop hook sent the agent on (its reason is appended for the model)."""
         if self.stop_hook is None:
             return False
-        reason = await self.stop_hook(continues > 0, message.text())
-        if not reason:
-            return False
-        if continues >= MAX_STOP_HOOK_CONTINUES:
-            self.emit(
-                Notice(
-                    f"Stop hooks asked to go on {continues} times in a row; stopping anyway.",
-                    "warning",
-                )
-            )
-            return False
-        self.append(user_text(f"Stop hook feedback:\n{reason}", kind="meta"))
-        return True
+        reason = await stop_hook_feedback(self.stop_hook, message.text(), continues, self.emit)
+        if reason is not None:
+            self.append(user_text(reason, kind="meta"))
+        return reason is not None
 
     # -- steps ---------------------------------------------------------------------------
 

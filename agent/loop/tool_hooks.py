@@ -71,6 +71,8 @@ class ToolHooks:
                 )
             params = parsed
             self.emit(Notice(f"A PreToolUse hook rewrote this {tool.name} call's input", "info"))
+        if outcome.permission_decision == "allow" and outcome.permission_reason:
+            self.emit(Notice(f"A PreToolUse hook allowed {tool.name}: {outcome.permission_reason}"))
         return PreToolVerdict(params, outcome.permission_decision, outcome.permission_reason)
 
     async def after(
