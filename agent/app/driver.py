@@ -129,7 +129,7 @@ class SessionDriver:
                     line, name, result.text, result.is_error, data=result.data, exit=result.exit
                 )
             if (blocked := await self.runtime.submit_hooks(line)) is not None:
-                return LineResult(line, None, blocked, is_error=True)
+                return LineResult(line, None, blocked)
             outcome = await self.runtime.agent.submit(line)
             return LineResult(line, None, outcome.result)
         except asyncio.CancelledError:

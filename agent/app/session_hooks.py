@@ -49,7 +49,12 @@ class SessionHooks:
         self._tell(outcome)
         if outcome.blocked or outcome.stop_turn:
             reason = outcome.block_reason or outcome.stop_reason or "(no reason given)"
-            return PromptCheck(True, f"A UserPromptSubmit hook blocked this prompt: {reason}")
+            # As Claude Code: not an error (exit 0 headless); the prompt is given back, unsent.
+            return PromptCheck(
+                True,
+                f"A UserPromptSubmit hook blocked this prompt: {reason}\n\n"
+                f"The prompt, not sent: {prompt}",
+            )
         return PromptCheck(context=additional_context_text("UserPromptSubmit", outcome))
 
     async def stop(self, active: bool, last_text: str) -> str | None:

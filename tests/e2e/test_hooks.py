@@ -209,8 +209,9 @@ def test_prompt_blocked_and_an_unknown_event_warned(ccx: Ccx) -> None:
 
     run = ccx.run("-p", "my password is hunter2")
 
-    assert run.returncode == 1
-    assert "secrets do not go to the model" in run.stderr
+    assert run.returncode == 0  # as in Claude Code: the hook's answer is the result
+    assert "secrets do not go to the model" in run.stdout
+    assert "The prompt, not sent: my password is hunter2" in run.stdout
     assert "PreToolUze" in run.stderr and "does not know" in run.stderr
     assert not [r for r in ccx.api.requests if "hunter2" in r.all_text()]
 
