@@ -112,16 +112,27 @@ class SessionDriver:
         self.runtime = Runtime(
             options, emit, ask=ask, approve_plan=approve_plan, preloaded=preloaded
         )
+        self.interactive = ask is not None  # someone reads and answers: idle notifications
         bypass = ("bypassPermissions",) if self.runtime.gate.mode == "bypassPermissions" else ()
         self.mode_cycle: tuple[str, ...] = (*CYCLED_MODES, *bypass)
 
     async def start(self) -> None:
         """Model limits from the Models API, SessionStart hooks."""
         await self.runtime.start()
+        if self.interactive:
+            self.runtime.session_hooks.waiting_for_input()
 
     async def run(self, line: str) -> LineResult:
         """Run a slash command or a prompt to its end; failures come back as results."""
         name = command_name(line)
+        self.runtime.session_hooks.cancel_idle()
+        try:
+            return await self._run(line, name)
+        finally:
+            if self.interactive:
+                self.runtime.session_hooks.waiting_for_input()
+
+    async def _run(self, line: str, name: str | None) -> LineResult:
         try:
             if name is not None:
                 result = await run_command(self.runtime, line.strip())

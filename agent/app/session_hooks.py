@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 SESSION_END_TIMEOUT_S = 10.0  # at most this long per hook when ccx exits
 NOTIFICATION_TIMEOUT_S = 30.0
+IDLE_NOTIFICATION_S = 60.0  # as Claude Code: after a minute waiting for the next prompt
 SESSION_END_REASONS = ("clear", "logout", "prompt_input_exit", "other")
 
 
@@ -39,6 +40,7 @@ class SessionHooks:
     emit: EventSink
     end_timeout: float = SESSION_END_TIMEOUT_S
     _background: set[asyncio.Task[None]] = field(default_factory=set)
+    _idle: asyncio.TimerHandle | None = None
 
     async def prompt_submitted(self, prompt: str) -> PromptCheck:
         """UserPromptSubmit: a block (the prompt is not sent; the user reads why) or context."""
@@ -86,6 +88,19 @@ class SessionHooks:
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
+    def waiting_for_input(self, delay: float = IDLE_NOTIFICATION_S) -> None:
+        """The session waits for the user's next prompt: Notification if it still does later."""
+        self.cancel_idle()
+        if self.hooks.has("Notification", "idle_prompt"):
+            self._idle = asyncio.get_running_loop().call_later(
+                delay, self.notify, "ccx is waiting for your input", "idle_prompt"
+            )
+
+    def cancel_idle(self) -> None:
+        if self._idle is not None:
+            self._idle.cancel()
+            self._idle = None
+
     def asking(self, ask: AskPermission | None) -> AskPermission | None:
         """``ask`` announcing each permission prompt to Notification hooks first."""
         if ask is None:
@@ -101,6 +116,7 @@ class SessionHooks:
 
     async def session_end(self, reason: str = "other") -> None:
         """SessionEnd: run and waited for (bounded), so that it finishes before ccx exits."""
+        self.cancel_idle()
         await asyncio.gather(*self._background, return_exceptions=True)
         if not self.hooks.has("SessionEnd", reason):
             return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -62,3 +63,20 @@ async def test_prompt_check_block_and_context(tmp_path: Path) -> None:
     assert blocked.blocked and "no" in blocked.reason
     passed = await hooks.prompt_submitted("hello")
     assert not passed.blocked and "ctx" in passed.context
+
+
+async def test_waiting_for_input_fires_an_idle_notification_unless_a_prompt_comes(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "idle.json"
+    hooks, _ = hooks_of(tmp_path, {"Notification": [group(f"cat >> {out}", "idle_prompt")]})
+    hooks.waiting_for_input(delay=0.05)
+    hooks.cancel_idle()  # a prompt came first: nothing fires
+    hooks.waiting_for_input(delay=0.05)
+    for _ in range(200):
+        if hooks._background or out.exists():
+            break
+        await asyncio.sleep(0.05)
+    await hooks.session_end()  # waits for the notification's hook
+    (data,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert data["notification_type"] == "idle_prompt" and "waiting" in data["message"]
