@@ -52,11 +52,13 @@ class SessionHooks:
         if outcome.blocked or outcome.stop_turn:
             reason = outcome.block_reason or outcome.stop_reason or "(no reason given)"
             # As Claude Code: not an error (exit 0 headless); the prompt is given back, unsent.
-            return PromptCheck(
-                True,
+            # Said as a notice too: front ends show a prompt's reply from its events.
+            text = (
                 f"A UserPromptSubmit hook blocked this prompt: {reason}\n\n"
-                f"The prompt, not sent: {prompt}",
+                f"The prompt, not sent: {prompt}"
             )
+            self.emit(Notice(text, "warning"))
+            return PromptCheck(True, text)
         return PromptCheck(context=additional_context_text("UserPromptSubmit", outcome))
 
     async def stop(self, active: bool, last_text: str) -> str | None:

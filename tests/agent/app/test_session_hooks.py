@@ -55,12 +55,14 @@ async def test_session_end_is_bounded(tmp_path: Path) -> None:
 
 
 async def test_prompt_check_block_and_context(tmp_path: Path) -> None:
-    hooks, _ = hooks_of(
+    hooks, events = hooks_of(
         tmp_path,
         {"UserPromptSubmit": [group("grep -q secret && { echo no >&2; exit 2; }; echo ctx")]},
     )
     blocked = await hooks.prompt_submitted("a secret")
     assert blocked.blocked and "no" in blocked.reason
+    (notice,) = [e for e in events if isinstance(e, Notice)]  # seen in every front end
+    assert "The prompt, not sent: a secret" in notice.text
     passed = await hooks.prompt_submitted("hello")
     assert not passed.blocked and "ctx" in passed.context
 
