@@ -216,6 +216,7 @@ PURPOSE_LABELS = {
 
 @command("clear", "/clear", "Start a fresh conversation (the old one stays in its transcript)")
 async def _clear(runtime: Runtime, _args: str) -> CommandResult:
+    await runtime.session_hooks.session_end("clear")
     runtime.clear_conversation()
     await runtime.run_session_start("clear")
     return CommandResult(f"Cleared. New session {runtime.session.id}.")

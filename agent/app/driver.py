@@ -112,22 +112,35 @@ class SessionDriver:
         self.runtime = Runtime(
             options, emit, ask=ask, approve_plan=approve_plan, preloaded=preloaded
         )
+        self.interactive = ask is not None  # someone reads and answers: idle notifications
         bypass = ("bypassPermissions",) if self.runtime.gate.mode == "bypassPermissions" else ()
         self.mode_cycle: tuple[str, ...] = (*CYCLED_MODES, *bypass)
 
     async def start(self) -> None:
         """Model limits from the Models API, SessionStart hooks."""
         await self.runtime.start()
+        if self.interactive:
+            self.runtime.session_hooks.waiting_for_input()
 
     async def run(self, line: str) -> LineResult:
         """Run a slash command or a prompt to its end; failures come back as results."""
         name = command_name(line)
+        self.runtime.session_hooks.cancel_idle()
+        try:
+            return await self._run(line, name)
+        finally:
+            if self.interactive:
+                self.runtime.session_hooks.waiting_for_input()
+
+    async def _run(self, line: str, name: str | None) -> LineResult:
         try:
             if name is not None:
                 result = await run_command(self.runtime, line.strip())
                 return LineResult(
                     line, name, result.text, result.is_error, data=result.data, exit=result.exit
                 )
+            if (blocked := await self.runtime.submit_hooks(line)) is not None:
+                return LineResult(line, None, blocked)
             outcome = await self.runtime.agent.submit(line)
             return LineResult(line, None, outcome.result)
         except asyncio.CancelledError:
@@ -208,6 +221,10 @@ class SessionDriver:
 
     # -- the end ---------------------------------------------------------------------------
 
-    async def aclose(self) -> None:
-        """Release the session's parts: shells, the file watcher, the transcript, the client."""
-        await self.runtime.aclose()
+    async def aclose(self, reason: str = "other") -> None:
+        """SessionEnd hooks (``reason``: clear, logout, prompt_input_exit, other), then release
+        the session's parts: shells, the file watcher, the transcript, the client."""
+        try:
+            await self.runtime.session_hooks.session_end(reason)
+        finally:
+            await self.runtime.aclose()

@@ -15,6 +15,7 @@ from typing import Any
 from agent.app.context_setup import build_context_manager
 from agent.app.options import PERMISSION_MODES, RunOptions, StartupError, split_rules
 from agent.app.sandbox_setup import build_sandbox
+from agent.app.session_hooks import SessionHooks
 from agent.core.events import EventSink, ModeChanged, Notice, SessionStarted
 from agent.core.locations import config_dir
 from agent.core.messages import Message
@@ -24,6 +25,7 @@ from agent.instructions.plan import PlanState, plan_file_path
 from agent.instructions.skills import InvokedSkills, discover_skills, skills_listing
 from agent.instructions.system_prompt import build_system_prompt
 from agent.loop.agent import Agent, AgentConfig
+from agent.loop.tool_hooks import ToolHooks
 from agent.loop.tool_runner import AskPermission, ToolRunner
 from agent.model import limits_cache
 from agent.model.catalog import ModelLimits, fetch_limits, limits_for, resolve_model
@@ -135,7 +137,15 @@ class Runtime:
             plan_file_path(config_dir(), self.session.id), active=self.gate.mode == "plan"
         )
         self.gate.plan_file = self.plan.path
-        self.hooks = HookRunner(self.settings.hooks, self.cwd, self.session.id, self.session.path)
+        self.hooks = HookRunner(
+            self.settings.hooks,
+            self.cwd,
+            self.session.id,
+            self.session.path,
+            mode=lambda: self.gate.mode,
+        )
+        self.session_hooks = SessionHooks(self.hooks, self.emit)
+        self.tool_hooks = ToolHooks(self.hooks, self.emit)
         for warning in self.hooks.warnings:
             self.emit_notice(warning)
         self._hook_context: list[str] = []
@@ -169,7 +179,13 @@ class Runtime:
             ),
         ]
         self.runner = ToolRunner(
-            self.tools, self.tool_context, self.gate, self.emit, ask, self._remember_rule
+            self.tools,
+            self.tool_context,
+            self.gate,
+            self.emit,
+            self.session_hooks.asking(ask),
+            self._remember_rule,
+            self.tool_hooks,
         )
 
     def _build_agent(self, restored: list[Message]) -> None:
@@ -193,6 +209,7 @@ class Runtime:
                 self._drain_hook_context,
             ],
             on_tool_results=self._after_tools,
+            stop_hook=self.session_hooks.stop,
         )
         self.context = build_context_manager(self)
         self.agent.policy = self.context
@@ -261,8 +278,17 @@ class Runtime:
         if mode != previous:
             self.emit(ModeChanged(mode, previous))
 
+    async def submit_hooks(self, prompt: str) -> str | None:
+        """UserPromptSubmit hooks: why the prompt may not be sent, or None (context queued)."""
+        check = await self.session_hooks.prompt_submitted(prompt)
+        if check.context:
+            self._hook_context.append(check.context)
+        return check.reason if check.blocked else None
+
     def clear_conversation(self) -> None:
-        """/clear: a new session with an empty conversation; the old transcript stays on disk."""
+        """/clear: a new session with an empty conversation; the old transcript stays on disk.
+
+        (/clear runs the old session's SessionEnd hooks first, with reason "clear".)"""
         if (notes := self.context.session_memory) is not None:
             notes.cancel()  # an update of the old session's notes must not land in the new one
         self.session.detach_file_state(self.file_state)
@@ -406,7 +432,7 @@ class Runtime:
         bash = next((tool for tool in self.tools if isinstance(tool, BashTool)), None)
         if bash is not None and bash.cwd is not None:
             self.gate.shell_cwd = bash.cwd
-        reminders = []
+        reminders = self.tool_hooks.drain_notes()
         for use in uses:
             if use.get("name") != "Read" or not isinstance(use.get("input"), dict):
                 continue

@@ -43,6 +43,7 @@ from agent.core.messages import (
 from agent.core.pairing import answers_for
 from agent.core.request import build_request
 from agent.loop.cost import CostTracker
+from agent.loop.stop_hooks import StopHook, stop_hook_feedback
 from agent.loop.tool_runner import ToolRunner
 from agent.model.catalog import ModelLimits, limits_for
 from agent.model.client import (
@@ -106,6 +107,7 @@ class Agent:
         messages: list[Message] | None = None,
         reminder_sources: list[Callable[[], list[str]]] | None = None,
         on_tool_results: Callable[[list[dict[str, Any]], Message], list[str]] | None = None,
+        stop_hook: StopHook | None = None,
     ) -> None:
         self.config = config
         self.model = config.model
@@ -118,6 +120,7 @@ class Agent:
         self.conversation = Conversation(messages or (), session)
         self.reminder_sources = reminder_sources or []
         self.on_tool_results = on_tool_results
+        self.stop_hook = stop_hook
         self.costs = CostTracker()
         self.turns_total = 0
         self._pending_reminders: list[str] = []
@@ -147,7 +150,7 @@ class Agent:
         self.append(Message(role="user", content=content, kind="prompt"))
         turns = 0
         max_tokens = self.config.max_tokens
-        continuations = 0
+        continuations = stop_continues = 0
         try:
             while True:
                 await self.policy.before_request(self)
@@ -164,6 +167,8 @@ class Agent:
                 message = self.append_response(response)
                 if message.tool_uses():
                     await self.run_tools(message, response.invalid_inputs)
+                    if (stopped := self._hook_stop()) is not None:
+                        return self._finish(stopped, "stop_hook", turns)
                     if self.config.max_turns is not None and turns >= self.config.max_turns:
                         raise MaxTurnsReached(turns)
                     continue
@@ -171,9 +176,10 @@ class Agent:
                     continuations += 1
                     self.append(user_text(CONTINUE_NUDGE, kind="meta"))
                     continue
-                outcome = TurnOutcome(message.text(), response.stop_reason, turns)
-                self.emit(TurnFinished(outcome.result, outcome.stop_reason, turns))
-                return outcome
+                if await self._stop_hook_continues(message, stop_continues):
+                    stop_continues += 1
+                    continue
+                return self._finish(message.text(), response.stop_reason, turns)
         except asyncio.CancelledError:
             self.close_interrupted()
             self.emit(TurnFinished("", None, turns, interrupted=True))
@@ -183,6 +189,28 @@ class Agent:
             # stays valid for a later turn (the transcript gets them if it can be written).
             self.conversation.close_dangling(TRANSCRIPT_FAILED_RESULT)
             raise
+
+    def _finish(self, result: str, stop_reason: str | None, turns: int) -> TurnOutcome:
+        outcome = TurnOutcome(result, stop_reason, turns)
+        self.emit(TurnFinished(outcome.result, outcome.stop_reason, turns))
+        return outcome
+
+    def _hook_stop(self) -> str | None:
+        """A tool hook's ``continue: false``: its stop reason, shown to the user."""
+        hooks = self.runner.hooks
+        reason = hooks.take_stop() if hooks is not None else None
+        if reason is not None:
+            self.emit(Notice(f"A hook stopped the turn: {reason}", "warning"))
+        return reason
+
+    async def _stop_hook_continues(self, message: Message, continues: int) -> bool:
+        """Whether a Stop hook sent the agent on (its reason is appended for the model)."""
+        if self.stop_hook is None:
+            return False
+        reason = await stop_hook_feedback(self.stop_hook, message.text(), continues, self.emit)
+        if reason is not None:
+            self.append(user_text(reason, kind="meta"))
+        return reason is not None
 
     # -- steps ---------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from agent.core.events import EventSink, PermissionDenied, ToolFinished, ToolStarted
 from agent.core.messages import tool_result_block
+from agent.loop.tool_hooks import PreToolVerdict, ToolHooks, check_gate
 from agent.permissions.gate import PermissionGate
 from agent.permissions.rules import Decision, Rule
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
@@ -74,6 +75,7 @@ class ToolRunner:
         emit: EventSink,
         ask: AskPermission | None = None,
         remember: RememberRule | None = None,
+        hooks: ToolHooks | None = None,
     ) -> None:
         self.tools = {tool.name: tool for tool in tools}
         self.ctx = ctx
@@ -81,6 +83,7 @@ class ToolRunner:
         self.emit = emit
         self.ask = ask
         self.remember = remember
+        self.hooks = hooks
 
     def api_tools(self) -> list[dict[str, Any]]:
         return [tool.to_api() for tool in self.tools.values()]
@@ -142,24 +145,41 @@ class ToolRunner:
         if isinstance(params, ToolResult):
             return params
         assert call.tool is not None  # _parse gives params only for a tool it knows
-        denial = await self._authorize(call, params, label)
+        verdict = PreToolVerdict(params)
+        if self.hooks is not None:
+            checked = await self.hooks.before(call.tool, call.use, params)
+            if isinstance(checked, ToolResult):
+                self.emit(PermissionDenied(call.id, call.tool.name, checked.output_text()))
+                return checked
+            verdict = checked
+        denial = await self._authorize(call, verdict, label)
         if denial is not None:
             return denial
+        started = time.perf_counter()
+        result = await self._run_tool(call.tool, verdict.params)
+        if self.hooks is not None:
+            took_ms = round((time.perf_counter() - started) * 1000)
+            await self.hooks.after(call.tool, call.use, verdict.params, result, took_ms)
+        return result
+
+    async def _run_tool(self, tool: Tool, params: ToolParams) -> ToolResult:
         try:
-            return await call.tool.run(params, self.ctx)
+            return await tool.run(params, self.ctx)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug in a tool must not end the session
-            log.exception("tool %s crashed", call.tool.name)
+            log.exception("tool %s crashed", tool.name)
             return ToolResult.error(
-                f"{call.tool.name} failed with an internal error: {type(exc).__name__}: {exc}"
+                f"{tool.name} failed with an internal error: {type(exc).__name__}: {exc}"
             )
 
-    async def _authorize(self, call: ToolCall, params: ToolParams, label: str) -> ToolResult | None:
+    async def _authorize(
+        self, call: ToolCall, verdict: PreToolVerdict, label: str
+    ) -> ToolResult | None:
         assert call.tool is not None
-        tool_input = params.model_dump(by_alias=True, exclude_none=True)
+        tool_input = verdict.params.model_dump(by_alias=True, exclude_none=True)
         try:
-            decision: Decision = self.gate.check(call.tool.name, tool_input, call.tool.is_mutating)
+            decision: Decision = check_gate(self.gate, call.tool, tool_input, verdict)
         except (ValueError, OSError) as exc:  # e.g. a NUL byte in a path: refuse, do not crash
             return ToolResult.error(
                 f"{call.tool.name} cannot run on this input: {_input_problem(exc)}"

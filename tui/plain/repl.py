@@ -126,7 +126,7 @@ class PlainRepl:
                     break
         finally:
             self.renderer.close()
-            await self.driver.aclose()
+            await self.driver.aclose("prompt_input_exit")
         self._goodbye()
         return 0
 

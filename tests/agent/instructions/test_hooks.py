@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from agent.instructions.hooks import HookRunner, additional_context_text
+from agent.instructions.hooks import EVENTS, HookRunner, additional_context_text
+from agent.permissions.settings import load_settings
 
 
 def runner(tmp_path: Path, hooks: dict[str, Any]) -> HookRunner:
@@ -253,3 +254,105 @@ async def test_cancelling_the_run_kills_hooks(tmp_path: Path) -> None:
         await task
     pid = int(pids.read_text())
     assert _gone(pid)
+
+
+def test_an_unknown_event_is_a_warning_not_silence(tmp_path: Path) -> None:
+    hooks = runner(tmp_path, {"PreToolUze": [group("true")], "Stop": [group("true")]})
+    assert hooks.has("Stop") and not hooks.has("PreToolUze")
+    (warning,) = hooks.warnings
+    assert "PreToolUze" in warning and "does not know" in warning and "PreToolUse" in warning
+
+
+@pytest.mark.parametrize(
+    ("outputs", "decision", "reason"),
+    [
+        ([{"permissionDecision": "allow"}], "allow", ""),
+        ([{"permissionDecision": "ask", "permissionDecisionReason": "sure?"}], "ask", "sure?"),
+        # several hooks: the strictest answer wins, whatever their order
+        ([{"permissionDecision": "allow"}, {"permissionDecision": "deny"}], "deny", ""),
+        ([{"permissionDecision": "ask"}, {"permissionDecision": "allow"}], "ask", ""),
+        ([{"permissionDecision": "maybe"}], None, ""),  # not a decision: ignored
+    ],
+)
+async def test_pre_tool_use_permission_decisions(
+    tmp_path: Path, outputs: list[dict[str, Any]], decision: str | None, reason: str
+) -> None:
+    groups = [group(f"echo '{json.dumps({'hookSpecificOutput': out})}'", "Bash") for out in outputs]
+    hooks = runner(tmp_path, {"PreToolUse": groups})
+    outcome = await hooks.run("PreToolUse", "Bash", {"tool_name": "Bash"})
+    assert (outcome.permission_decision, outcome.permission_reason) == (decision, reason)
+    assert not outcome.blocked
+
+
+async def test_pre_tool_use_updated_input_and_legacy_approve(tmp_path: Path) -> None:
+    stdout = {
+        "decision": "approve",
+        "reason": "fine",
+        "hookSpecificOutput": {"updatedInput": {"command": "ls -la"}},
+    }
+    hooks = runner(tmp_path, {"PreToolUse": [group(f"echo '{json.dumps(stdout)}'")]})
+    outcome = await hooks.run("PreToolUse", "Bash", {})
+    assert outcome.updated_input == {"command": "ls -la"}
+    assert (outcome.permission_decision, outcome.permission_reason) == ("allow", "fine")
+
+
+async def test_common_json_fields(tmp_path: Path) -> None:
+    stdout = {
+        "continue": False,
+        "stopReason": "enough",
+        "suppressOutput": True,
+        "systemMessage": "said to the user",
+        "hookSpecificOutput": {"additionalContext": "for the model"},
+    }
+    hooks = runner(tmp_path, {"PostToolUse": [group(f"echo '{json.dumps(stdout)}'")]})
+    outcome = await hooks.run("PostToolUse", "Bash", {})
+    assert outcome.stop_turn and outcome.stop_reason == "enough" and outcome.suppress_output
+    assert outcome.messages == ["said to the user"]
+    assert outcome.additional_context == ["for the model"]
+
+
+@pytest.mark.parametrize("event", ["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop"])
+async def test_exit_2_blocks_the_blockable_events(tmp_path: Path, event: str) -> None:
+    hooks = runner(tmp_path, {event: [group("echo nope >&2; exit 2")]})
+    outcome = await hooks.run(event, "Bash", {})
+    assert outcome.blocked and outcome.block_reason == "nope"
+
+
+async def test_exit_2_on_notification_is_only_reported(tmp_path: Path) -> None:
+    hooks = runner(tmp_path, {"Notification": [group("echo nope >&2; exit 2")]})
+    outcome = await hooks.run("Notification", None, {})
+    assert not outcome.blocked and "nope" in outcome.messages[0]
+
+
+async def test_payload_carries_mode_and_prompt_id(tmp_path: Path) -> None:
+    out = tmp_path / "stdin.json"
+    hooks = HookRunner(
+        {"Stop": [group(f"cat > {out}")], "SessionEnd": [group(f"cat >> {out}.end")]},
+        tmp_path,
+        "sess-1",
+        tmp_path / "t.jsonl",
+        mode=lambda: "acceptEdits",
+    )
+    hooks.prompt_id = "p-1"
+    await hooks.run("Stop", None, {"stop_hook_active": False})
+    data = json.loads(out.read_text())
+    assert data["permission_mode"] == "acceptEdits" and data["prompt_id"] == "p-1"
+    assert data["hook_event_name"] == "Stop" and data["stop_hook_active"] is False
+    await hooks.run("SessionEnd", "other", {"reason": "other"})
+    end = json.loads(Path(f"{out}.end").read_text())
+    assert "permission_mode" not in end and end["reason"] == "other"
+
+
+@pytest.mark.parametrize("event", EVENTS)
+def test_an_untrusted_project_runs_no_hook_of_any_event(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, event: str
+) -> None:
+    monkeypatch.setenv("CCX_CONFIG_DIR", str(tmp_path / "config"))
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".git").mkdir()
+    settings = {"hooks": {event: [group("touch PWN", "*")]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    untrusted = load_settings(project, trusted=False)
+    assert not runner(project, untrusted.hooks).has(event, "x")
+    assert runner(project, load_settings(project).hooks).has(event, "x")
