@@ -169,6 +169,10 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
                 help="Let sandboxed Bash commands use the network (default: yes)",
             ),
         ] = None,
+        mcp_config: Annotated[
+            list[str] | None,
+            typer.Option("--mcp-config", help="MCP servers from a JSON file or a JSON string"),
+        ] = None,
         version: Annotated[
             bool, typer.Option("--version", "-v", help="Print the version and exit")
         ] = False,
@@ -198,6 +202,7 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
             headless=print_mode,
             sandbox=sandbox,
             sandbox_network=sandbox_network,
+            mcp_config=mcp_config or [],
         )
         holder["parsed"] = ParsedArgs(
             options, prompt, print_mode, output_format, include_partial, plain

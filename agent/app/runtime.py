@@ -25,6 +25,8 @@ from agent.instructions.skills import InvokedSkills, discover_skills, skills_lis
 from agent.instructions.system_prompt import build_system_prompt
 from agent.loop.agent import Agent, AgentConfig
 from agent.loop.tool_runner import AskPermission, ToolRunner
+from agent.mcp.config import load_mcp_config
+from agent.mcp.servers import McpServers
 from agent.model import limits_cache
 from agent.model.catalog import ModelLimits, fetch_limits, limits_for, resolve_model
 from agent.model.client import ModelClient
@@ -154,9 +156,32 @@ class Runtime:
                 in_plan_mode=lambda: self.gate.mode == "plan",
             ),
         ]
+        self.builtin_tools = list(self.tools)
+        self.mcp = self._mcp_servers()
         self.runner = ToolRunner(
             self.tools, self.tool_context, self.gate, self.emit, ask, self._remember_rule
         )
+
+    def _mcp_servers(self) -> McpServers:
+        """The configured MCP servers; nothing connects before ``start()``."""
+        root = project_root(self.cwd)
+        config = load_mcp_config(root, config_dir(), self.options.mcp_config)
+        for warning in config.warnings:
+            self.emit_notice(f"MCP: {warning}")
+        return McpServers(
+            config,
+            self.settings.raw,
+            self.options.project_trusted,
+            root,
+            root / ".claude" / "settings.local.json",
+            on_change=self._mcp_tools_changed,
+        )
+
+    def _mcp_tools_changed(self) -> None:
+        """A server connected or failed: the next request lists exactly the connected tools."""
+        self.tools = [*self.builtin_tools, *self.mcp.tools()]
+        self.runner.tools = {tool.name: tool for tool in self.tools}
+        self.agent.tools_api = self.runner.api_tools()
 
     def _build_agent(self, restored: list[Message]) -> None:
         """The loop, and the context manager plugged into it (history restored on resume)."""
@@ -177,6 +202,7 @@ class Runtime:
                 self.watcher.drain_notices,
                 self.plan.reminders,
                 self._drain_hook_context,
+                self.mcp.instruction_reminders,
             ],
             on_tool_results=self._after_tools,
         )
@@ -192,6 +218,15 @@ class Runtime:
     async def start(self) -> None:
         """The async part of start-up: model limits from the Models API, SessionStart hooks."""
         await self.refresh_model_limits()
+        self.mcp.start()
+        for name in self.mcp.pending():
+            self.emit_notice(
+                f"The project's .mcp.json has the MCP server {name}, not yet approved: "
+                f"/mcp enable {name} to start it, /mcp disable {name} to keep it off",
+                "info",
+            )
+        if self.options.headless:  # a -p run has one prompt: its servers must be there for it
+            await self.mcp.wait()
         await self.run_session_start("resume" if self.resumed else "startup")
 
     async def refresh_model_limits(self) -> None:
@@ -409,4 +444,5 @@ class Runtime:
     async def aclose(self) -> None:
         """``close()``, then the API client's HTTP connections (they need the loop)."""
         self.close()
+        await self.mcp.aclose()
         await self.agent.client.aclose()
