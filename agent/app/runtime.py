@@ -26,7 +26,7 @@ from agent.instructions.system_prompt import build_system_prompt
 from agent.loop.agent import Agent, AgentConfig
 from agent.loop.tool_runner import AskPermission, ToolRunner
 from agent.mcp.config import load_mcp_config
-from agent.mcp.servers import McpServers
+from agent.mcp.servers import McpServers, conversation_holds
 from agent.model import limits_cache
 from agent.model.catalog import ModelLimits, fetch_limits, limits_for, resolve_model
 from agent.model.client import ModelClient
@@ -175,6 +175,9 @@ class Runtime:
             root,
             root / ".claude" / "settings.local.json",
             on_change=self._mcp_tools_changed,
+            in_context=lambda text: conversation_holds(
+                (m.content for m in self.agent.messages), text
+            ),
         )
 
     def _mcp_tools_changed(self) -> None:
@@ -299,6 +302,7 @@ class Runtime:
         self.context = build_context_manager(self)
         self.agent.policy = self.context
         self.nested_instructions.clear()
+        self.mcp.forget_announced()
         self.rebuild_system_prompt(reload_memory=True)
 
     def _watch_session(self) -> None:

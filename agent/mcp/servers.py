@@ -10,7 +10,7 @@ again in full after every compaction (``announcements``), never twice.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,11 +40,15 @@ class McpServers:
         cwd: Path,
         settings_file: Path,
         on_change: Callable[[], None] = lambda: None,
+        in_context: Callable[[str], bool] = lambda _text: False,
     ) -> None:
+        """``in_context(text)``: whether the conversation already holds ``text`` (a resumed
+        session that was told a server's instructions is not told them again)."""
         self.config = config
         self.cwd = cwd
         self.settings_file = settings_file  # where an approval is remembered
         self.on_change = on_change
+        self.in_context = in_context
         self.approvals = {
             name: approval(server, settings, trusted) for name, server in config.servers.items()
         }
@@ -106,8 +110,9 @@ class McpServers:
 
     def instruction_reminders(self) -> list[str]:
         """Instructions of servers connected since the last call (a reminder source)."""
-        fresh = [c for c in self._instructed() if c.name not in self._announced]
-        self._announced.update(c.name for c in fresh)
+        unsaid = [c for c in self._instructed() if c.name not in self._announced]
+        fresh = [c for c in unsaid if not self.in_context(_server_block(c))]
+        self._announced.update(c.name for c in unsaid)
         return [_instructions_text(fresh)] if fresh else []
 
     def announcements(self) -> list[str]:
@@ -115,6 +120,10 @@ class McpServers:
         every = self._instructed()
         self._announced.update(c.name for c in every)
         return [_instructions_text(every)] if every else []
+
+    def forget_announced(self) -> None:
+        """A new conversation (/clear): every server's instructions are news again."""
+        self._announced.clear()
 
     def _instructed(self) -> list[ServerConnection]:
         return [
@@ -146,9 +155,24 @@ class McpServers:
 def _instructions_text(connections: list[ServerConnection]) -> str:
     parts = [
         "MCP servers gave these instructions for their tools (mcp__<server>__<tool>):",
-        *(f"## {c.name}\n{c.instructions}" for c in connections),
+        *(_server_block(c) for c in connections),
     ]
     return "\n\n".join(parts)
+
+
+def _server_block(connection: ServerConnection) -> str:
+    return f"## {connection.name}\n{connection.instructions}"
+
+
+def conversation_holds(contents: Iterable[Any], text: str) -> bool:
+    """Whether any text block of these message contents contains ``text``."""
+    for content in contents:
+        blocks = [content] if isinstance(content, str) else content
+        for block in blocks:
+            value = block if isinstance(block, str) else block.get("text", "")
+            if isinstance(value, str) and text in value:
+                return True
+    return False
 
 
 def render_status(statuses: list[ServerStatus]) -> str:

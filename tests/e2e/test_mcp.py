@@ -64,3 +64,22 @@ def test_mcp_config_json_and_the_mcp_command(ccx: Ccx) -> None:
     assert "calc  (stdio, dynamic)  connected" in run.stdout
     assert "  mcp__calc__add" in run.stdout
     assert "gone  (stdio, dynamic)  failed: command not found" in run.stdout
+
+
+INSTRUCTIONS = "Use the add tool for arithmetic; it is exact."
+
+
+def test_server_instructions_come_back_once_after_every_compaction(ccx: Ccx) -> None:
+    write_mcp_json(ccx, calc=stdio_entry())
+    approve_all(ccx)
+    ccx.api.add(text_reply("Hello."))
+    assert ccx.run("-p", "hi").returncode == 0
+    assert ccx.api.requests[-1].all_text().count(INSTRUCTIONS) == 1
+    for turn in ("next", "and again"):
+        ccx.api.add(text_reply("<summary>We said hello.</summary>"))
+        compact = ccx.run("-c", "-p", "/compact")
+        assert compact.returncode == 0, compact.stderr
+        ccx.api.add(text_reply("Still here."))
+        assert ccx.run("-c", "-p", turn).returncode == 0
+        text = ccx.api.requests[-1].all_text()
+        assert "We said hello." in text and text.count(INSTRUCTIONS) == 1, text
