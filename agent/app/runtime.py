@@ -7,12 +7,14 @@ and the parts stay ignorant of each other.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from agent.app.context_setup import build_context_manager
+from agent.app.mcp_setup import build_mcp_servers, start_mcp_servers
 from agent.app.options import PERMISSION_MODES, RunOptions, StartupError, split_rules
 from agent.app.sandbox_setup import build_sandbox
 from agent.core.events import EventSink, ModeChanged, Notice, SessionStarted
@@ -25,8 +27,6 @@ from agent.instructions.skills import InvokedSkills, discover_skills, skills_lis
 from agent.instructions.system_prompt import build_system_prompt
 from agent.loop.agent import Agent, AgentConfig
 from agent.loop.tool_runner import AskPermission, ToolRunner
-from agent.mcp.config import load_mcp_config
-from agent.mcp.servers import McpServers, conversation_holds
 from agent.model import limits_cache
 from agent.model.catalog import ModelLimits, fetch_limits, limits_for, resolve_model
 from agent.model.client import ModelClient
@@ -157,34 +157,11 @@ class Runtime:
             ),
         ]
         self.builtin_tools = list(self.tools)
-        self.mcp = self._mcp_servers()
+        self.mcp = build_mcp_servers(self)
+        self._mcp_question: asyncio.Task[None] | None = None
         self.runner = ToolRunner(
-            self.tools, self.tool_context, self.gate, self.emit, ask, self._remember_rule
+            self.tools, self.tool_context, self.gate, self.emit, ask, self.remember_rule
         )
-
-    def _mcp_servers(self) -> McpServers:
-        """The configured MCP servers; nothing connects before ``start()``."""
-        root = project_root(self.cwd)
-        config = load_mcp_config(root, config_dir(), self.options.mcp_config)
-        for warning in config.warnings:
-            self.emit_notice(f"MCP: {warning}")
-        return McpServers(
-            config,
-            self.settings.raw,
-            self.options.project_trusted,
-            root,
-            root / ".claude" / "settings.local.json",
-            on_change=self._mcp_tools_changed,
-            in_context=lambda text: conversation_holds(
-                (m.content for m in self.agent.messages), text
-            ),
-        )
-
-    def _mcp_tools_changed(self) -> None:
-        """A server connected or failed: the next request lists exactly the connected tools."""
-        self.tools = [*self.builtin_tools, *self.mcp.tools()]
-        self.runner.tools = {tool.name: tool for tool in self.tools}
-        self.agent.tools_api = self.runner.api_tools()
 
     def _build_agent(self, restored: list[Message]) -> None:
         """The loop, and the context manager plugged into it (history restored on resume)."""
@@ -221,15 +198,7 @@ class Runtime:
     async def start(self) -> None:
         """The async part of start-up: model limits from the Models API, SessionStart hooks."""
         await self.refresh_model_limits()
-        self.mcp.start()
-        for name in self.mcp.pending():
-            self.emit_notice(
-                f"The project's .mcp.json has the MCP server {name}, not yet approved: "
-                f"/mcp enable {name} to start it, /mcp disable {name} to keep it off",
-                "info",
-            )
-        if self.options.headless:  # a -p run has one prompt: its servers must be there for it
-            await self.mcp.wait()
+        self._mcp_question = await start_mcp_servers(self)
         await self.run_session_start("resume" if self.resumed else "startup")
 
     async def refresh_model_limits(self) -> None:
@@ -403,7 +372,7 @@ class Runtime:
         rebuild_file_state(loaded, self.file_state)
         return session, list(loaded.messages)
 
-    def _remember_rule(self, rule: Rule) -> None:
+    def remember_rule(self, rule: Rule) -> None:
         """Save an "always allow" answer; if the file cannot take it, it holds for this session."""
         target = project_root(self.cwd) / ".claude" / "settings.local.json"
         try:
@@ -448,5 +417,7 @@ class Runtime:
     async def aclose(self) -> None:
         """``close()``, then the API client's HTTP connections (they need the loop)."""
         self.close()
+        if self._mcp_question is not None:
+            self._mcp_question.cancel()
         await self.mcp.aclose()
         await self.agent.client.aclose()

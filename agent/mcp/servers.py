@@ -10,7 +10,7 @@ again in full after every compaction (``announcements``), never twice.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,8 @@ from agent.mcp.approval import approval, remember_answer
 from agent.mcp.config import McpConfig, ServerConfig
 from agent.mcp.connection import CONNECT_TIMEOUT_S, ServerConnection, timeout_setting
 from agent.mcp.tools import McpTool
+
+AskServer = Callable[[str, str], Awaitable[str]]
 
 
 @dataclass
@@ -86,6 +88,19 @@ class McpServers:
             asyncio.get_running_loop().create_task(connection.stop())
             self.on_change()
         return f"MCP server {name} {'approved' if approve else 'disabled'}{saved}"
+
+    async def ask_pending(self, ask: AskServer) -> None:
+        """Interactive front ends: ask once about each project server awaiting approval.
+
+        ``ask(name, what)`` answers "allow" (start it), "always" (start it and allow its tools
+        without asking) or "deny" (keep it off); either answer is saved, so it is asked once.
+        """
+        for name in self.pending():
+            server = self.config.servers[name]
+            what = server.url or " ".join([server.command, *server.args])
+            answer = await ask(name, what)
+            if self.approvals.get(name) == "pending":  # not answered meanwhile through /mcp
+                self.answer(name, approve=answer in ("allow", "always"))
 
     def pending(self) -> list[str]:
         return [name for name, state in self.approvals.items() if state == "pending"]
