@@ -138,6 +138,9 @@ def parse_server(
     kind = raw.get("type") or ("stdio" if "command" in raw else "http" if "url" in raw else None)
     if kind == "streamable-http":
         kind = "http"
+    if kind is None:
+        server.error = "it needs a command (stdio) or a url (http, sse)"
+        return server
     if kind not in TRANSPORTS:
         server.error = f"unknown transport type {raw.get('type')!r} (use stdio, http or sse)"
         return server
