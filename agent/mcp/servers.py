@@ -116,12 +116,14 @@ class McpServers:
     # -- what the model sees ----------------------------------------------------------------
 
     def tools(self) -> list[McpTool]:
-        return [
+        """The connected servers' tools, sorted by name as Claude Code sends them."""
+        tools = [
             McpTool(connection, spec)
             for connection in self.connections.values()
             if connection.state == "connected"
             for spec in connection.tools
         ]
+        return sorted(tools, key=lambda tool: tool.name)
 
     def instruction_reminders(self) -> list[str]:
         """Instructions of servers connected since the last call (a reminder source)."""

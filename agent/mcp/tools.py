@@ -80,8 +80,9 @@ def convert_result(result: Any) -> ToolResult:
     """A CallToolResult as what the model sees; isError becomes is_error."""
     blocks = [block for item in (getattr(result, "content", None) or []) for block in _block(item)]
     structured = getattr(result, "structured_content", None)
-    if not blocks and structured is not None:
-        blocks = [{"type": "text", "text": json.dumps(structured, ensure_ascii=False)}]
+    # As Claude Code: structured content stands for text-only content (the JSON is exact).
+    if structured is not None and all(b["type"] == "text" for b in blocks):
+        blocks = [{"type": "text", "text": json.dumps(structured, ensure_ascii=False, separators=(",", ":"))}]
     blocks = _cap(blocks)
     is_error = bool(getattr(result, "is_error", False))
     texts = [b["text"] for b in blocks if b["type"] == "text"]

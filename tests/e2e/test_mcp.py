@@ -40,7 +40,7 @@ def test_the_model_calls_an_mcp_tool_and_sees_its_result(ccx: Ccx) -> None:
         for block in (message["content"] if isinstance(message["content"], list) else [])
         if block.get("type") == "tool_result"
     ]
-    assert [r["content"] for r in results] == ["42", "hi-expanded"]
+    assert [r["content"] for r in results] == ['{"result":42}', '{"result":"hi-expanded"}']
     assert "Use the add tool" not in json.dumps(second.messages[-1])  # announced once
 
 

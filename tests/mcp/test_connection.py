@@ -42,7 +42,7 @@ async def test_a_stdio_server_lists_its_tools_and_answers(tmp_path: Path) -> Non
         assert api["description"] == "Add two integers."
         assert api["input_schema"]["properties"].keys() == {"a", "b"}
         result = await call(tools["mcp__calc__add"], tmp_path, a=2, b=40)
-        assert (result.output, result.is_error) == ("42", False)
+        assert (result.output, result.is_error) == ('{"result":42}', False)
         image = await call(tools["mcp__calc__pixel"], tmp_path)
         assert isinstance(image.output, list) and image.output[0]["type"] == "image"
         assert image.output[0]["source"]["media_type"] == "image/png"
@@ -69,7 +69,7 @@ async def test_an_http_server_answers(tmp_path: Path, mode: str) -> None:
             (status,) = servers.status()
             assert status.state == "connected", status.error
             result = await call(by_name(servers)["mcp__web__add"], tmp_path, a=1, b=2)
-            assert result.output == "3"
+            assert result.output == '{"result":3}'
         finally:
             await servers.aclose()
 

@@ -18,7 +18,11 @@ def test_text_structured_resources_and_errors() -> None:
     text = convert_result(CallToolResult(content=[TextContent(type="text", text="a")]))
     assert (text.output, text.is_error) == ("a", False)
     structured = convert_result(CallToolResult(content=[], structured_content={"n": 1}))
-    assert structured.output == '{"n": 1}'
+    assert structured.output == '{"n":1}'
+    both = convert_result(  # as Claude Code: the structured JSON stands for the text
+        CallToolResult(content=[TextContent(type="text", text="1")], structured_content={"é": 1})
+    )
+    assert both.output == '{"é":1}'
     error = convert_result(
         CallToolResult(content=[TextContent(type="text", text="bad")], is_error=True)
     )

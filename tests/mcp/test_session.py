@@ -152,7 +152,7 @@ async def test_mcp_tools_ask_by_default_and_follow_mcp_rules(
             for block in message["content"]
             if isinstance(block, dict) and block.get("type") == "tool_result"
         )
-        assert (result["content"] == "5") == allowed, result
+        assert (result["content"] == '{"result":5}') == allowed, result
         if not allowed:
             assert result["is_error"] and "mcp__calc__add" in json.dumps(result)
     finally:
