@@ -104,6 +104,8 @@ class ServerConnection:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
+                closed = asyncio.Event()
+                read = await stack.enter_async_context(_watched(read, closed))
                 session = await stack.enter_async_context(ClientSession(read, write))
                 timeout = timeout_setting("MCP_TIMEOUT", CONNECT_TIMEOUT_S)
                 try:
@@ -119,7 +121,9 @@ class ServerConnection:
                 self._session = session
                 self.state = "connected"
                 self.on_change()
-                await self._stop.wait()
+                await _first(self._stop.wait(), closed.wait())
+                if not self._stop.is_set():  # the server went away while idle
+                    self._fail(f"the server closed the connection{self._stderr_tail()}")
         except asyncio.CancelledError:
             raise
         except BaseException as exc:  # ExceptionGroups from the transport's task groups too
@@ -180,6 +184,41 @@ class ServerConnection:
             return self._stderr.read().strip()
         except (OSError, ValueError, AttributeError):
             return ""
+
+
+@contextlib.asynccontextmanager
+async def _watched(read: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
+    """The transport's read stream passed through, setting ``closed`` when it ends."""
+    import anyio
+
+    send, receive = anyio.create_memory_object_stream[Any](0)
+
+    async def pump() -> None:
+        try:
+            async with send:
+                async for item in read:
+                    await send.send(item)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+        finally:
+            closed.set()
+
+    task = asyncio.get_running_loop().create_task(pump())
+    try:
+        yield receive
+    finally:
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
+
+
+async def _first(*waits: Any) -> None:
+    tasks = [asyncio.ensure_future(w) for w in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 def _describe(exc: BaseException) -> str:

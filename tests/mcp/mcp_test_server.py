@@ -2,7 +2,7 @@
 
 ``python mcp_test_server.py [stdio|http PORT|sse PORT] [--die-on-call] [--hang]``
 Tools: ``add`` (structured), ``echo`` (text), ``pixel`` (an image), ``fail``
-(isError), ``crash`` (the process exits mid-call), ``hang`` (never answers).
+(isError), ``crash`` (the process exits mid-call), ``exit_soon``, ``hang`` (never answers).
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import os
 import sys
+import threading
 import time
 
 from mcp.server.mcpserver import MCPServer
@@ -58,6 +59,13 @@ def fail(reason: str) -> str:
 def crash() -> str:
     """The server process dies while answering."""
     os._exit(3)
+
+
+@server.tool()
+def exit_soon() -> str:
+    """Answers, then the process exits a moment later."""
+    threading.Timer(0.3, os._exit, (4,)).start()
+    return "bye"
 
 
 @server.tool()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -87,6 +88,26 @@ async def test_a_server_that_dies_mid_call_gives_a_tool_error(tmp_path: Path) ->
         again = await call(tools["mcp__calc__add"], tmp_path, a=1, b=1)
         assert again.is_error and "not connected" in again.output_text()
         assert servers.tools() == []
+    finally:
+        await servers.aclose()
+
+
+async def test_a_server_that_dies_while_idle_is_shown_failed(tmp_path: Path) -> None:
+    changes: list[str] = []
+    servers = servers_for(tmp_path, calc=stdio_entry())
+    servers.on_change = lambda: changes.append(servers.status()[0].state)
+    servers.start()
+    await servers.wait(30)
+    try:
+        result = await call(by_name(servers)["mcp__calc__exit_soon"], tmp_path)
+        assert result.output == '{"result":"bye"}'
+        for _ in range(500):
+            if servers.status()[0].state != "connected":
+                break
+            await asyncio.sleep(0.02)
+        (status,) = servers.status()
+        assert status.state == "failed" and "closed the connection" in (status.error or "")
+        assert changes == ["connected", "failed"] and servers.tools() == []
     finally:
         await servers.aclose()
 
