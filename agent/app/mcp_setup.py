@@ -44,8 +44,9 @@ def build_mcp_servers(runtime: Runtime) -> McpServers:
     )
 
 
-async def start_mcp_servers(runtime: Runtime) -> asyncio.Task[None] | None:
-    """Connect the approved servers; returns the task asking about the others, if any."""
+def start_mcp_servers(runtime: Runtime) -> asyncio.Task[None] | None:
+    """Connect the approved servers (in the background); returns the task asking about the
+    others, if any."""
     servers = runtime.mcp
     servers.start()
     pending = servers.pending()
@@ -61,8 +62,6 @@ async def start_mcp_servers(runtime: Runtime) -> asyncio.Task[None] | None:
                 "enableAllProjectMcpServers or enabledMcpjsonServers in the settings start it",
                 "info",
             )
-    if runtime.options.headless:  # a -p run has one prompt: its servers must be there for it
-        await servers.wait()
     return question
 
 

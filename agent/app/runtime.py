@@ -196,10 +196,13 @@ class Runtime:
     # -- running ----------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """The async part of start-up: model limits from the Models API, SessionStart hooks."""
+        """The async part of start-up: MCP servers (connecting meanwhile), model limits from the
+        Models API, SessionStart hooks."""
+        self._mcp_question = start_mcp_servers(self)
         await self.refresh_model_limits()
-        self._mcp_question = await start_mcp_servers(self)
         await self.run_session_start("resume" if self.resumed else "startup")
+        if self.options.headless:  # a -p run has one prompt: its servers must be there for it
+            await self.mcp.wait()
 
     async def refresh_model_limits(self) -> None:
         if self.model in self.model_limits or os.environ.get("CCX_SKIP_MODELS_API"):
