@@ -169,6 +169,12 @@ class McpServers:
         return out
 
 
+def init_entries(statuses: list[ServerStatus]) -> list[dict[str, str]]:
+    """``mcp_servers`` of Claude Code's stream-json ``system/init``: name and status."""
+    words = {"connected": "connected", "failed": "failed", "connecting": "pending"}
+    return [{"name": s.name, "status": words.get(s.state, "disabled")} for s in statuses]
+
+
 def _instructions_text(connections: list[ServerConnection]) -> str:
     parts = [
         "MCP servers gave these instructions for their tools (mcp__<server>__<tool>):",
