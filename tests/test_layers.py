@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("agent.permissions",),
     ("agent.sessions",),
     ("agent.instructions",),
+    ("agent.mcp",),
     ("agent.loop",),
     ("compaction",),
     ("agent.app",),

@@ -225,6 +225,10 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
                 "--replay-user-messages", help="stream-json input: echo each user message back"
             ),
         ] = False,
+        mcp_config: Annotated[
+            list[str] | None,
+            typer.Option("--mcp-config", help="MCP servers from a JSON file or a JSON string"),
+        ] = None,
         version: Annotated[
             bool, typer.Option("--version", "-v", help="Print the version and exit")
         ] = False,
@@ -275,6 +279,7 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
             settings=settings,
             session_id=session_id,
             fork_session=fork_session,
+            mcp_config=mcp_config or [],
         )
         holder["parsed"] = ParsedArgs(
             options,

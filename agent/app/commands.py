@@ -1,4 +1,4 @@
-"""Slash commands (/compact, /context, /undo-compact, /cost, /clear, /model, /plan, /help, /exit).
+"""Slash commands (/compact, /context, /undo-compact, /cost, /clear, /model, /plan, /mcp, /help, /exit).
 
 Shared by every front end through the session driver: each returns a
 ``CommandResult`` with text for the user, so headless mode can print it and
@@ -238,6 +238,22 @@ async def _plan(runtime: Runtime, _args: str) -> CommandResult:
     if entering:
         return CommandResult(f"Plan mode on. The plan goes to {runtime.plan.path}.")
     return CommandResult("Plan mode off.")
+
+
+@command("mcp", "/mcp [enable|disable NAME]", "MCP servers: state, tools; approve a project's")
+async def _mcp(runtime: Runtime, args: str) -> CommandResult:
+    from agent.mcp.servers import render_status
+
+    words = args.split()
+    if not words:
+        statuses = runtime.mcp.status()
+        data = {"mcp_servers": [vars(s) for s in statuses]}
+        return CommandResult(render_status(statuses), data=data)
+    names = runtime.mcp.config.servers
+    if len(words) != 2 or words[0] not in ("enable", "disable") or words[1] not in names:
+        known = ", ".join(names) or "none configured"
+        return CommandResult(f"Usage: /mcp [enable|disable NAME] (servers: {known})", True)
+    return CommandResult(runtime.mcp.answer(words[1], approve=words[0] == "enable"))
 
 
 @command("exit", "/exit", "Quit ccx (also /quit)")

@@ -36,6 +36,7 @@ class RunOptions:
     sandbox_network: bool | None = None  # --sandbox-network / --no-sandbox-network
     banner: str | None = None  # a first line for the interactive front ends (the demo's)
     resume_hint: bool = True  # "Resume with: ccx -r ID" on exit; off where the session is thrown away
+    mcp_config: list[str] = field(default_factory=list)  # --mcp-config files or JSON strings
     show_cost: bool = True  # the footer's dollars; off where nothing is billed (the demo)
     system_prompt: str | None = None  # --system-prompt: replaces ccx's instructions
     append_system_prompt: str | None = None  # --append-system-prompt

@@ -7,12 +7,14 @@ and the parts stay ignorant of each other.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from agent.app.context_setup import build_context_manager
+from agent.app.mcp_setup import build_mcp_servers, start_mcp_servers
 from agent.app.options import PERMISSION_MODES, RunOptions, StartupError, split_rules
 from agent.app.sandbox_setup import build_sandbox
 from agent.app.session_hooks import SessionHooks
@@ -178,13 +180,16 @@ class Runtime:
                 in_plan_mode=lambda: self.gate.mode == "plan",
             ),
         ]
+        self.builtin_tools = list(self.tools)
+        self.mcp = build_mcp_servers(self)
+        self._mcp_question: asyncio.Task[None] | None = None
         self.runner = ToolRunner(
             self.tools,
             self.tool_context,
             self.gate,
             self.emit,
             self.session_hooks.asking(ask),
-            self._remember_rule,
+            self.remember_rule,
             self.tool_hooks,
         )
 
@@ -207,6 +212,7 @@ class Runtime:
                 self.watcher.drain_notices,
                 self.plan.reminders,
                 self._drain_hook_context,
+                self.mcp.instruction_reminders,
             ],
             on_tool_results=self._after_tools,
             stop_hook=self.session_hooks.stop,
@@ -221,9 +227,13 @@ class Runtime:
     # -- running ----------------------------------------------------------------------------
 
     async def start(self) -> None:
-        """The async part of start-up: model limits from the Models API, SessionStart hooks."""
+        """The async part of start-up: MCP servers (connecting meanwhile), model limits from the
+        Models API, SessionStart hooks."""
+        self._mcp_question = start_mcp_servers(self)
         await self.refresh_model_limits()
         await self.run_session_start("resume" if self.resumed else "startup")
+        if self.options.headless:  # a -p run has one prompt: its servers must be there for it
+            await self.mcp.wait()
 
     async def refresh_model_limits(self) -> None:
         if self.model in self.model_limits or os.environ.get("CCX_SKIP_MODELS_API"):
@@ -306,6 +316,7 @@ class Runtime:
         self.context = build_context_manager(self)
         self.agent.policy = self.context
         self.nested_instructions.clear()
+        self.mcp.forget_announced()
         self.rebuild_system_prompt(reload_memory=True)
 
     def _watch_session(self) -> None:
@@ -415,7 +426,7 @@ class Runtime:
         rebuild_file_state(loaded, self.file_state)
         return session, list(loaded.messages)
 
-    def _remember_rule(self, rule: Rule) -> None:
+    def remember_rule(self, rule: Rule) -> None:
         """Save an "always allow" answer; if the file cannot take it, it holds for this session."""
         target = project_root(self.cwd) / ".claude" / "settings.local.json"
         try:
@@ -463,4 +474,7 @@ class Runtime:
         if (notes := self.context.session_memory) is not None:
             await notes.aclose()
         self.close()
+        if self._mcp_question is not None:
+            self._mcp_question.cancel()
+        await self.mcp.aclose()
         await self.agent.client.aclose()

@@ -48,7 +48,15 @@ class Rule:
         return self.tool if self.specifier is None else f"{self.tool}({self.specifier})"
 
     def covers(self, tool_name: str) -> bool:
-        return self.tool == tool_name or tool_name in RULE_COVERS.get(self.tool, ())
+        if self.tool == tool_name or tool_name in RULE_COVERS.get(self.tool, ()):
+            return True
+        # Claude Code's MCP rules: ``mcp__server`` and ``mcp__server__*`` cover all its tools.
+        server = self.tool.removesuffix("__*")
+        return (
+            server.startswith("mcp__")
+            and server.count("__") == 1
+            and tool_name.startswith(server + "__")
+        )
 
     def describe(self) -> str:
         return f"{self} (from {self.source})" if self.source else str(self)

@@ -1,0 +1,1 @@
+"""MCP servers: their configuration and approval, the client connections and their tools."""

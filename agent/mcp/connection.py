@@ -1,0 +1,240 @@
+"""One MCP server's client connection, held open by a background task.
+
+The task opens the transport (stdio, streamable HTTP or SSE from the
+official ``mcp`` package), initializes, lists the tools, then waits until it
+is told to stop. Its state (connecting, connected, failed with the error) is
+what ``/mcp`` shows. A call has a deadline (``MCP_TOOL_TIMEOUT`` in ms, as in
+Claude Code) and a closed connection fails the call at once, so a dying or
+hanging server ends in a tool error, never a stuck turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from agent.mcp.config import ServerConfig
+
+CONNECT_TIMEOUT_S = 30.0  # MCP_TIMEOUT (ms) overrides, as in Claude Code
+TOOL_TIMEOUT_S = 120.0  # MCP_TOOL_TIMEOUT (ms) overrides
+STDERR_TAIL = 400
+
+
+class McpCallError(Exception):
+    """A call that got no answer: timeout, closed connection, protocol error (words for the model)."""
+
+
+class ServerConnection:
+    def __init__(self, config: ServerConfig, cwd: Path, on_change: Callable[[], None]) -> None:
+        self.config = config
+        self.cwd = cwd
+        self.on_change = on_change
+        self.state = "pending"  # pending, connecting, connected, failed, closed
+        self.error: str | None = None
+        self.tools: list[Any] = []  # mcp_types.Tool
+        self.instructions: str | None = None
+        self.server_version = ""
+        self._session: Any = None
+        self._stop = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._stderr: Any = None
+        self._stderr_text = ""
+
+    def start(self) -> asyncio.Task[None]:
+        self.state = "connecting"
+        self._task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp {self.name}")
+        return self._task
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    async def wait_connected(self, timeout: float) -> None:
+        """Until the server is connected or failed, at most ``timeout`` seconds."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while self.state == "connecting" and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.02)
+
+    async def stop(self) -> None:
+        self._stop.set()
+        if self._task is not None and not self._task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), 5)
+            except (TimeoutError, asyncio.CancelledError, Exception):
+                self._task.cancel()
+                with contextlib.suppress(BaseException):
+                    await self._task
+
+    async def call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
+        """The CallToolResult, or McpCallError with words for the model."""
+        session = self._session
+        if session is None or self.state != "connected":
+            raise McpCallError(f"MCP server {self.name!r} is not connected ({self.describe()})")
+        timeout = timeout_setting("MCP_TOOL_TIMEOUT", TOOL_TIMEOUT_S)
+        try:
+            return await asyncio.wait_for(session.call_tool(tool, arguments), timeout)
+        except TimeoutError:
+            raise McpCallError(
+                f"MCP server {self.name!r} did not answer {tool} within {timeout:g} s "
+                "(MCP_TOOL_TIMEOUT sets the limit in ms)"
+            ) from None
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            message = _describe(exc)
+            if "closed" in message.lower():
+                self._fail(f"the server closed the connection{self._stderr_tail()}")
+            raise McpCallError(f"MCP server {self.name!r} failed on {tool}: {message}") from None
+
+    def describe(self) -> str:
+        if self.state == "failed":
+            return f"failed: {self.error}"
+        return self.state
+
+    # -- the task -------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        from mcp.client.session import ClientSession
+
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                read, write = await stack.enter_async_context(self._transport())
+                closed = asyncio.Event()
+                read = await stack.enter_async_context(_watched(read, closed))
+                session = await stack.enter_async_context(ClientSession(read, write))
+                timeout = timeout_setting("MCP_TIMEOUT", CONNECT_TIMEOUT_S)
+                try:
+                    init = await asyncio.wait_for(session.initialize(), timeout)
+                    listed = await asyncio.wait_for(session.list_tools(), timeout)
+                except TimeoutError:
+                    raise McpCallError(
+                        f"no answer to initialize within {timeout:g} s (MCP_TIMEOUT sets it in ms)"
+                    ) from None
+                self.instructions = (init.instructions or "").strip() or None
+                self.server_version = getattr(init.server_info, "version", "") or ""
+                self.tools = list(listed.tools)
+                self._session = session
+                self.state = "connected"
+                self.on_change()
+                await _first(self._stop.wait(), closed.wait())
+                if not self._stop.is_set():  # the server went away while idle
+                    self._fail(f"the server closed the connection{self._stderr_tail()}")
+        except asyncio.CancelledError:
+            raise
+        except BaseException as exc:  # ExceptionGroups from the transport's task groups too
+            if not self._stop.is_set() and self.state != "failed":
+                self._fail(_describe(exc) + self._stderr_tail())
+        finally:
+            self._session = None
+            if self.state in ("connected", "connecting"):
+                self.state = "closed"
+
+    def _fail(self, error: str) -> None:
+        self._session = None
+        self.state, self.error = "failed", error
+        self._stop.set()
+        self.on_change()
+
+    @contextlib.asynccontextmanager
+    async def _transport(self) -> AsyncIterator[tuple[Any, Any]]:
+        config = self.config
+        if config.transport == "stdio":
+            from mcp.client.stdio import StdioServerParameters, stdio_client
+
+            params = StdioServerParameters(
+                command=config.command, args=config.args, env=config.env or None, cwd=self.cwd
+            )
+            with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+                self._stderr = errlog
+                try:
+                    async with stdio_client(params, errlog=errlog) as streams:
+                        yield streams[0], streams[1]
+                finally:
+                    self._stderr_text = self._read_stderr()
+                    self._stderr = None
+        elif config.transport == "http":
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            async with (
+                create_mcp_http_client(headers=config.headers or None) as client,
+                streamable_http_client(config.url, http_client=client) as streams,
+            ):
+                yield streams[0], streams[1]
+        else:
+            from mcp.client.sse import sse_client
+
+            async with sse_client(config.url, headers=config.headers or None) as streams:
+                yield streams[0], streams[1]
+
+    def _stderr_tail(self) -> str:
+        """The end of a stdio server's stderr: usually why it died."""
+        text = self._read_stderr() if self._stderr is not None else self._stderr_text
+        return f"; its stderr ends: {text[-STDERR_TAIL:]}" if text else ""
+
+    def _read_stderr(self) -> str:
+        try:
+            self._stderr.flush()
+            self._stderr.seek(0)
+            return self._stderr.read().strip()
+        except (OSError, ValueError, AttributeError):
+            return ""
+
+
+@contextlib.asynccontextmanager
+async def _watched(read: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
+    """The transport's read stream passed through, setting ``closed`` when it ends."""
+    import anyio
+
+    send, receive = anyio.create_memory_object_stream[Any](0)
+
+    async def pump() -> None:
+        try:
+            async with send:
+                async for item in read:
+                    await send.send(item)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+        finally:
+            closed.set()
+
+    task = asyncio.get_running_loop().create_task(pump())
+    try:
+        yield receive
+    finally:
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
+
+
+async def _first(*waits: Any) -> None:
+    tasks = [asyncio.ensure_future(w) for w in waits]
+    try:
+        await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
+def _describe(exc: BaseException) -> str:
+    """The innermost useful message of an exception (task groups wrap them)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found: {exc.filename or exc}"
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def timeout_setting(variable: str, default: float) -> float:
+    try:
+        value = float(os.environ[variable]) / 1000
+    except (KeyError, ValueError):
+        return default
+    return value if value > 0 else default
+

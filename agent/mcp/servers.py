@@ -1,0 +1,219 @@
+"""A session's MCP servers: which may start, connecting them in the background, their tools.
+
+Start-up never waits for a server in the interactive front ends: connections
+run as tasks and ``on_change`` tells the runtime when the tool list grows or
+shrinks (headless ``-p`` waits for them first, with ``MCP_TIMEOUT``). A
+connected server's instructions reach the model once as a reminder, and
+again in full after every compaction (``announcements``), never twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.mcp.approval import approval, remember_answer
+from agent.mcp.config import McpConfig, ServerConfig
+from agent.mcp.connection import CONNECT_TIMEOUT_S, ServerConnection, timeout_setting
+from agent.mcp.tools import McpTool
+
+AskServer = Callable[[str, str], Awaitable[str]]
+
+
+@dataclass
+class ServerStatus:
+    name: str
+    transport: str
+    scope: str
+    state: str  # connected, connecting, failed, pending approval, disabled, not trusted, closed
+    error: str | None
+    tools: list[str]
+
+
+class McpServers:
+    def __init__(
+        self,
+        config: McpConfig,
+        settings: dict[str, Any],
+        trusted: bool,
+        cwd: Path,
+        settings_file: Path,
+        on_change: Callable[[], None] = lambda: None,
+        in_context: Callable[[str], bool] = lambda _text: False,
+    ) -> None:
+        """``in_context(text)``: whether the conversation already holds ``text`` (a resumed
+        session that was told a server's instructions is not told them again)."""
+        self.config = config
+        self.cwd = cwd
+        self.settings_file = settings_file  # where an approval is remembered
+        self.on_change = on_change
+        self.in_context = in_context
+        self.approvals = {
+            name: approval(server, settings, trusted) for name, server in config.servers.items()
+        }
+        self.connections: dict[str, ServerConnection] = {}
+        self._announced: set[str] = set()
+
+    # -- lifecycle ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start every approved, well-configured server (needs the running loop)."""
+        for name, server in self.config.servers.items():
+            if self.approvals[name] == "approved" and server.error is None:
+                self._connect(server)
+
+    async def wait(self, timeout: float | None = None) -> None:
+        """Until each started server is connected or failed (headless runs wait for them)."""
+        limit = timeout_setting("MCP_TIMEOUT", CONNECT_TIMEOUT_S) if timeout is None else timeout
+        await asyncio.gather(*(c.wait_connected(limit) for c in self.connections.values()))
+
+    async def aclose(self) -> None:
+        await asyncio.gather(*(c.stop() for c in self.connections.values()))
+
+    def answer(self, name: str, approve: bool) -> str:
+        """The user's answer for a project server: saved, then the server started or not."""
+        server = self.config.servers[name]
+        try:
+            remember_answer(self.settings_file, name, approve)
+            saved = f" (saved in {self.settings_file})"
+        except (OSError, ValueError) as exc:
+            saved = f" (for this session only: {exc})"
+        self.approvals[name] = "approved" if approve else "disabled"
+        if approve and server.error is None and name not in self.connections:
+            self._connect(server)
+        elif not approve and (connection := self.connections.pop(name, None)):
+            asyncio.get_running_loop().create_task(connection.stop())
+            self.on_change()
+        return f"MCP server {name} {'approved' if approve else 'disabled'}{saved}"
+
+    async def ask_pending(self, ask: AskServer) -> None:
+        """Interactive front ends: ask once about each project server awaiting approval.
+
+        ``ask(name, what)`` answers "allow" (start it), "always" (start it and allow its tools
+        without asking) or "deny" (keep it off); either answer is saved, so it is asked once.
+        """
+        for name in self.pending():
+            server = self.config.servers[name]
+            what = server.url or " ".join([server.command, *server.args])
+            answer = await ask(name, what)
+            if self.approvals.get(name) == "pending":  # not answered meanwhile through /mcp
+                self.answer(name, approve=answer in ("allow", "always"))
+
+    def pending(self) -> list[str]:
+        return [name for name, state in self.approvals.items() if state == "pending"]
+
+    def _connect(self, server: ServerConfig) -> None:
+        connection = ServerConnection(server, self.cwd, self._changed)
+        self.connections[server.name] = connection
+        connection.start()
+
+    def _changed(self) -> None:
+        self.on_change()
+
+    # -- what the model sees ----------------------------------------------------------------
+
+    def tools(self) -> list[McpTool]:
+        """The connected servers' tools, sorted by name as Claude Code sends them."""
+        tools = [
+            McpTool(connection, spec)
+            for connection in self.connections.values()
+            if connection.state == "connected"
+            for spec in connection.tools
+        ]
+        return sorted(tools, key=lambda tool: tool.name)
+
+    def instruction_reminders(self) -> list[str]:
+        """Instructions of servers connected since the last call (a reminder source)."""
+        unsaid = [c for c in self._instructed() if c.name not in self._announced]
+        fresh = [c for c in unsaid if not self.in_context(_server_block(c))]
+        self._announced.update(c.name for c in unsaid)
+        return [_instructions_text(fresh)] if fresh else []
+
+    def announcements(self) -> list[str]:
+        """Every connected server's instructions, for the context after a compaction."""
+        every = self._instructed()
+        self._announced.update(c.name for c in every)
+        return [_instructions_text(every)] if every else []
+
+    def forget_announced(self) -> None:
+        """A new conversation (/clear): every server's instructions are news again."""
+        self._announced.clear()
+
+    def _instructed(self) -> list[ServerConnection]:
+        return [
+            c for c in self.connections.values() if c.state == "connected" and c.instructions
+        ]
+
+    # -- /mcp -------------------------------------------------------------------------------
+
+    def status(self) -> list[ServerStatus]:
+        out = []
+        for name, server in self.config.servers.items():
+            connection = self.connections.get(name)
+            error = server.error
+            if server.error is not None:
+                state = "failed"
+            elif connection is not None:
+                state, error = connection.state, connection.error
+            else:
+                state = {
+                    "pending": "pending approval",
+                    "disabled": "disabled",
+                    "untrusted": "not trusted",
+                }.get(self.approvals[name], "not started")
+            tools = [t.name for t in self.tools() if t.server == name]
+            out.append(ServerStatus(name, server.transport, server.scope, state, error, tools))
+        return out
+
+
+def init_entries(statuses: list[ServerStatus]) -> list[dict[str, str]]:
+    """``mcp_servers`` of Claude Code's stream-json ``system/init``: name and status."""
+    words = {"connected": "connected", "failed": "failed", "connecting": "pending"}
+    return [{"name": s.name, "status": words.get(s.state, "disabled")} for s in statuses]
+
+
+def _instructions_text(connections: list[ServerConnection]) -> str:
+    parts = [
+        "MCP servers gave these instructions for their tools (mcp__<server>__<tool>):",
+        *(_server_block(c) for c in connections),
+    ]
+    return "\n\n".join(parts)
+
+
+def _server_block(connection: ServerConnection) -> str:
+    return f"## {connection.name}\n{connection.instructions}"
+
+
+def conversation_holds(contents: Iterable[Any], text: str) -> bool:
+    """Whether any text block of these message contents contains ``text``."""
+    for content in contents:
+        blocks = [content] if isinstance(content, str) else content
+        for block in blocks:
+            value = block if isinstance(block, str) else block.get("text", "")
+            if isinstance(value, str) and text in value:
+                return True
+    return False
+
+
+def render_status(statuses: list[ServerStatus]) -> str:
+    """``/mcp``'s text: each server, its transport and scope, its state and its tools."""
+    if not statuses:
+        return (
+            "No MCP servers configured. Add them to .mcp.json (project), ~/.claude.json "
+            "(mcpServers), or pass --mcp-config FILE|JSON."
+        )
+    lines = []
+    for s in statuses:
+        state = f"failed: {s.error}" if s.state == "failed" and s.error else s.state
+        lines.append(f"{s.name}  ({s.transport}, {s.scope})  {state}")
+        if s.state == "pending approval":
+            lines.append(f"  approve with /mcp enable {s.name}, or /mcp disable {s.name}")
+        for tool in s.tools:
+            lines.append(f"  {tool}")
+    return "\n".join(lines)
+
+
+

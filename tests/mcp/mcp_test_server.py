@@ -1,0 +1,97 @@
+"""A real MCP server (the ``mcp`` package's MCPServer, formerly FastMCP) for ccx's tests.
+
+``python mcp_test_server.py [stdio|http PORT|sse PORT] [--die-on-call] [--hang]``
+Tools: ``add`` (structured), ``echo`` (text), ``pixel`` (an image), ``fail``
+(isError), ``crash`` (the process exits mid-call), ``exit_soon``, ``hang`` (never answers).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import sys
+import threading
+import time
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ImageContent
+
+INSTRUCTIONS = os.environ.get(
+    "TEST_MCP_INSTRUCTIONS", "Use the add tool for arithmetic; it is exact."
+)
+# A 1x1 transparent PNG.
+PIXEL = base64.b64encode(
+    bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c6360000002000005000157a3a4530000000049454e44ae426082"
+    )
+).decode()
+
+server = MCPServer(name="calc", instructions=INSTRUCTIONS)
+
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Echo the text back, with the value of TEST_MCP_SECRET if it is set."""
+    return text + os.environ.get("TEST_MCP_SECRET", "")
+
+
+@server.tool()
+def pixel() -> ImageContent:
+    """A tiny PNG image."""
+    return ImageContent(type="image", data=PIXEL, mimeType="image/png")
+
+
+@server.tool()
+def fail(reason: str) -> str:
+    """Always fails with the reason."""
+    raise ToolError(reason)
+
+
+@server.tool()
+def crash() -> str:
+    """The server process dies while answering."""
+    os._exit(3)
+
+
+@server.tool()
+def exit_soon() -> str:
+    """Answers, then the process exits a moment later."""
+    threading.Timer(0.3, os._exit, (4,)).start()
+    return "bye"
+
+
+@server.tool()
+def hang() -> str:
+    """Never answers (sleeps an hour)."""
+    time.sleep(3600)
+    return "late"
+
+
+def main(argv: list[str]) -> None:
+    mode = argv[0] if argv else "stdio"
+    if mode == "stdio":
+        server.run("stdio")
+    elif mode == "http":
+        server.run("streamable-http", host="127.0.0.1", port=int(argv[1]))
+    elif mode == "sse":
+        server.run("sse", host="127.0.0.1", port=int(argv[1]))
+    elif mode == "garbage":
+        # Not MCP at all: a line that is not JSON-RPC, then silence.
+        sys.stdout.write("hello, this is not json\n")
+        sys.stdout.flush()
+        time.sleep(3600)
+    elif mode == "exit":
+        sys.stderr.write("boom: cannot start\n")
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
