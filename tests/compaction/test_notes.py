@@ -37,7 +37,7 @@ def without_cache_marks(value: Any) -> Any:
 
 def early_policy() -> NotesPolicy:
     """Updates start as soon as there is a conversation (the lead is the whole window)."""
-    return NotesPolicy(min_lead_share=1.0, max_lead_share=1.0)
+    return NotesPolicy(min_lead_share=1.0, max_lead_share=1.0, needs_compaction=False)
 
 
 class NeverDue(NotesPolicy):
