@@ -22,6 +22,7 @@ from compaction.microcompact import (
     ResultIndex,
     anchors_after,
     apply_clearing,
+    find_candidates,
     marker_for,
     plan_clearing,
 )
@@ -46,6 +47,7 @@ class Clearing:
     services: CompactionServices
     config: MicrocompactConfig = field(default_factory=MicrocompactConfig)
     growth: float = INITIAL_GROWTH
+    request_growth: float = INITIAL_GROWTH  # all tokens a round adds, clearable or not
     _samples: int = 0
     _counted: set[str] = field(default_factory=set)
     _index: ResultIndex = field(
@@ -77,6 +79,13 @@ class Clearing:
                 added += estimate_block(block)
         self._samples += 1
         self.growth += (added - self.growth) / self._samples
+        total = estimate_message(messages[-2]) + estimate_message(messages[-1])
+        self.request_growth += (total - self.request_growth) / self._samples
+
+    def clearable_tokens(self, messages: list[Message], window: int | None) -> float:
+        """What clearing everything it may would free now (protection respected)."""
+        candidates = find_candidates(messages, self.config, estimate_block, self._index, window)
+        return sum(c.tokens for c in candidates)
 
     def run(
         self,

@@ -31,6 +31,18 @@ next H requests (the horizon); tokens every option adds alike are left out.
   fits, the one that leaves the least (a summary, normally). Waiting is not
   an option once due.
 
+Session notes are priced the same way (``compaction_follows``): an update
+reads the cached conversation and writes thousands of output tokens, about
+what a summary costs, and pays back only at a session-memory compaction. So
+it is worth starting only when clearing cannot keep the context under the
+threshold for the next H requests: after clearing everything clearable now
+(C), the context is used - C and grows by what a request adds that is never
+clearable, growth - g, so compaction follows within H requests when
+
+    used - C + H (growth - g) + pressure_requests x growth >= threshold.
+
+Otherwise clearing carries the session and the notes would never be used.
+
 Pure: no IO, no clock; the manager and microcompact supply the figures.
 How to call it for compaction: build a ``CompactOption`` from a prospective
 session-memory result (``after`` = the estimate of the replacement messages)
@@ -152,3 +164,15 @@ def choose(
         return Decision(action, cost)
     cost, _, action = min(options, key=lambda o: (o[1], o[0]))
     return Decision(action, cost, fits=False)
+
+
+def compaction_follows(
+    situation: Situation, clearable_now: float, horizon: float = MIN_HORIZON
+) -> bool:
+    """Whether clearing alone cannot hold the context under the threshold for ``horizon``
+    requests, so a compaction is coming and session notes for it are worth paying for."""
+    if situation.threshold is None:
+        return False
+    lasting = max(situation.growth - situation.clearable_growth, 0.0)
+    floor = situation.used - max(clearable_now, 0.0) + horizon * lasting
+    return floor + situation.pressure_requests * situation.growth >= situation.threshold

@@ -35,6 +35,7 @@ from agent.core.messages import Message
 from agent.model.client import PromptTooLongError, StreamedResponse
 from compaction.clearing import Clearing
 from compaction.compactor import Compactor
+from compaction.cost_model import Situation, compaction_follows
 from compaction.full import CompactionError
 from compaction.grouping import drop_oldest_groups
 from compaction.microcompact import ClearPlan, MicrocompactConfig
@@ -354,7 +355,22 @@ class ContextManager:
             or self.compactor.running
         ):
             return
-        self.session_memory.observe(agent, state.used, state.limits)
+        outlook = None if self.server_editing else (lambda: self._compaction_follows(agent, state))
+        self.session_memory.observe(agent, state.used, state.limits, outlook)
+
+    def _compaction_follows(self, agent: ConversationHost, state: ContextState) -> bool:
+        """cost_model.compaction_follows with this request's figures (after its clearing)."""
+        messages = list(agent.conversation.messages)
+        clearable = self.clearing.clearable_tokens(messages, state.limits.window)
+        growth = max(self.clearing.request_growth, self.clearing.growth)  # g is part of it
+        situation = Situation(
+            used=state.used,
+            threshold=state.limits.auto_compact,
+            growth=growth,
+            clearable_growth=self.clearing.growth,
+            pressure_requests=self.config.pressure_requests,
+        )
+        return compaction_follows(situation, clearable)
 
     async def session_memory_compact(self, agent: ConversationHost) -> bool:
         """A session-memory compaction now, if the notes allow one (True when it was made).

@@ -16,7 +16,11 @@ tokens, not only in files), so five large files no longer pin half a small
 window; the latest ``keep_recent_results`` other results within B_other =
 ``other_budget`` x W (W/40); the inputs of the ``keep_recent_inputs`` latest
 Edit / Write calls. A file that does not fit is cleared, and older files may
-still fit.
+still fit. A re-read answered "unchanged" (tools/read.py's stub) is no read of
+its own: it makes its file recent, and the full read it points to is the one
+protected, aged from the stub, so the latest read is never a pointer at
+cleared text. A read under ``min_result_tokens`` is never cleared, so it takes
+none of the five file slots.
 
 The cache. Clearing a result changes the prompt from that point on, and the
 API reads from its cache only the longest prefix that ends at a breakpoint of
@@ -194,17 +198,32 @@ def _protected_ids(index: ResultIndex, config: MicrocompactConfig, window: int |
     other_budget = math.inf if window is None else config.other_budget * window
     protected: set[str] = set()
     files: set[str] = set()
+    pending: dict[str, float] = {}  # file -> age of its "unchanged" re-read, full read not yet met
+    tiny: set[str] = set()  # files whose latest read is too small to clear
     others = 0
     read_tokens = other_tokens = 0.0
     for result in reversed(index.results):
-        if len(files) >= config.keep_recent_files and others >= config.keep_recent_results:
+        full = len(files) >= config.keep_recent_files
+        if full and not pending and others >= config.keep_recent_results:
             break
         if result.tool_name == "Read":
             path = _path_key(result.tool_input.get("file_path"))
-            if path in files or len(files) >= config.keep_recent_files:
+            if (path in files and path not in pending) or path in tiny:
+                continue  # an older read of a file whose latest read was met already
+            if path not in files and full:
+                continue
+            age = index.tokens_from(result.message_index + 1)
+            if result.unchanged:
+                # No read of its own: it points at an earlier read, which is what must stay,
+                # and that read is as recent as the stub.
+                files.add(path)
+                pending.setdefault(path, age)
+                continue
+            if result.tokens < config.min_result_tokens and path not in pending:
+                tiny.add(path)  # never cleared anyway: it takes none of the recent-file slots
                 continue
             files.add(path)  # a recent file, kept if it fits; its older reads never are
-            age = index.tokens_from(result.message_index + 1)
+            age = pending.pop(path, age)
             if read_tokens + result.tokens <= read_budget and age <= read_budget:
                 read_tokens += result.tokens
                 protected.add(result.tool_use_id)

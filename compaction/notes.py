@@ -35,7 +35,12 @@ times for one use. So:
   about one per ceiling of growth, not one per request. Notes match while
   the message they cover up to is still there and comes after the last
   compaction's messages (older notes do not cover what that compaction
-  kept).
+  kept);
+- and only when a compaction is coming: the manager's outlook
+  (``cost_model.compaction_follows``) says clearing alone cannot hold the
+  context under the threshold for the next ten requests. Notes serve only a
+  compaction; an update the clearing makes unnecessary costs as much as a
+  summary and saves nothing.
 """
 
 from __future__ import annotations
@@ -127,6 +132,9 @@ class NotesPolicy:
     max_lead_share: float = 0.10
     refresh_share: float = 0.5  # of the keep ceiling, at least
     refresh_requests: float = 2.0  # requests' growth before the ceiling
+    # update only when a compaction is coming (cost_model.compaction_follows), not when
+    # clearing alone holds the context under the threshold
+    needs_compaction: bool = True
 
     def lead(self, limits: ContextLimits, growth: float) -> float:
         low, high = limits.effective * self.min_lead_share, limits.effective * self.max_lead_share

@@ -95,8 +95,17 @@ class SessionNotes:
 
     # -- before each request ----------------------------------------------------------
 
-    def observe(self, host: ConversationHost, used: int, limits: ContextLimits) -> None:
-        """Start an update in the background when one is due; never waits for anything."""
+    def observe(
+        self,
+        host: ConversationHost,
+        used: int,
+        limits: ContextLimits,
+        outlook: Callable[[], bool] | None = None,
+    ) -> None:
+        """Start an update in the background when one is due; never waits for anything.
+
+        With ``outlook`` (whether a compaction is coming, rather than clearing holding the
+        context under the threshold), an update starts only when it says one is."""
         if self._last_used is not None and used > self._last_used:
             self._growth.append(used - self._last_used)
         self._last_used = used
@@ -105,6 +114,8 @@ class SessionNotes:
         growth = median(self._growth) if self._growth else 0.0
         if not self.policy.near(used, limits, growth):
             return
+        if self.policy.needs_compaction and outlook is not None and not outlook():
+            return  # notes are used only by a compaction, and none is coming
         messages = list(host.conversation.messages)
         if not any(m.role == "assistant" for m in messages) or not _can_follow(messages):
             return

@@ -12,6 +12,7 @@ from typing import Any
 from agent.core.messages import Message
 from compaction.inputs import clearable_input_tokens, is_input_cleared
 from compaction.markers import CLEARED_PREFIX
+from tools.read import UNCHANGED_STUB_PREFIX
 
 
 @dataclass(slots=True)
@@ -24,6 +25,15 @@ class Candidate:
     message_index: int
     tokens: float
     is_error: bool = False
+    unchanged: bool = False  # a Read that answered "unchanged": its content is an earlier read's
+
+
+def is_unchanged_stub(block: dict[str, Any]) -> bool:
+    """A re-read answered with the "unchanged" stub rather than the file's text."""
+    content = block.get("content")
+    if isinstance(content, list):
+        content = next((b.get("text") for b in content if b.get("type") == "text"), None)
+    return isinstance(content, str) and content.startswith(UNCHANGED_STUB_PREFIX)
 
 
 def is_cleared(block: dict[str, Any]) -> bool:
@@ -84,8 +94,9 @@ class ResultIndex:
             name, tool_input = self.uses.get(block["tool_use_id"], (None, {}))
             tokens = self.estimate_block(block)
             error = bool(block.get("is_error"))
+            stub = name == "Read" and is_unchanged_stub(block)
             self.results.append(
-                Candidate(block["tool_use_id"], name, tool_input, index, tokens, error)
+                Candidate(block["tool_use_id"], name, tool_input, index, tokens, error, stub)
             )
 
     def tokens_from(self, index: int) -> float:

@@ -55,8 +55,17 @@ class SessionMemoryResult:
 class SessionMemory(Protocol):
     """What the manager needs of session memory; ``compaction.notes.SessionNotes`` is one."""
 
-    def observe(self, host: object, used: int, limits: ContextLimits) -> None:
-        """Before each request: start a background notes update when one is due."""
+    def observe(
+        self,
+        host: object,
+        used: int,
+        limits: ContextLimits,
+        outlook: Callable[[], bool] | None = None,
+    ) -> None:
+        """Before each request: start a background notes update when one is due.
+
+        ``outlook`` says whether a compaction is coming (cost_model.compaction_follows);
+        it is only asked once the context is near the threshold."""
 
     async def try_compact(
         self, messages: list[Message], limits: ContextLimits

@@ -33,6 +33,8 @@ from tools.read_text import (
 )
 
 MAX_OUTPUT_TOKENS = 25_000
+# How an unchanged re-read answers; compaction/ recognizes it (the full read it points to stays).
+UNCHANGED_STUB_PREFIX = "File unchanged since your last Read of it"
 
 
 class ReadParams(ToolParams):
@@ -193,7 +195,7 @@ def _unchanged_stub(ctx: ToolContext, path: Path, st: os.stat_result) -> ToolRes
     ago = _ago(time.time() - entry.read_at)
     return ToolResult(
         output=(
-            f"File unchanged since your last Read of it (at {when}, {ago}); the content shown "
+            f"{UNCHANGED_STUB_PREFIX} (at {when}, {ago}); the content shown "
             "in that earlier result is still current."
         ),
         display="Unchanged since last read",

@@ -14,6 +14,7 @@ from compaction.cost_model import (
     Situation,
     choose,
     compact_cost,
+    compaction_follows,
     economic_batch,
 )
 
@@ -78,3 +79,15 @@ def test_without_a_threshold_nothing_is_ever_due() -> None:
     off = situation(used=190_000, threshold=None)
     assert not off.due
     assert choose(off, ClearOption(100, 50_000)).action == "wait"
+
+
+def test_notes_are_worth_paying_for_only_when_clearing_cannot_hold_the_threshold() -> None:
+    # 84K used of an 87K threshold, 1,000 tokens a request of which 800 become clearable.
+    near = situation(84_000)
+    # 20K clearable now: after clearing, 64K grows by 200 a request, 66K in ten: no compaction.
+    assert not compaction_follows(near, clearable_now=20_000)
+    # Nothing left to clear: 84K + 10 x 200 + 2 requests of growth reaches the threshold.
+    assert compaction_follows(near, clearable_now=0)
+    # Little ever becomes clearable (200 of 1,000 a request): 3K cleared now does not hold it.
+    assert compaction_follows(situation(84_000, clearable_growth=200), clearable_now=3_000)
+    assert not compaction_follows(situation(84_000, threshold=None), clearable_now=0)

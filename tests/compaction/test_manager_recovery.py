@@ -146,7 +146,7 @@ class Notes:
         self.keep_last = keep_last
         self.calls = 0
 
-    def observe(self, host: object, used: int, limits: object) -> None:
+    def observe(self, host: object, used: int, limits: object, outlook: object = None) -> None:
         return None
 
     def cancel(self) -> None:

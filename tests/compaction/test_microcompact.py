@@ -16,6 +16,9 @@ from compaction.microcompact import (
     plan_clearing,
 )
 from compaction.tokens import estimate_block, estimate_message
+from tools.read import UNCHANGED_STUB_PREFIX
+
+STUB = f"{UNCHANGED_STUB_PREFIX} (at 10:00:00, moments ago); the content shown earlier is current."
 
 BIG = "x = 1\n" * 2_000  # about 3,000 tokens
 
@@ -71,6 +74,58 @@ def test_a_file_read_twice_keeps_only_its_latest_read() -> None:
     calls = [("Read", {"file_path": "/repo/a.py"})] * 3 + reads(2)
     candidates = find_candidates(conversation(calls), MicrocompactConfig(), estimate_block)
     assert ids(candidates) == ["toolu_000", "toolu_001"]
+
+
+def with_result(messages: list[Message], tool_id: str, text: str) -> list[Message]:
+    """``messages`` with the result of ``tool_id`` reading ``text``."""
+    return [
+        Message("user", [tool_result_block(tool_id, text)], kind="tool_result")
+        if any(b.get("tool_use_id") == tool_id for b in m.tool_results())
+        else m
+        for m in messages
+    ]
+
+
+def test_an_unchanged_reread_keeps_the_full_read_it_points_to() -> None:
+    # a.py read in full, four other files, then a.py re-read unchanged (the stub) and a later round.
+    calls = [("Read", {"file_path": "/repo/a.py"}), *reads(4)]
+    calls += [("Read", {"file_path": "/repo/a.py"}), ("Bash", {"command": "make"})]
+    messages = with_result(conversation(calls), "toolu_005", STUB)
+    candidates = find_candidates(messages, MicrocompactConfig(), estimate_block)
+    # The stub is no read of its own: a.py's full read stays, and it counts as one of five files.
+    assert "toolu_000" not in ids(candidates)
+    assert ids(candidates) == []
+    # With a sixth file read after the stub, a.py is still among the five most recent (the stub
+    # made it recent) and m00 is the one to go.
+    calls.append(("Read", {"file_path": "/repo/b.py"}))
+    messages = with_result(conversation(calls), "toolu_005", STUB)
+    candidates = find_candidates(messages, MicrocompactConfig(), estimate_block)
+    assert ids(candidates) == ["toolu_001"]
+
+
+def test_the_full_read_behind_a_stub_is_as_recent_as_the_stub() -> None:
+    # 18K of outputs after a.py's read, but the stub re-read it just before the last round:
+    # on a 60K window (W/4 = 15K) the full read is kept, where without the stub it would go.
+    calls = [("Read", {"file_path": "/repo/a.py"})] + [("Bash", {"command": "make"})] * 6
+    calls += [("Read", {"file_path": "/repo/a.py"}), ("Bash", {"command": "make"})]
+    plain = conversation(calls)
+    index = ResultIndex(estimate_message, estimate_block)
+    assert "toolu_000" in ids(
+        find_candidates(plain, MicrocompactConfig(), estimate_block, index, window=60_000)
+    )  # the re-read returned the text: it is the latest read, the first one goes
+    stubbed = with_result(plain, "toolu_007", STUB)
+    index = ResultIndex(estimate_message, estimate_block)
+    assert "toolu_000" not in ids(
+        find_candidates(stubbed, MicrocompactConfig(), estimate_block, index, window=60_000)
+    )
+
+
+def test_a_read_too_small_to_clear_takes_no_recent_file_slot() -> None:
+    # m00-m04 read in full, then a tiny file (never clearable), then a Bash round.
+    calls = [*reads(5), ("Read", {"file_path": "/repo/tiny.py"}), ("Bash", {"command": "make"})]
+    messages = with_result(conversation(calls), "toolu_005", "1\tok = True\n")
+    candidates = find_candidates(messages, MicrocompactConfig(), estimate_block)
+    assert ids(candidates) == []  # the five full reads stay: tiny.py took none of their slots
 
 
 def test_other_tools_keep_their_three_latest_and_small_or_foreign_results_stay() -> None:

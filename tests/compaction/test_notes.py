@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.context_state import ContextLimits
-from agent.core.events import CompactionFinished
+from agent.core.events import CompactionFinished, Microcompacted
 from agent.core.messages import Message, user_text
 from agent.fake_api import text_reply, tool_reply
 from compaction.microcompact import MicrocompactConfig
@@ -37,7 +37,7 @@ def without_cache_marks(value: Any) -> Any:
 
 def early_policy() -> NotesPolicy:
     """Updates start as soon as there is a conversation (the lead is the whole window)."""
-    return NotesPolicy(min_lead_share=1.0, max_lead_share=1.0)
+    return NotesPolicy(min_lead_share=1.0, max_lead_share=1.0, needs_compaction=False)
 
 
 class NeverDue(NotesPolicy):
@@ -213,3 +213,20 @@ def test_notes_saved_by_one_run_serve_the_resumed_session(tmp_path) -> None:
     planned = resumed.plan(messages, ContextLimits(200_000, 64_000))
     assert planned is not None and planned.summary == "what happened"
     assert planned.keep_from == 0  # so short a conversation is kept whole
+
+
+async def test_no_notes_update_while_clearing_holds_the_context(api, tmp_path) -> None:
+    # The same session as above with clearing on: old reads are cleared near the threshold,
+    # no compaction comes, so a notes update (a summary's price) would never be used. The lead
+    # is widened (9K of the 22.5K threshold) so that updates are otherwise due before clearing.
+    policy = NotesPolicy(min_lead_share=0.3, max_lead_share=0.3)
+    notes = SessionNotes(NotesStore(tmp_path / "session"), policy=policy)
+    setup = Setup(api, tmp_path, window=40_000, session_memory=notes)
+    api.on(is_notes, notes_reply)
+    api.on(lambda r: SUMMARY_REQUEST_MARK in r.last_user_text(), summary_reply)
+    api.add(*setup.read_script(12), text_reply("done"))
+    outcome = await setup.agent.submit("Read every module, twice.")
+    assert outcome.result == "done" and api.errors == []
+    assert [e for e in setup.events if isinstance(e, Microcompacted)]
+    assert not [e for e in setup.events if isinstance(e, CompactionFinished)]
+    assert notes.updates == 0 and not [r for r in api.requests if is_notes(r)]
