@@ -1,4 +1,4 @@
-"""The full-screen ccx app: ``run_app(options, prompt)`` is what the launcher calls.
+"""The full-screen ccx app, ``CcxApp`` (``tui.run`` runs it as a program).
 
 Nothing heavy is imported here: the first paint (transcript, prompt, footer)
 happens before the agent thread starts, and that thread builds the Runtime
@@ -15,7 +15,6 @@ _gc_enabled = gc.isenabled()
 gc.disable()  # Textual's import makes ~100K objects that all survive: collecting them is waste
 try:
     import asyncio
-    import concurrent.futures
     import json
     import os
     import sys
@@ -43,7 +42,7 @@ try:
     )
     from tui.bridge import AgentBridge
     from tui.event_view import EventView
-    from tui.screens.asking import ask_on_screen
+    from tui.screens.asking import show_permission, show_plan, show_trust
     from tui.widgets.footer import StatusFooter
     from tui.widgets.prompt_box import PromptBox, PromptInput
     from tui.widgets.status_line import StatusLine
@@ -417,76 +416,13 @@ class CcxApp(App[int]):
             self.pump()
 
     def on_permission_asked(self, message: PermissionAsked) -> None:
-        if not self.live:
-            return
-        from tui.screens.permission import PermissionScreen
-
-        screen = PermissionScreen(message.request, self.options.cwd if self.options else None)
-        self.query_one(StatusLine).show(
-            f"Waiting for permission to use {message.request.tool_name}…"
-        )
-        ask_on_screen(self, screen, message.answer, PermissionScreen.Withdrawn)
+        if self.live:
+            show_permission(self, message.request, message.answer, self.options)
 
     def on_trust_asked(self, message: TrustAsked) -> None:
-        if not self.live:
-            return
-        from tui.screens.trust import TrustScreen
-
-        def exit_if_declined(answer: concurrent.futures.Future[str]) -> None:
-            if not answer.cancelled() and answer.result() == "exit":
-                self.exit(0)
-
-        message.answer.add_done_callback(exit_if_declined)
-        self.query_one(StatusLine).show("Waiting for your answer: trust this folder?", hint="")
-        screen = TrustScreen(message.project, message.items)
-        ask_on_screen(self, screen, message.answer, TrustScreen.Withdrawn)
+        if self.live:
+            show_trust(self, message.project, message.items, message.answer)
 
     def on_plan_approval_asked(self, message: PlanApprovalAsked) -> None:
-        if not self.live:
-            return
-        from tui.screens.plan_approval import PlanApprovalScreen
-
-        screen = PlanApprovalScreen(message.plan)
-        self.query_one(StatusLine).show("Waiting for plan approval…")
-        ask_on_screen(self, screen, message.answer, PlanApprovalScreen.Withdrawn)
-
-
-def run_app_from_argv(argv: list[str]) -> tuple[int, Any]:
-    """Paint first, parse the command line after: (exit code, arguments to hand back or None).
-
-    Typer builds pydantic adapters for every option (~250 ms), so on the
-    interactive path the app draws before the arguments are parsed. A usage
-    error is printed once the terminal is restored; arguments asking for
-    another front end (-p, --plain) are handed back to the launcher.
-    """
-    gc.disable()
-    app = CcxApp(None, None, gc_paused=True, argv=argv)
-    try:
-        app.run()
-    finally:
-        gc.enable()
-    _print_resume_hint(app)
-    if app.argument_error is not None:
-        message, code = app.argument_error
-        if message:
-            print(message, file=sys.stderr)
-        return code, None
-    return app.return_code or 0, app.handed_back
-
-
-def run_app(options: RunOptions, prompt: str | None = None) -> int:
-    """Run the app until the user quits; returns the process exit code."""
-    gc.disable()  # until the first paint (see CcxApp._first_paint)
-    app = CcxApp(options, prompt, gc_paused=True)
-    try:
-        app.run()
-    finally:
-        gc.enable()
-    _print_resume_hint(app)
-    return app.return_code or 0
-
-
-def _print_resume_hint(app: CcxApp) -> None:
-    hint = app.resume_hint()
-    if hint:
-        print(hint, flush=True)
+        if self.live:
+            show_plan(self, message.plan, message.answer)

@@ -53,7 +53,7 @@ def start_interactive(options: Any, prompt: str | None, plain: bool, check: bool
         reason = plain_reason()
         if reason is None:
             try:
-                from tui.app import run_app
+                from tui.run import run_app
             except ImportError as exc:
                 reason = f"the full-screen app could not be loaded ({exc})"
             else:

@@ -37,7 +37,7 @@ def run_fast_interactive(argv: list[str]) -> int | None:
     if check_credentials(Path.cwd(), os.environ) is not None:
         return None  # the normal path says how to set a key, without a flash of the app
     try:
-        from tui.app import run_app_from_argv
+        from tui.run import run_app_from_argv
     except ImportError:
         return None
     code, handed_back = run_app_from_argv(argv)
