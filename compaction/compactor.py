@@ -46,7 +46,7 @@ from compaction.restore import (
     visible_skill_names,
 )
 from compaction.services import CompactionServices, ConversationHost
-from compaction.summary import PartialMode, latest_user_request, summary_message_text
+from compaction.summary import PartialMode, latest_request, summary_message_text
 from compaction.thresholds import ContextLimits
 from compaction.tokens import PADDING, estimate_message
 from compaction.undo import Snapshot, snapshots_from_transcript
@@ -428,20 +428,6 @@ def choose_pivot(
     if pivot <= 0 or pivot >= len(messages):
         raise CompactionError("no safe point to split the conversation there")
     return pivot
-
-
-def latest_request(messages: list[Message]) -> str | None:
-    """The user's latest typed request; after an earlier compaction, the one its summary carried."""
-    request = latest_user_request(messages)
-    if request:
-        return request
-    for message in reversed(messages):
-        if message.kind == "summary":
-            text = message.text()
-            start, end = text.find("<user-request>\n"), text.find("\n</user-request>")
-            if start >= 0 and end > start:
-                return text[start + len("<user-request>\n") : end]
-    return None
 
 
 def _detail(messages: list[Message], partial: PartialMode | None, pivot: int | None) -> str:

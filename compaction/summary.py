@@ -135,3 +135,17 @@ def _without_media(block: dict[str, Any]) -> dict[str, Any]:
         ]
         return {**block, "content": replaced}
     return block
+
+
+def latest_request(messages: list[Message]) -> str | None:
+    """The user's latest typed request; after an earlier compaction, the one its summary carried."""
+    request = latest_user_request(messages)
+    if request:
+        return request
+    for message in reversed(messages):
+        if message.kind == "summary":
+            text = message.text()
+            start, end = text.find("<user-request>\n"), text.find("\n</user-request>")
+            if start >= 0 and end > start:
+                return text[start + len("<user-request>\n") : end]
+    return None

@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Any
 from agent.app.slash import EXIT_NAMES, command_name
 from agent.core.compaction_record import CompactionRecord
 from compaction.breakdown import context_breakdown, render_breakdown
-from compaction.compactor import latest_request
 from compaction.full import CompactionError
-from compaction.summary import PartialMode
+from compaction.summary import PartialMode, latest_request
 from compaction.thresholds import format_tokens
 
 if TYPE_CHECKING:

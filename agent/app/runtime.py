@@ -15,9 +15,10 @@ from typing import Any
 
 from agent.app.context_setup import build_context_manager
 from agent.app.mcp_setup import build_mcp_servers, start_mcp_servers
-from agent.app.options import PERMISSION_MODES, RunOptions, StartupError, split_rules
+from agent.app.options import PERMISSION_MODES, RunOptions, StartupError
 from agent.app.sandbox_setup import build_sandbox
 from agent.app.session_hooks import SessionHooks
+from agent.app.session_setup import open_session, permission_gate
 from agent.core.events import EventSink, ModeChanged, Notice, SessionStarted
 from agent.core.locations import config_dir
 from agent.core.messages import Message
@@ -45,9 +46,7 @@ from agent.permissions.settings import (
 from agent.sessions.session import (
     LoadedSession,
     Session,
-    SessionError,
     rebuild_file_state,
-    session_path_for,
     transcript_write_notice,
 )
 from tools.base import ToolContext
@@ -368,63 +367,16 @@ class Runtime:
         self.set_permission_mode("default")
 
     def _permission_gate(self) -> PermissionGate:
-        mode = self.options.permission_mode or self.settings.permission_mode or "default"
-        if mode not in PERMISSION_MODES:
-            raise StartupError(
-                f"Unknown permission mode {mode!r}; use one of {', '.join(PERMISSION_MODES)}"
-            )
-        try:
-            allow = self.settings.allow + [
-                Rule.parse(r, source="cli") for r in split_rules(self.options.allowed_tools)
-            ]
-            deny = self.settings.deny + [
-                Rule.parse(r, source="cli") for r in split_rules(self.options.disallowed_tools)
-            ]
-        except ValueError as exc:
-            raise StartupError(f"Bad permission rule: {exc}") from exc
-        readable = [config_dir(), Path.home() / ".claude"]  # sessions, saved outputs, plans, skills
-        readable += [Path(d).resolve() for d in self.options.add_dirs]
-        return PermissionGate(
-            mode,
-            allow,
-            deny,
-            self.settings.ask,
-            cwd=self.cwd,
-            project_root=project_root(self.cwd),
-            read_dirs=readable,
-            config_dir=config_dir(),
-        )
+        return permission_gate(self.options, self.settings, self.cwd)
 
     def _open_session(self) -> tuple[Session, list[Message]]:
-        options = self.options
-        try:
-            path = session_path_for(options.resume, options.continue_session, self.cwd)
-        except SessionError as exc:
-            raise StartupError(str(exc)) from exc
-        if path is None and options.continue_session:
-            self.emit_notice("No earlier session in this directory; starting a new one", "info")
-        if path is None:
-            return Session.create(self.cwd, self.model, session_id=options.session_id), []
-        early = self._preloaded[1] if self._preloaded and self._preloaded[0] == path else None
+        opened = open_session(self.options, self.cwd, self.model, self._preloaded, self.emit_notice)
         self._preloaded = None
-        try:
-            session, loaded = Session.open_existing(
-                path, self.cwd, loaded=early, model=self.model, fork=options.fork_session
-            )
-        except SessionError as exc:
-            raise StartupError(f"Cannot resume the session: {exc}") from exc
-        if session.forked_from is not None and not options.fork_session:
-            pid = f"pid {session.busy_pid}" if session.busy_pid else "pid unknown"
-            self.emit_notice(
-                f"Session {session.forked_from} is in use by another ccx ({pid}); continuing "
-                f"in a new session {session.id} forked from it"
-            )
-        self._loaded_events = list(loaded.events)
-        self._loaded = loaded
-        for repair in loaded.repairs:
-            self.emit_notice(f"Session repaired: {repair}")
-        rebuild_file_state(loaded, self.file_state)
-        return session, list(loaded.messages)
+        if opened.loaded is not None:
+            self._loaded_events = list(opened.loaded.events)
+            self._loaded = opened.loaded
+            rebuild_file_state(opened.loaded, self.file_state)
+        return opened.session, opened.messages
 
     def remember_rule(self, rule: Rule) -> None:
         """Save an "always allow" answer; if the file cannot take it, it holds for this session."""

@@ -1,0 +1,91 @@
+"""Two start-up steps of a session, kept out of the runtime: its permission gate and its transcript.
+
+``permission_gate`` turns the mode and rules of the settings and the command
+line into the gate; ``open_session`` finds the session to continue (or makes
+a new one) and loads it, saying what it repaired or forked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent.app.options import PERMISSION_MODES, RunOptions, StartupError, split_rules
+from agent.core.locations import config_dir
+from agent.core.messages import Message
+from agent.permissions.gate import PermissionGate, Rule
+from agent.permissions.settings import Settings, project_root
+from agent.sessions.session import LoadedSession, Session, SessionError, session_path_for
+
+
+def permission_gate(options: RunOptions, settings: Settings, cwd: Path) -> PermissionGate:
+    """The gate for this session's mode and rules; StartupError for a bad mode or rule."""
+    mode = options.permission_mode or settings.permission_mode or "default"
+    if mode not in PERMISSION_MODES:
+        raise StartupError(
+            f"Unknown permission mode {mode!r}; use one of {', '.join(PERMISSION_MODES)}"
+        )
+    try:
+        allow = settings.allow + [
+            Rule.parse(r, source="cli") for r in split_rules(options.allowed_tools)
+        ]
+        deny = settings.deny + [
+            Rule.parse(r, source="cli") for r in split_rules(options.disallowed_tools)
+        ]
+    except ValueError as exc:
+        raise StartupError(f"Bad permission rule: {exc}") from exc
+    readable = [config_dir(), Path.home() / ".claude"]  # sessions, saved outputs, plans, skills
+    readable += [Path(d).resolve() for d in options.add_dirs]
+    return PermissionGate(
+        mode,
+        allow,
+        deny,
+        settings.ask,
+        cwd=cwd,
+        project_root=project_root(cwd),
+        read_dirs=readable,
+        config_dir=config_dir(),
+    )
+
+
+@dataclass
+class OpenedSession:
+    session: Session
+    messages: list[Message]
+    loaded: LoadedSession | None  # None for a new session
+
+
+def open_session(
+    options: RunOptions,
+    cwd: Path,
+    model: str,
+    preloaded: tuple[Path, Any] | None,
+    notice: Callable[..., None],
+) -> OpenedSession:
+    """The session -c / -r / --session-id ask for; ``preloaded`` is a transcript read early."""
+    try:
+        path = session_path_for(options.resume, options.continue_session, cwd)
+    except SessionError as exc:
+        raise StartupError(str(exc)) from exc
+    if path is None and options.continue_session:
+        notice("No earlier session in this directory; starting a new one", "info")
+    if path is None:
+        return OpenedSession(Session.create(cwd, model, session_id=options.session_id), [], None)
+    early = preloaded[1] if preloaded and preloaded[0] == path else None
+    try:
+        session, loaded = Session.open_existing(
+            path, cwd, loaded=early, model=model, fork=options.fork_session
+        )
+    except SessionError as exc:
+        raise StartupError(f"Cannot resume the session: {exc}") from exc
+    if session.forked_from is not None and not options.fork_session:
+        pid = f"pid {session.busy_pid}" if session.busy_pid else "pid unknown"
+        notice(
+            f"Session {session.forked_from} is in use by another ccx ({pid}); continuing "
+            f"in a new session {session.id} forked from it"
+        )
+    for repair in loaded.repairs:
+        notice(f"Session repaired: {repair}")
+    return OpenedSession(session, list(loaded.messages), loaded)
