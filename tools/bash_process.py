@@ -71,7 +71,8 @@ async def run_command(
             proc = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
-                cwd=cwd, env=dict(env), start_new_session=True, preexec_fn=preexec,
+                cwd=cwd, env=dict(env), start_new_session=True,
+                preexec_fn=_with_registration(preexec),
             )  # fmt: skip
         finally:
             os.close(write_fd)
@@ -82,6 +83,23 @@ async def run_command(
         return outcome
     finally:
         transport.close()
+
+
+def _with_registration(preexec: Callable[[], None] | None) -> Callable[[], None] | None:
+    """``preexec``, then the child registers its own group with the guardian, just before exec.
+
+    Registering last means a preexec that fails (nothing runs) leaves nothing registered.
+    """
+    register = process_guard().child_registration()
+    if register is None:
+        return preexec
+
+    def both() -> None:
+        if preexec is not None:
+            preexec()
+        register()
+
+    return both
 
 
 async def _supervise(

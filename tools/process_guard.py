@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 
 _GUARDIAN = r"""
 import os, signal
@@ -58,6 +59,24 @@ class ProcessGuard:
 
     def unregister(self, pgid: int) -> None:
         self._send(f"-{pgid}\n")
+
+    def child_registration(self) -> Callable[[], None] | None:
+        """A preexec step that registers the new child's group from inside the child.
+
+        The parent learns the pid only once the child runs; a ccx killed in between
+        would leave the command unguarded. The child writes its own ``+pid`` (its group,
+        as it starts a session) before it execs: one short write to a pipe is atomic.
+        """
+        with self._lock:
+            if self._write_fd is None and not self._start():
+                return None
+            fd = self._write_fd
+
+        def register_self() -> None:
+            with contextlib.suppress(OSError):
+                os.write(fd, f"+{os.getpid()}\n".encode())
+
+        return register_self
 
     @property
     def pid(self) -> int | None:
