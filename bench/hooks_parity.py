@@ -22,19 +22,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agent.instructions.hooks.config import EVENTS as HOOK_EVENTS
+
 SHARED_BENCH = Path("/work/shared/bench")
 CCX = str(Path(sys.executable).with_name("ccx"))
-EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PostToolUse",
-    "Notification",
-    "Stop",
-    "SubagentStop",
-    "PreCompact",
-    "SessionEnd",
-)
+# ccx's own list of events, less PostCompact (this script compares the others).
+EVENTS = tuple(event for event in HOOK_EVENTS if event != "PostCompact")
 TASK = "Say hello with Bash, then read notes.txt."
 LOGGER = """import json, os, sys
 data = json.load(sys.stdin)

@@ -19,16 +19,22 @@ def script(api: FakeApi) -> None:
     )
 
 
+async def grep_and_glob(pilot) -> list[ToolBlock]:  # type: ignore[no-untyped-def]
+    """Ask, let the scripted turn run, and return its two tool blocks."""
+    app = pilot.app
+    await wait_for(pilot, lambda: app.ready)
+    await submit(pilot, "where is the limit?")
+    await wait_idle(pilot)
+    return list(app.query(ToolBlock))
+
+
 async def test_typing_after_a_click_on_a_block_goes_to_the_prompt(
     api: FakeApi, repo: Path
 ) -> None:
     script(api)
     app = make_app(repo)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: app.ready)
-        await submit(pilot, "where is the limit?")
-        await wait_idle(pilot)
-        grep, _glob = list(app.query(ToolBlock))
+        grep, _glob = await grep_and_glob(pilot)
         await pilot.click(grep)
         await wait_for(pilot, lambda: grep.expanded)
         prompt = app.query_one(PromptInput)
@@ -49,10 +55,7 @@ async def test_ctrl_o_toggles_the_latest_block_and_the_hint_says_so(
     script(api)
     app = make_app(repo)
     async with app.run_test(size=(80, 24)) as pilot:
-        await wait_for(pilot, lambda: app.ready)
-        await submit(pilot, "where is the limit?")
-        await wait_idle(pilot)
-        grep, glob = list(app.query(ToolBlock))
+        grep, glob = await grep_and_glob(pilot)
         assert not grep.expanded and not glob.expanded
         lines = glob.hidden_lines()
         assert lines >= 2
