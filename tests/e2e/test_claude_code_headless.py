@@ -107,5 +107,9 @@ def test_stream_json_input_runs_turns_answers_control_requests_and_skips_bad_lin
     assert [r["result"] for r in results] == ["one", "two"]
     assert [e["subtype"] for e in events if e["type"] == "system"].count("init") == 1
     assert "not JSON" in run.stderr
-    assert ccx.api.requests[1].last_user_text() == "second"
+    # set_permission_mode is answered at once, so it lands before or during the first turn:
+    # the plan-mode reminder rides on whichever user message follows it, exactly once
+    texts = [request.last_user_text() for request in ccx.api.requests]
+    assert [text.split("\n")[0] for text in texts] == ["first", "second"]
+    assert sum("Plan mode is on" in text for text in texts) == 1
     assert len(ccx.api.requests[1].messages) == 3  # the first turn is in the second's context
