@@ -51,4 +51,6 @@ def _describe(tool: str, params: dict[str, Any]) -> str:
         return f"{tool} `{params.get('pattern', '')}`"
     if tool in ("Edit", "Write"):
         return f"{tool} of {params.get('file_path', '?')}"
+    if tool == "WebFetch":
+        return f"WebFetch of {str(params.get('url', '?'))[:200]}"
     return tool

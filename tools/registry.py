@@ -13,6 +13,7 @@ from tools.glob import GlobTool
 from tools.grep import GrepTool
 from tools.read import ReadTool
 from tools.sandbox import SandboxPolicy
+from tools.web_fetch import WebFetchTool
 from tools.write import WriteTool
 
 
@@ -28,6 +29,7 @@ def default_tools(
         BashTool(sandbox=sandbox, command_env=command_env),
         GlobTool(),
         GrepTool(),
+        WebFetchTool(),  # its page reader is connected by the runtime (agent/app/page_reader.py)
     ]
 
 

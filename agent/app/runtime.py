@@ -16,6 +16,7 @@ from typing import Any
 from agent.app.context_setup import build_context_manager
 from agent.app.mcp_setup import build_mcp_servers, start_mcp_servers
 from agent.app.options import PERMISSION_MODES, RunOptions, StartupError
+from agent.app.page_reader import connect_web_fetch
 from agent.app.sandbox_setup import build_sandbox
 from agent.app.session_hooks import SessionHooks
 from agent.app.session_setup import open_session, permission_gate
@@ -216,6 +217,7 @@ class Runtime:
             on_tool_results=self._after_tools,
             stop_hook=self.session_hooks.stop,
         )
+        connect_web_fetch(self)
         self.context = build_context_manager(self)
         self.agent.policy = self.context
         if self._loaded is not None:

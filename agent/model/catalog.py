@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import os
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -77,6 +78,18 @@ def resolve_model(name: str | None) -> str:
         return DEFAULT_MODEL
     stripped = name.strip()
     return ALIASES.get(stripped.lower(), stripped)
+
+
+# Claude Code's variables for the model of small side calls (WebFetch's page reading).
+FAST_MODEL_VARIABLES = ("ANTHROPIC_SMALL_FAST_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL")
+
+
+def fast_model() -> str:
+    """The small, fast model side calls use: the first of FAST_MODEL_VARIABLES set, else haiku."""
+    for name in FAST_MODEL_VARIABLES:
+        if value := os.environ.get(name, "").strip():
+            return resolve_model(value)
+    return ALIASES["haiku"]
 
 
 def _table_key(model: str) -> str | None:

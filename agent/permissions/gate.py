@@ -33,6 +33,7 @@ from agent.permissions.rules import (  # noqa: F401 - the gate's vocabulary, re-
     Rule,
     bash_pattern_matches,
 )
+from agent.permissions.web import check_web_fetch, suggest_web_rule
 from agent.shell.readonly import is_read_only
 from agent.shell.split import split_command
 
@@ -98,6 +99,8 @@ class PermissionGate:
         if tool_name == "Bash":
             unsandboxed = bool(tool_input.get("dangerouslyDisableSandbox"))
             return check_bash(self, str(tool_input.get("command") or ""), unsandboxed)
+        if tool_name == "WebFetch":
+            return check_web_fetch(self, tool_input)
         path = self._subject_path(tool_name, tool_input)
         if rule := self.matching_rule(self.deny, tool_name, path, every_view=False):
             return Decision("deny", f"the deny rule {rule.describe()} forbids it", rule)
@@ -228,6 +231,8 @@ def _suggest_rule(
 ) -> Rule:
     if tool_name == "Bash":
         return Rule("Bash", _suggest_bash(str(tool_input.get("command") or "")), "session")
+    if tool_name == "WebFetch":
+        return suggest_web_rule(tool_input)
     raw = tool_input.get("file_path") or tool_input.get("notebook_path")
     if tool_name in ("Grep", "Glob"):
         raw = tool_input.get("path")
