@@ -5,7 +5,7 @@ from tools.registry import default_tools
 
 def test_default_tools() -> None:
     tools = default_tools()
-    assert [t.name for t in tools] == ["Read", "Write", "Edit", "Bash", "Glob", "Grep"]
+    assert [t.name for t in tools] == ["Read", "Write", "Edit", "Bash", "Glob", "Grep", "WebFetch"]
     mutating = {t.name for t in tools if t.is_mutating}
     assert mutating == {"Write", "Edit", "Bash"}
     for tool in tools:

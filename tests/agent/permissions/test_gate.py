@@ -110,8 +110,9 @@ def test_default_mode(project: Path) -> None:
     assert edit(g, project / "a.py") == "ask"
     assert edit(g, project / "a.py", tool="Write") == "ask"
     assert bash(g, "npm test") == "ask"
-    decision = g.check("WebFetch", {"url": "https://x"}, False)
-    assert decision.behavior == "allow"
+    decision = g.check("WebFetch", {"url": "https://x.example/a"}, False)
+    assert decision.behavior == "ask"  # read-only, but it reaches outside: it asks (Claude Code)
+    assert decision.reason == "fetching from x.example needs the user's approval"
 
 
 def test_bash_allow_rule(project: Path) -> None:
@@ -398,6 +399,9 @@ def test_suggest_file_rules_round_trip(project: Path) -> None:
     assert grep_rule == Rule("Read", "//data/**", "session")
     relative = gate(project, cwd=project / "src").suggest_rule("Edit", {"file_path": "a.py"})
     assert relative == Rule("Edit", "/" + str(project / "src" / "a.py"), "session")
+    assert gate(project).suggest_rule("WebFetch", {"url": "https://Docs.Example/a"}) == Rule(
+        "WebFetch", "domain:docs.example", "session"
+    )
     assert gate(project).suggest_rule("WebFetch", {"url": "u"}) == Rule(
         "WebFetch", None, "session"
     )
