@@ -52,5 +52,5 @@ def _describe(tool: str, params: dict[str, Any]) -> str:
     if tool in ("Edit", "Write"):
         return f"{tool} of {params.get('file_path', '?')}"
     if tool == "WebFetch":
-        return f"WebFetch of {str(params.get('url', '?'))[:200]}"
+        return f"WebFetch `{str(params.get('url', '?'))[:200]}`"
     return tool

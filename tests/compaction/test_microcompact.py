@@ -264,3 +264,15 @@ def test_inputs_can_be_left_alone() -> None:
     messages = conversation(edits(6), result="ok " * 40)
     config = MicrocompactConfig(clear_inputs=False)
     assert plan(messages, last_response_at=None, window=200_000, config=config).inputs == []
+
+
+def test_old_web_fetch_results_are_cleared_and_the_marker_names_the_url() -> None:
+    calls = [("WebFetch", {"url": f"https://docs.example/p{i}", "prompt": "q"}) for i in range(5)]
+    messages = conversation([*calls, *reads(1)])
+    candidates = find_candidates(messages, MicrocompactConfig(), estimate_block)
+    assert ids(candidates) == ["toolu_000", "toolu_001"]  # the latest three results stay
+    cleared = apply_clearing(messages, {c.tool_use_id: marker_for(c) for c in candidates})
+    block = cleared[2].content[0]
+    assert block["content"] == (
+        f"{CLEARED_PREFIX}: old output of WebFetch `https://docs.example/p0`.]"
+    )
