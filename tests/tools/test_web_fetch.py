@@ -6,6 +6,7 @@ tests/agent/app/test_web_fetch.py), so the result is the page's own text.
 
 from __future__ import annotations
 
+import codecs
 import socket
 import ssl
 from collections.abc import Iterator
@@ -240,3 +241,11 @@ def test_sniffing_a_body_without_a_type() -> None:
 def test_a_charset_declared_inside_the_page_is_used() -> None:
     html = '<html><head><meta charset="windows-1252"></head><body><p>na\u00efve</p></body></html>'
     assert "na\u00efve" in html_to_markdown(html.encode("windows-1252"))
+
+
+def test_a_byte_order_mark_or_a_meta_charset_decides_the_decoding() -> None:
+    assert "na\u00efve" in html_to_markdown(codecs.BOM_UTF8 + "<p>na\u00efve</p>".encode())
+    assert "na\u00efve" in html_to_markdown("<p>na\u00efve</p>".encode("utf-16"))
+    assert "na\u00efve" in html_to_markdown("<p>na\u00efve</p>".encode("latin-1"), "iso-8859-1")
+    unknown = html_to_markdown(b"<p>caf\xc3\xa9</p>", "no-such-charset")
+    assert "caf\u00e9" in unknown  # an unknown charset falls back to UTF-8
