@@ -75,7 +75,7 @@ async def whole_fetch(runs: int) -> dict[str, float]:
 
 def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    html_to_markdown(page(1024))  # imports (bs4, markdownify) out of the figures
+    html_to_markdown(page(1024))  # the import out of the figures
     figures = {"runs": runs, "html_to_markdown": conversion(runs)}
     figures.update(asyncio.run(whole_fetch(runs)))
     print(json.dumps(figures))
