@@ -42,6 +42,11 @@ def test_schema_snapshot() -> None:
     assert_schema_matches_snapshot(WebFetchTool)
     assert WebFetchTool.is_mutating is False
     assert "domain:" in WebFetchTool.description()
+    params = WebFetchTool().parse({"url": " https://docs.example/a ", "prompt": "p"})
+    assert not isinstance(params, ToolResult) and params.url == "https://docs.example/a"
+    assert WebFetchTool().label(params) == "WebFetch https://docs.example/a"
+    newline = WebFetchTool().parse({"url": "https://docs.example/a\nHost: x", "prompt": "p"})
+    assert isinstance(newline, ToolResult) and newline.is_error
 
 
 @pytest.mark.parametrize(

@@ -113,3 +113,13 @@ def test_model_limits_cache_round_trip_and_expiry(tmp_path, monkeypatch) -> None
     assert limits_cache.load(tmp_path, "claude-x") is None  # per endpoint
     (tmp_path / "cache" / "model-limits.json").write_text("{torn")
     assert limits_cache.load(tmp_path, "claude-x") is None
+
+
+def test_the_fast_model_follows_claude_codes_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in catalog.FAST_MODEL_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    assert catalog.fast_model() == "claude-haiku-5-5"
+    monkeypatch.setenv("ANTHROPIC_DEFAULT_HAIKU_MODEL", "claude-haiku-4-5")
+    assert catalog.fast_model() == "claude-haiku-4-5"
+    monkeypatch.setenv("ANTHROPIC_SMALL_FAST_MODEL", " sonnet ")
+    assert catalog.fast_model() == "claude-sonnet-5-5"  # the first set wins, aliases resolve
