@@ -86,6 +86,10 @@ def permission_preview(tool_name: str, tool_input: dict[str, Any], cwd: Path | N
         if len(lines) > CONTENT_HEAD_LINES:
             text.append(f"\n… {len(lines) - CONTENT_HEAD_LINES} more lines", style="dim italic")
         return text
+    if tool_name == "WebFetch":  # where it goes, and what it will ask of the page
+        text = Text(str(tool_input.get("url", "")), style="bold")
+        text.append(f"\n{str(tool_input.get('prompt', ''))[:1_000]}", style="dim")
+        return text
     body = json.dumps(tool_input, indent=2, ensure_ascii=False)
     return Text(body if len(body) < 2_000 else body[:2_000] + "\n…")
 
