@@ -107,6 +107,7 @@ ROUTES = {
     "/same-host": lambda h: h._redirect("/page.html"),
     "/other-host": lambda h: h._redirect(f"http://localhost:{h.site.port}/page.html"),
     "/loop": lambda h: h._redirect("/loop"),
+    "/bad-location": lambda h: h._redirect("http://a:notaport/"),
     "/announced-big": lambda h: h._send(200, b"x" * 200_000, "text/plain"),
     "/unannounced-big": lambda h: h._chunked(_big_chunks()),
     "/forbidden": lambda h: h._send(403, b"go away", "text/plain"),

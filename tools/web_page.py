@@ -149,7 +149,11 @@ async def _follow(client: httpx2.AsyncClient, url: str, max_bytes: int) -> Fetch
         async with client.stream("GET", current) as response:
             status, reason = response.status_code, response.reason_phrase
             if response.is_redirect:
-                target = str(httpx2.URL(current).join(response.headers["location"]))
+                location = response.headers["location"]
+                try:
+                    target = str(httpx2.URL(current).join(location))
+                except (httpx2.InvalidURL, ValueError) as exc:
+                    return FetchFailure(f"{current} redirects to {location!r}, not a URL: {exc}.")
                 if not same_host(current, target):
                     return CrossHostRedirect(current, target, status, reason)
                 current = target

@@ -136,9 +136,13 @@ async def test_a_redirect_within_the_host_is_followed(call: Call, site: WebSite)
     assert site.hits["/same-host"] == 1 and site.hits["/page.html"] == 1
 
 
-async def test_a_redirect_loop_ends_in_an_error(call: Call, site: WebSite) -> None:
+async def test_a_redirect_loop_or_a_broken_location_ends_in_an_error(
+    call: Call, site: WebSite
+) -> None:
     result = await fetch(call, site.url("/loop"))
     assert result.is_error and "redirected more than 10 times" in result.output_text()
+    broken = await fetch(call, site.url("/bad-location"))
+    assert broken.is_error and "not a URL" in broken.output_text()
 
 
 async def test_size_cap_from_the_header_and_while_reading(call: Call, site: WebSite) -> None:
