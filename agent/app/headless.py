@@ -31,6 +31,7 @@ from agent.core.events import (
     PermissionDenied,
     SessionStarted,
 )
+from agent.mcp.status import init_entries
 from tools.surrogates import escape_text, escape_value, is_encodable
 
 log = logging.getLogger(__name__)
@@ -121,6 +122,7 @@ class HeadlessOutput:
                 slash_commands=[name for name, _help in driver.commands()],
                 skills=[skill.name for skill in runtime.skills],
                 version=__version__,
+                mcp_servers=init_entries(runtime.mcp.status()),
             )
         )
 

@@ -18,6 +18,7 @@ from typing import Any
 from agent.mcp.approval import approval, remember_answer
 from agent.mcp.config import McpConfig, ServerConfig
 from agent.mcp.connection import CONNECT_TIMEOUT_S, ServerConnection, timeout_setting
+from agent.mcp.sdk_transport import SdkSend
 from agent.mcp.tools import McpTool
 
 AskServer = Callable[[str, str], Awaitable[str]]
@@ -55,6 +56,8 @@ class McpServers:
             name: approval(server, settings, trusted) for name, server in config.servers.items()
         }
         self.connections: dict[str, ServerConnection] = {}
+        self.switched_off: set[str] = set()  # mcp_toggle'd off for this session
+        self.sdk_send: SdkSend | None = None  # the control protocol, where an SDK drives ccx
         self._announced: set[str] = set()
 
     # -- lifecycle ------------------------------------------------------------------------
@@ -89,6 +92,44 @@ class McpServers:
             self.on_change()
         return f"MCP server {name} {'approved' if approve else 'disabled'}{saved}"
 
+    async def reconnect(self, name: str) -> None:
+        """Stop and start one server again, until it is connected (ValueError why not)."""
+        server = self._known(name)
+        if server.error is not None:
+            raise ValueError(server.error)
+        if name in self.switched_off or self.approvals[name] != "approved":
+            raise ValueError(f"MCP server {name} is not enabled")
+        if (old := self.connections.pop(name, None)) is not None:
+            await old.stop()
+            self.on_change()
+        await self._connect_and_wait(server)
+
+    async def toggle(self, name: str, enabled: bool) -> None:
+        """Switch a server off (stopped, its tools gone) or on again, for this session."""
+        server = self._known(name)
+        if not enabled:
+            self.switched_off.add(name)
+            if (connection := self.connections.pop(name, None)) is not None:
+                await connection.stop()
+                self.on_change()
+            return
+        self.switched_off.discard(name)
+        approved = self.approvals[name] == "approved" and server.error is None
+        if approved and name not in self.connections:
+            await self._connect_and_wait(server)
+
+    async def _connect_and_wait(self, server: ServerConfig) -> None:
+        self._connect(server)
+        connection = self.connections[server.name]
+        await connection.wait_connected(timeout_setting("MCP_TIMEOUT", CONNECT_TIMEOUT_S))
+        if connection.state != "connected":
+            raise ValueError(connection.error or f"MCP server {server.name} did not connect")
+
+    def _known(self, name: str) -> ServerConfig:
+        if name not in self.config.servers:
+            raise ValueError(f"Server not found: {name}")
+        return self.config.servers[name]
+
     async def ask_pending(self, ask: AskServer) -> None:
         """Interactive front ends: ask once about each project server awaiting approval.
 
@@ -106,7 +147,7 @@ class McpServers:
         return [name for name, state in self.approvals.items() if state == "pending"]
 
     def _connect(self, server: ServerConfig) -> None:
-        connection = ServerConnection(server, self.cwd, self._changed)
+        connection = ServerConnection(server, self.cwd, self._changed, self.sdk_send)
         self.connections[server.name] = connection
         connection.start()
 
@@ -143,9 +184,7 @@ class McpServers:
         self._announced.clear()
 
     def _instructed(self) -> list[ServerConnection]:
-        return [
-            c for c in self.connections.values() if c.state == "connected" and c.instructions
-        ]
+        return [c for c in self.connections.values() if c.state == "connected" and c.instructions]
 
     # -- /mcp -------------------------------------------------------------------------------
 
@@ -156,6 +195,8 @@ class McpServers:
             error = server.error
             if server.error is not None:
                 state = "failed"
+            elif name in self.switched_off:
+                state = "disabled"
             elif connection is not None:
                 state, error = connection.state, connection.error
             else:
@@ -167,12 +208,6 @@ class McpServers:
             tools = [t.name for t in self.tools() if t.server == name]
             out.append(ServerStatus(name, server.transport, server.scope, state, error, tools))
         return out
-
-
-def init_entries(statuses: list[ServerStatus]) -> list[dict[str, str]]:
-    """``mcp_servers`` of Claude Code's stream-json ``system/init``: name and status."""
-    words = {"connected": "connected", "failed": "failed", "connecting": "pending"}
-    return [{"name": s.name, "status": words.get(s.state, "disabled")} for s in statuses]
 
 
 def _instructions_text(connections: list[ServerConnection]) -> str:
@@ -214,6 +249,3 @@ def render_status(statuses: list[ServerStatus]) -> str:
         for tool in s.tools:
             lines.append(f"  {tool}")
     return "\n".join(lines)
-
-
-

@@ -50,10 +50,14 @@ class McpTool(Tool[McpParams]):
         self.name = tool_name(self.server, self.tool)  # type: ignore[misc]
         self._description = (spec.description or "").strip()[:MAX_DESCRIPTION_CHARS]
         schema = spec.input_schema
-        self._schema = schema if isinstance(schema, dict) and schema.get("type") == "object" else {
-            "type": "object",
-            "properties": {},
-        }
+        self._schema = (
+            schema
+            if isinstance(schema, dict) and schema.get("type") == "object"
+            else {
+                "type": "object",
+                "properties": {},
+            }
+        )
 
     def to_api(self) -> dict[str, Any]:  # type: ignore[override]
         return {
@@ -63,7 +67,9 @@ class McpTool(Tool[McpParams]):
         }
 
     def label(self, params: McpParams, cwd: StrPath | None = None) -> str:
-        arguments = ", ".join(f"{k}: {json.dumps(v)}" for k, v in (params.model_extra or {}).items())
+        arguments = ", ".join(
+            f"{k}: {json.dumps(v)}" for k, v in (params.model_extra or {}).items()
+        )
         return one_line(f"{self.server} - {self.tool} (MCP)({arguments})", 120)
 
     async def run(self, params: McpParams, ctx: ToolContext) -> ToolResult:
@@ -82,7 +88,12 @@ def convert_result(result: Any) -> ToolResult:
     structured = getattr(result, "structured_content", None)
     # As Claude Code: structured content stands for text-only content (the JSON is exact).
     if structured is not None and all(b["type"] == "text" for b in blocks):
-        blocks = [{"type": "text", "text": json.dumps(structured, ensure_ascii=False, separators=(",", ":"))}]
+        blocks = [
+            {
+                "type": "text",
+                "text": json.dumps(structured, ensure_ascii=False, separators=(",", ":")),
+            }
+        ]
     blocks = _cap(blocks)
     is_error = bool(getattr(result, "is_error", False))
     texts = [b["text"] for b in blocks if b["type"] == "text"]
@@ -129,8 +140,13 @@ def _cap(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         if len(text) > left:
             cut = len(text) - left
-            out.append({"type": "text", "text": text[:left] + f"\n(Output cut: {cut:,} more "
-                        f"characters not shown; MCP output is limited to {MAX_OUTPUT_CHARS:,})"})
+            out.append(
+                {
+                    "type": "text",
+                    "text": text[:left] + f"\n(Output cut: {cut:,} more "
+                    f"characters not shown; MCP output is limited to {MAX_OUTPUT_CHARS:,})",
+                }
+            )
             left = 0
             continue
         left -= len(text)
