@@ -144,6 +144,7 @@ class Runtime:
             self.session.id,
             self.session.path,
             mode=lambda: self.gate.mode,
+            on_output=lambda text: self.emit_notice(text, "info"),
         )
         self.session_hooks = SessionHooks(self.hooks, self.emit)
         self.tool_hooks = ToolHooks(self.hooks, self.emit)

@@ -46,6 +46,7 @@ class ServerConnection:
         self.state = "pending"  # pending, connecting, connected, failed, closed
         self.error: str | None = None
         self.tools: list[Any] = []  # mcp_types.Tool
+        self.prompts: list[Any] = []  # mcp_types.Prompt: slash commands /mcp__<server>__<prompt>
         self.instructions: str | None = None
         self.server_version = ""
         self.server_name = ""
@@ -137,6 +138,7 @@ class ServerConnection:
                 self.server_name = getattr(init.server_info, "name", "") or ""
                 self.capabilities = init.capabilities
                 self.tools = list(listed.tools)
+                self.prompts = await _prompts(session, init.capabilities, timeout)
                 self._session = session
                 self.state = "connected"
                 self.on_change()
@@ -237,6 +239,18 @@ async def _watched(read: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
         task.cancel()
         with contextlib.suppress(BaseException):
             await task
+
+
+async def _prompts(session: Any, capabilities: Any, timeout: float) -> list[Any]:
+    """The server's prompts; none when it has none or cannot list them (its tools still work)."""
+    if getattr(capabilities, "prompts", None) is None:
+        return []
+    try:
+        return list((await asyncio.wait_for(session.list_prompts(), timeout)).prompts)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        return []
 
 
 async def _first(*waits: Any) -> None:

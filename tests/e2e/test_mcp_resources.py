@@ -1,4 +1,5 @@
-"""`ccx -p` with the real test MCP server: resources, plan mode's read-only tools, big outputs."""
+"""`ccx -p` with the real test MCP server: resources, prompts as slash commands, plan mode's
+read-only tools, big outputs."""
 
 from __future__ import annotations
 
@@ -85,3 +86,20 @@ def test_a_big_result_is_cut_with_a_note_and_saved_whole(ccx: Ccx) -> None:
     saved = re.search(r"The whole output is in (\S+):", text)
     assert saved is not None
     assert json.loads(Path(saved.group(1)).read_text())["result"].endswith("\nEND")
+
+
+def test_a_server_prompt_is_a_slash_command(ccx: Ccx) -> None:
+    ccx.api.add(text_reply("Reviewed."))
+    run = ccx.run(
+        "-p", "/mcp__calc__review the parser in depth", "--mcp-config", CONFIG,
+        "--output-format", "stream-json", "--verbose",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    init = run.events()[0]
+    assert init["subtype"] == "init" and "mcp__calc__review" in init["slash_commands"]
+    assert ccx.api.requests[0].last_user_text().startswith("Review the, parser in depth.\n")
+    missing = ccx.run("-p", "/mcp__calc__review", "--mcp-config", CONFIG)
+    assert missing.returncode == 1 and "/mcp__calc__review needs topic" in missing.stderr
+    unknown = ccx.run("-p", "/mcp__calc__nope x", "--mcp-config", CONFIG)
+    assert unknown.returncode == 1 and "Unknown MCP prompt /mcp__calc__nope" in unknown.stderr
+    assert len(ccx.api.requests) == 1  # neither reached the model
