@@ -145,6 +145,7 @@ class SessionDriver:
                 )
             if (blocked := await self.runtime.submit_hooks(line)) is not None:
                 return LineResult(line, None, blocked)
+            await self.runtime.mcp.queue_mentions(line, self.runtime.emit_notice)
             outcome = await self.runtime.agent.submit(line)
             return LineResult(line, None, outcome.result)
         except asyncio.CancelledError:

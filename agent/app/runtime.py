@@ -213,6 +213,7 @@ class Runtime:
                 self.plan.reminders,
                 self._drain_hook_context,
                 self.mcp.instruction_reminders,
+                self.mcp.mentioned,
             ],
             on_tool_results=self._after_tools,
             stop_hook=self.session_hooks.stop,

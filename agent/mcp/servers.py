@@ -59,6 +59,7 @@ class McpServers:
         self.switched_off: set[str] = set()  # mcp_toggle'd off for this session
         self.sdk_send: SdkSend | None = None  # the control protocol, where an SDK drives ccx
         self._announced: set[str] = set()
+        self._mentioned: list[str] = []  # resources the prompt mentioned, for its request
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -172,6 +173,21 @@ class McpServers:
         fresh = [c for c in unsaid if not self.in_context(_server_block(c))]
         self._announced.update(c.name for c in unsaid)
         return [_instructions_text(fresh)] if fresh else []
+
+    async def queue_mentions(self, prompt: str, tell: Callable[[str], None]) -> None:
+        """Read the resources the prompt mentions (``@server:uri``) for its request; ``tell``
+        the user about those that could not be read."""
+        from agent.mcp.mentions import read_mentions
+
+        texts, problems = await read_mentions(self, prompt)
+        self._mentioned.extend(texts)
+        for problem in problems:
+            tell(problem)
+
+    def mentioned(self) -> list[str]:
+        """The mentioned resources' texts, once (a reminder source)."""
+        out, self._mentioned = self._mentioned, []
+        return out
 
     def announcements(self) -> list[str]:
         """Every connected server's instructions, for the context after a compaction."""

@@ -124,3 +124,11 @@ def test_mcp_status_toggle_and_reconnect_from_the_client(ccx: Ccx) -> None:
     assert not any(t["name"].startswith("mcp__calc") for t in off.body["tools"])
     assert any(t["name"] == "mcp__calc__add" for t in on.body["tools"])
     assert seen["on"]["mcpServers"][0]["status"] == "connected"
+
+
+def test_an_sdk_server_without_the_sdk_fails_clearly(ccx: Ccx) -> None:
+    config = json.dumps({"mcpServers": {"inproc": {"type": "sdk", "name": "inproc"}}})
+    run = ccx.run("-p", "/mcp", "--mcp-config", config)
+    assert run.returncode == 0, run.stderr
+    assert "inproc  (sdk, dynamic)  failed: " in run.stdout
+    assert "only through the control protocol (--input-format stream-json)" in run.stdout

@@ -103,3 +103,22 @@ def test_a_server_prompt_is_a_slash_command(ccx: Ccx) -> None:
     unknown = ccx.run("-p", "/mcp__calc__nope x", "--mcp-config", CONFIG)
     assert unknown.returncode == 1 and "Unknown MCP prompt /mcp__calc__nope" in unknown.stderr
     assert len(ccx.api.requests) == 1  # neither reached the model
+
+
+def test_a_resource_mention_brings_its_text_with_the_prompt(ccx: Ccx) -> None:
+    ccx.api.add(text_reply("Noted."))
+    prompt = "what do @calc:calc://notes and @calc:calc://missing say? mail me@calc:x"
+    run = ccx.run(
+        "-p", prompt, "--mcp-config", CONFIG, "--output-format", "stream-json", "--verbose"
+    )
+    assert run.returncode == 0, run.stderr
+    sent = ccx.api.requests[0].last_user_text()
+    assert sent.startswith(prompt)
+    assert (
+        "The user mentioned the MCP resource calc://notes of the server calc:\nCarry the one."
+        in sent
+    )
+    assert "calc://missing" not in sent.removeprefix(prompt)
+    notices = [e for e in run.ccx_events() if e["type"] == "notice"]
+    assert any("@calc:calc://missing was not read" in n["text"] for n in notices)
+    assert not any("calc:x" in n["text"] for n in notices)  # an e-mail address is no mention
