@@ -4,11 +4,13 @@ One process, one session, as many turns as the client sends: each ``user``
 line is queued and run in order, each ends with its own ``result``. Beside
 the turns runs Claude Code's control protocol, as the Agent SDK speaks it:
 the client's ``control_request`` lines (initialize, interrupt,
-set_permission_mode, set_model, mcp_status) are answered with a
-``control_response`` at once, even mid-turn; with
+set_permission_mode, set_model, mcp_status, mcp_reconnect, mcp_toggle) are
+answered with a ``control_response`` at once, even mid-turn; with
 ``--permission-prompt-tool stdio`` ccx asks the client about a tool call
-with its own ``can_use_tool`` request and waits for the answer. stdin
-closing ends the input: the queued turns still run, then ccx exits.
+with its own ``can_use_tool`` request and waits for the answer, and an SDK
+MCP server is reached with ``mcp_message`` requests (``mcp_control``), so
+input is read from before start-up waits for the servers. stdin closing
+ends the input: the queued turns still run, then ccx exits.
 """
 
 from __future__ import annotations
@@ -248,6 +250,8 @@ def _read_stdin(loop: asyncio.AbstractEventLoop, session: StreamSession) -> None
             loop.call_soon_threadsafe(session.handle_line, raw.decode("utf-8", "replace"))
     except (OSError, ValueError):  # stdin closed under us: the same as its end
         pass
+    except RuntimeError:  # the loop has ended (start-up failed): nobody reads on
+        return
     try:
         loop.call_soon_threadsafe(session.end_of_input)
     except RuntimeError:  # the loop has ended already
