@@ -4,7 +4,8 @@ and input schemas), offered while a connected server has resources.
 A listing is JSON: each resource's fields plus the ``server`` it came from.
 A read gives ``{"contents": [...]}`` with the text of text resources; a
 binary one is saved under the session's folder (``mcp-resources/``) and
-its entry says where, so the model can open it with Read. Both only read:
+its entry says where, so the model can open it with Read. Output is capped
+as MCP tool results are (``agent.mcp.tools``). Both only read:
 no permission question, and plan mode lets them run.
 """
 
@@ -16,6 +17,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent.mcp.tools import cap_text, spill_path
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
 
 if TYPE_CHECKING:
@@ -88,6 +90,7 @@ class ListMcpResourcesTool(Tool[ListParams]):
         if not listed:
             return ToolResult("No resources found.", display="no resources")
         text = json.dumps(listed, ensure_ascii=False, separators=(",", ":"))
+        text = cap_text(text, spill_path(ctx.session_dir, "resources"))
         return ToolResult(text, display=f"{len(listed)} resources")
 
 
@@ -119,6 +122,7 @@ class ReadMcpResourceTool(Tool[ReadParams]):
             return ToolResult.error(str(exc))
         contents = [_content(item, found.name, ctx.session_dir) for item in answer.contents]
         text = json.dumps({"contents": contents}, ensure_ascii=False, separators=(",", ":"))
+        text = cap_text(text, spill_path(ctx.session_dir, found.name, "resource"))
         return ToolResult(text, display=f"{params.uri}: {len(contents)} part(s)")
 
 

@@ -88,11 +88,7 @@ class McpTool(Tool[McpParams]):
             result = await self.connection.call_tool(self.tool, dict(params.model_extra or {}))
         except McpCallError as exc:
             return ToolResult.error(str(exc))
-        spill = None
-        if ctx.session_dir is not None:
-            name = f"{normalize_name(self.server)}-{normalize_name(self.tool)}-{uuid.uuid4()}.txt"
-            spill = Path(ctx.session_dir) / "tool-outputs" / f"mcp-{name}"
-        return convert_result(result, spill)
+        return convert_result(result, spill_path(ctx.session_dir, self.server, self.tool))
 
 
 def convert_result(result: Any, spill: Path | None = None) -> ToolResult:
@@ -180,6 +176,19 @@ def _cap(blocks: list[dict[str, Any]], spill: Path | None) -> list[dict[str, Any
     last = max(i for i, b in enumerate(out) if b["type"] == "text")
     out[last] = {"type": "text", "text": out[last]["text"] + note}
     return out
+
+
+def cap_text(text: str, spill: Path | None) -> str:
+    """One text under the MCP output limit (see ``_cap``)."""
+    return _cap([{"type": "text", "text": text}], spill)[0]["text"]
+
+
+def spill_path(folder: Path | str | None, *parts: str) -> Path | None:
+    """Where a cut MCP output is saved whole: the session's ``tool-outputs`` folder."""
+    if folder is None:
+        return None
+    name = "-".join(normalize_name(p) for p in parts)
+    return Path(folder) / "tool-outputs" / f"mcp-{name}-{uuid.uuid4()}.txt"
 
 
 def _save(text: str, spill: Path | None) -> Path | None:

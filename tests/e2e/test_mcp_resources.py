@@ -47,6 +47,7 @@ def test_the_model_lists_and_reads_resources(ccx: Ccx) -> None:
     listed = json.loads(listing["content"])
     assert {(r["uri"], r["server"]) for r in listed} == {
         ("calc://notes", "calc"),
+        ("calc://big", "calc"),
         ("calc://logo", "calc"),
     }
     notes, logo, unknown, missing = results(third)
@@ -76,10 +77,18 @@ def test_plan_mode_runs_read_only_mcp_tools_and_denies_the_others(ccx: Ccx) -> N
 
 def test_a_big_result_is_cut_with_a_note_and_saved_whole(ccx: Ccx) -> None:
     ccx.env["MAX_MCP_OUTPUT_TOKENS"] = "2000"
-    ccx.api.add(tool_reply(("mcp__calc__big", {"size": 20_000})), text_reply("Big."))
+    ccx.api.add(
+        tool_reply(
+            ("mcp__calc__big", {"size": 20_000}),
+            ("ReadMcpResourceTool", {"server": "calc", "uri": "calc://big"}),
+        ),
+        text_reply("Big."),
+    )
     run = ccx.run("-p", "big", "--mcp-config", CONFIG, "--allowedTools", "mcp__calc")
     assert run.returncode == 0, run.stderr
-    (big,) = results(ccx.api.requests[-1])
+    big, resource = results(ccx.api.requests[-1])
+    assert "MCP output is limited to 8,000 characters" in text_of(resource)
+    assert len(text_of(resource)) < 8_500
     text = text_of(big)
     assert len(text) < 8_500 and "END" not in text.split("(Output cut")[0]
     assert "MCP output is limited to 8,000 characters" in text

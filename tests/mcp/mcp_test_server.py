@@ -4,7 +4,7 @@
 Tools: ``add`` (structured), ``echo`` (text), ``pixel`` (an image), ``fail``
 (isError), ``crash`` (the process exits mid-call), ``exit_soon``, ``hang`` (never
 answers), ``peek`` (annotated read-only), ``big`` (as many characters as asked).
-Resources: ``calc://notes`` (text) and ``calc://logo`` (a PNG); a prompt ``review``.
+Resources: ``calc://notes`` (text), ``calc://big`` and ``calc://logo`` (a PNG); a prompt ``review``.
 ``TEST_MCP_START_DELAY`` (seconds) delays the start, as a slow server would.
 """
 
@@ -94,6 +94,11 @@ def big(size: int) -> str:
 @server.resource("calc://notes", name="notes", description="The calculator's notes")
 def notes() -> str:
     return "Carry the one."
+
+
+@server.resource("calc://big", name="big", description="Twenty thousand characters")
+def big_notes() -> str:
+    return "n" * 20_000 + "\nEND"
 
 
 @server.resource("calc://logo", name="logo", mime_type="image/png")
