@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from agent.mcp.approval import approval, remember_answer
 from agent.mcp.config import McpConfig, ServerConfig
 from agent.mcp.connection import CONNECT_TIMEOUT_S, ServerConnection, timeout_setting
 from agent.mcp.sdk_transport import SdkSend
-from agent.mcp.tools import McpTool
+from agent.mcp.tools import McpTool, tool_name
 
 AskServer = Callable[[str, str], Awaitable[str]]
 
@@ -32,6 +32,7 @@ class ServerStatus:
     state: str  # connected, connecting, failed, pending approval, disabled, not trusted, closed
     error: str | None
     tools: list[str]
+    prompts: list[str] = field(default_factory=list)  # as slash commands
 
 
 class McpServers:
@@ -222,7 +223,12 @@ class McpServers:
                     "untrusted": "not trusted",
                 }.get(self.approvals[name], "not started")
             tools = [t.name for t in self.tools() if t.server == name]
-            out.append(ServerStatus(name, server.transport, server.scope, state, error, tools))
+            prompts = []
+            if connection is not None and connection.state == "connected":
+                prompts = [f"/{tool_name(name, str(p.name))}" for p in connection.prompts]
+            out.append(
+                ServerStatus(name, server.transport, server.scope, state, error, tools, prompts)
+            )
         return out
 
 
@@ -264,4 +270,6 @@ def render_status(statuses: list[ServerStatus]) -> str:
             lines.append(f"  approve with /mcp enable {s.name}, or /mcp disable {s.name}")
         for tool in s.tools:
             lines.append(f"  {tool}")
+        for prompt in s.prompts:
+            lines.append(f"  {prompt}  (prompt)")
     return "\n".join(lines)
