@@ -83,6 +83,9 @@ class Tool(Generic[P]):
     Params: ClassVar[type[ToolParams]]
     # Defensive default: a tool that forgets to say is treated as changing things.
     is_mutating: ClassVar[bool] = True
+    # A tool that may change things by our count but says it only reads (an MCP tool's
+    # readOnlyHint): plan mode lets it run, still through the usual permission question.
+    declares_read_only: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -240,7 +240,11 @@ async def _plan(runtime: Runtime, _args: str) -> CommandResult:
     return CommandResult("Plan mode off.")
 
 
-@command("mcp", "/mcp [enable|disable NAME]", "MCP servers: state, tools; approve a project's")
+@command(
+    "mcp",
+    "/mcp [enable|disable|reconnect NAME]",
+    "MCP servers: state, tools, prompts; approve a project's; reconnect one",
+)
 async def _mcp(runtime: Runtime, args: str) -> CommandResult:
     from agent.mcp.servers import render_status
 
@@ -250,9 +254,21 @@ async def _mcp(runtime: Runtime, args: str) -> CommandResult:
         data = {"mcp_servers": [vars(s) for s in statuses]}
         return CommandResult(render_status(statuses), data=data)
     names = runtime.mcp.config.servers
-    if len(words) != 2 or words[0] not in ("enable", "disable") or words[1] not in names:
+    if (
+        len(words) != 2
+        or words[0] not in ("enable", "disable", "reconnect")
+        or words[1] not in names
+    ):
         known = ", ".join(names) or "none configured"
-        return CommandResult(f"Usage: /mcp [enable|disable NAME] (servers: {known})", True)
+        return CommandResult(
+            f"Usage: /mcp [enable|disable|reconnect NAME] (servers: {known})", True
+        )
+    if words[0] == "reconnect":
+        try:
+            await runtime.mcp.reconnect(words[1])
+        except ValueError as exc:
+            return CommandResult(f"MCP server {words[1]} did not reconnect: {exc}", True)
+        return CommandResult(f"MCP server {words[1]} reconnected")
     return CommandResult(runtime.mcp.answer(words[1], approve=words[0] == "enable"))
 
 

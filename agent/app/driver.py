@@ -30,6 +30,8 @@ from agent.core.messages import Message
 from agent.loop.agent import MaxTurnsReached
 from agent.loop.cost import CostTracker
 from agent.loop.tool_runner import AskPermission
+from agent.mcp.prompts import McpPromptError, is_prompt_command
+from agent.mcp.prompts import expand as expand_prompt
 from agent.model.client import ApiError
 from agent.sessions.session import (
     LoadedSession,
@@ -134,6 +136,8 @@ class SessionDriver:
 
     async def _run(self, line: str, name: str | None) -> LineResult:
         try:
+            if name is not None and is_prompt_command(name):  # an MCP server's prompt
+                line, name = await expand_prompt(self.runtime.mcp, line), None
             if name is not None:
                 result = await run_command(self.runtime, line.strip())
                 return LineResult(
@@ -141,10 +145,13 @@ class SessionDriver:
                 )
             if (blocked := await self.runtime.submit_hooks(line)) is not None:
                 return LineResult(line, None, blocked)
+            await self.runtime.mcp.queue_mentions(line, self.runtime.emit_notice)
             outcome = await self.runtime.agent.submit(line)
             return LineResult(line, None, outcome.result)
         except asyncio.CancelledError:
             raise
+        except McpPromptError as error:
+            return LineResult(line, name, str(error), True)
         except Exception as error:  # a failing line must not end the session
             failure = failure_of(error, f"/{name}" if name else None)
             return LineResult(line, name, failure.message, True, failure)

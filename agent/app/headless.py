@@ -31,6 +31,8 @@ from agent.core.events import (
     PermissionDenied,
     SessionStarted,
 )
+from agent.mcp.prompts import prompt_commands
+from agent.mcp.status import init_entries
 from tools.surrogates import escape_text, escape_value, is_encodable
 
 log = logging.getLogger(__name__)
@@ -118,9 +120,13 @@ class HeadlessOutput:
                 model=driver.model,
                 tools=[tool.name for tool in runtime.tools],
                 permission_mode=driver.mode,
-                slash_commands=[name for name, _help in driver.commands()],
+                slash_commands=[
+                    *(name for name, _help in driver.commands()),
+                    *(name for name, _help in prompt_commands(runtime.mcp)),
+                ],
                 skills=[skill.name for skill in runtime.skills],
                 version=__version__,
+                mcp_servers=init_entries(runtime.mcp.status()),
             )
         )
 

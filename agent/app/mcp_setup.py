@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from agent.core.locations import config_dir
 from agent.loop.tool_runner import PermissionRequest
 from agent.mcp.config import load_mcp_config
+from agent.mcp.resources import resource_tools
 from agent.mcp.servers import McpServers, conversation_holds
 from agent.mcp.tools import normalize_name
 from agent.permissions.rules import Rule
@@ -67,7 +68,8 @@ def start_mcp_servers(runtime: Runtime) -> asyncio.Task[None] | None:
 
 def refresh_tools(runtime: Runtime) -> None:
     """A server connected or failed: the runner and the next request get the connected tools."""
-    runtime.tools = [*runtime.builtin_tools, *runtime.mcp.tools()]
+    mcp = runtime.mcp
+    runtime.tools = [*runtime.builtin_tools, *resource_tools(mcp), *mcp.tools()]
     runtime.runner.tools = {tool.name: tool for tool in runtime.tools}
     runtime.agent.tools_api = runtime.runner.api_tools()
 

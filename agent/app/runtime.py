@@ -145,6 +145,7 @@ class Runtime:
             self.session.id,
             self.session.path,
             mode=lambda: self.gate.mode,
+            on_output=lambda text: self.emit_notice(text, "info"),
         )
         self.session_hooks = SessionHooks(self.hooks, self.emit)
         self.tool_hooks = ToolHooks(self.hooks, self.emit)
@@ -213,6 +214,7 @@ class Runtime:
                 self.plan.reminders,
                 self._drain_hook_context,
                 self.mcp.instruction_reminders,
+                self.mcp.mentioned,
             ],
             on_tool_results=self._after_tools,
             stop_hook=self.session_hooks.stop,

@@ -125,10 +125,10 @@ def check_gate(
         rule = Rule(tool.name, None, HOOK_RULE_SOURCE)
         gate.allow.append(rule)  # for this one synchronous check only
         try:
-            return gate.check(tool.name, tool_input, tool.is_mutating)
+            return gate.check(tool.name, tool_input, tool.is_mutating, tool.declares_read_only)
         finally:
             gate.allow.remove(rule)
-    decision = gate.check(tool.name, tool_input, tool.is_mutating)
+    decision = gate.check(tool.name, tool_input, tool.is_mutating, tool.declares_read_only)
     if verdict.decision == "ask" and decision.behavior == "allow":
         return Decision("ask", verdict.reason or "a PreToolUse hook asks for the user's approval")
     return decision

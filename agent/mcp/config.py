@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-TRANSPORTS = ("stdio", "http", "sse")
+TRANSPORTS = ("stdio", "http", "sse", "sdk")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 
@@ -27,7 +27,7 @@ _NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 @dataclass
 class ServerConfig:
     name: str
-    transport: str  # "stdio", "http" or "sse"
+    transport: str  # "stdio", "http", "sse" or "sdk" (the Agent SDK's in-process server)
     scope: str  # "user", "project", "local" or "dynamic" (--mcp-config)
     source: str  # the file (or "--mcp-config") it came from
     command: str = ""
@@ -58,11 +58,21 @@ def load_mcp_config(
     claude_json = _read_json(home / ".claude.json", config.warnings, quiet_missing=True)
     _add(config, claude_json.get("mcpServers"), "user", str(home / ".claude.json"), env)
     ccx_settings = ccx_config_dir / "settings.json"
-    _add(config, _read_json(ccx_settings, config.warnings, True).get("mcpServers"), "user",
-         str(ccx_settings), env)
+    _add(
+        config,
+        _read_json(ccx_settings, config.warnings, True).get("mcpServers"),
+        "user",
+        str(ccx_settings),
+        env,
+    )
     mcp_json = project_dir / ".mcp.json"
-    _add(config, _read_json(mcp_json, config.warnings, True).get("mcpServers"), "project",
-         str(mcp_json), env)
+    _add(
+        config,
+        _read_json(mcp_json, config.warnings, True).get("mcpServers"),
+        "project",
+        str(mcp_json),
+        env,
+    )
     projects = claude_json.get("projects")
     local = projects.get(str(project_dir)) if isinstance(projects, dict) else None
     if isinstance(local, dict):
@@ -110,9 +120,7 @@ def _read_json(path: Path, warnings: list[str], quiet_missing: bool) -> dict[str
     return raw
 
 
-def _add(
-    config: McpConfig, servers: Any, scope: str, source: str, env: Mapping[str, str]
-) -> None:
+def _add(config: McpConfig, servers: Any, scope: str, source: str, env: Mapping[str, str]) -> None:
     if servers is None:
         return
     if not isinstance(servers, dict):
@@ -146,13 +154,17 @@ def parse_server(
         return server
     server.transport = kind
     missing: list[str] = []
+    if kind == "sdk":  # served by the Agent SDK through the control protocol: nothing to start
+        return server
     if kind == "stdio":
         if not isinstance(raw.get("command"), str) or not raw["command"]:
             server.error = "a stdio server needs a command"
             return server
         server.command = expand(raw["command"], env, missing)
         server.args = [expand(str(a), env, missing) for a in _list(raw.get("args"))]
-        server.env = {str(k): expand(str(v), env, missing) for k, v in _dict(raw.get("env")).items()}
+        server.env = {
+            str(k): expand(str(v), env, missing) for k, v in _dict(raw.get("env")).items()
+        }
     else:
         if not isinstance(raw.get("url"), str) or not raw["url"]:
             server.error = f"an {kind} server needs a url"

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.mcp.config import ServerConfig
+from agent.mcp.sdk_transport import SdkSend, sdk_streams
 
 CONNECT_TIMEOUT_S = 30.0  # MCP_TIMEOUT (ms) overrides, as in Claude Code
 TOOL_TIMEOUT_S = 120.0  # MCP_TOOL_TIMEOUT (ms) overrides
@@ -30,15 +31,26 @@ class McpCallError(Exception):
 
 
 class ServerConnection:
-    def __init__(self, config: ServerConfig, cwd: Path, on_change: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        cwd: Path,
+        on_change: Callable[[], None],
+        sdk_send: SdkSend | None = None,
+    ) -> None:
+        """``sdk_send``: the control protocol's ``mcp_message``, for an SDK server."""
         self.config = config
+        self.sdk_send = sdk_send
         self.cwd = cwd
         self.on_change = on_change
         self.state = "pending"  # pending, connecting, connected, failed, closed
         self.error: str | None = None
         self.tools: list[Any] = []  # mcp_types.Tool
+        self.prompts: list[Any] = []  # mcp_types.Prompt: slash commands /mcp__<server>__<prompt>
         self.instructions: str | None = None
         self.server_version = ""
+        self.server_name = ""
+        self.capabilities: Any = None  # mcp_types.ServerCapabilities once connected
         self._session: Any = None
         self._stop = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -72,12 +84,18 @@ class ServerConnection:
 
     async def call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
         """The CallToolResult, or McpCallError with words for the model."""
+        return await self.request(tool, lambda session: session.call_tool(tool, arguments))
+
+    async def request(self, what: str, call: Callable[[Any], Any]) -> Any:
+        """``call(session)``'s answer within MCP_TOOL_TIMEOUT, or McpCallError with words for
+        the model (``what``: the tool, or the request, it is about)."""
         session = self._session
         if session is None or self.state != "connected":
             raise McpCallError(f"MCP server {self.name!r} is not connected ({self.describe()})")
         timeout = timeout_setting("MCP_TOOL_TIMEOUT", TOOL_TIMEOUT_S)
+        tool = what
         try:
-            return await asyncio.wait_for(session.call_tool(tool, arguments), timeout)
+            return await asyncio.wait_for(call(session), timeout)
         except TimeoutError:
             raise McpCallError(
                 f"MCP server {self.name!r} did not answer {tool} within {timeout:g} s "
@@ -117,7 +135,10 @@ class ServerConnection:
                     ) from None
                 self.instructions = (init.instructions or "").strip() or None
                 self.server_version = getattr(init.server_info, "version", "") or ""
+                self.server_name = getattr(init.server_info, "name", "") or ""
+                self.capabilities = init.capabilities
                 self.tools = list(listed.tools)
+                self.prompts = await _prompts(session, init.capabilities, timeout)
                 self._session = session
                 self.state = "connected"
                 self.on_change()
@@ -157,6 +178,14 @@ class ServerConnection:
                 finally:
                     self._stderr_text = self._read_stderr()
                     self._stderr = None
+        elif config.transport == "sdk":
+            if self.sdk_send is None:
+                raise McpCallError(
+                    "an SDK server (type sdk) lives in the Agent SDK's process: it is reached "
+                    "only through the control protocol (--input-format stream-json)"
+                )
+            async with sdk_streams(config.name, self.sdk_send) as streams:
+                yield streams
         elif config.transport == "http":
             from mcp.client.streamable_http import streamable_http_client
             from mcp.shared._httpx_utils import create_mcp_http_client
@@ -212,6 +241,18 @@ async def _watched(read: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
             await task
 
 
+async def _prompts(session: Any, capabilities: Any, timeout: float) -> list[Any]:
+    """The server's prompts; none when it has none or cannot list them (its tools still work)."""
+    if getattr(capabilities, "prompts", None) is None:
+        return []
+    try:
+        return list((await asyncio.wait_for(session.list_prompts(), timeout)).prompts)
+    except asyncio.CancelledError:
+        raise
+    except Exception:
+        return []
+
+
 async def _first(*waits: Any) -> None:
     tasks = [asyncio.ensure_future(w) for w in waits]
     try:
@@ -237,4 +278,3 @@ def timeout_setting(variable: str, default: float) -> float:
     except (KeyError, ValueError):
         return default
     return value if value > 0 else default
-

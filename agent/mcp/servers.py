@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent.mcp.approval import approval, remember_answer
 from agent.mcp.config import McpConfig, ServerConfig
 from agent.mcp.connection import CONNECT_TIMEOUT_S, ServerConnection, timeout_setting
-from agent.mcp.tools import McpTool
+from agent.mcp.sdk_transport import SdkSend
+from agent.mcp.tools import McpTool, tool_name
 
 AskServer = Callable[[str, str], Awaitable[str]]
 
@@ -31,6 +32,7 @@ class ServerStatus:
     state: str  # connected, connecting, failed, pending approval, disabled, not trusted, closed
     error: str | None
     tools: list[str]
+    prompts: list[str] = field(default_factory=list)  # as slash commands
 
 
 class McpServers:
@@ -55,7 +57,10 @@ class McpServers:
             name: approval(server, settings, trusted) for name, server in config.servers.items()
         }
         self.connections: dict[str, ServerConnection] = {}
+        self.switched_off: set[str] = set()  # mcp_toggle'd off for this session
+        self.sdk_send: SdkSend | None = None  # the control protocol, where an SDK drives ccx
         self._announced: set[str] = set()
+        self._mentioned: list[str] = []  # resources the prompt mentioned, for its request
 
     # -- lifecycle ------------------------------------------------------------------------
 
@@ -89,6 +94,44 @@ class McpServers:
             self.on_change()
         return f"MCP server {name} {'approved' if approve else 'disabled'}{saved}"
 
+    async def reconnect(self, name: str) -> None:
+        """Stop and start one server again, until it is connected (ValueError why not)."""
+        server = self._known(name)
+        if server.error is not None:
+            raise ValueError(server.error)
+        if name in self.switched_off or self.approvals[name] != "approved":
+            raise ValueError(f"MCP server {name} is not enabled")
+        if (old := self.connections.pop(name, None)) is not None:
+            await old.stop()
+            self.on_change()
+        await self._connect_and_wait(server)
+
+    async def toggle(self, name: str, enabled: bool) -> None:
+        """Switch a server off (stopped, its tools gone) or on again, for this session."""
+        server = self._known(name)
+        if not enabled:
+            self.switched_off.add(name)
+            if (connection := self.connections.pop(name, None)) is not None:
+                await connection.stop()
+                self.on_change()
+            return
+        self.switched_off.discard(name)
+        approved = self.approvals[name] == "approved" and server.error is None
+        if approved and name not in self.connections:
+            await self._connect_and_wait(server)
+
+    async def _connect_and_wait(self, server: ServerConfig) -> None:
+        self._connect(server)
+        connection = self.connections[server.name]
+        await connection.wait_connected(timeout_setting("MCP_TIMEOUT", CONNECT_TIMEOUT_S))
+        if connection.state != "connected":
+            raise ValueError(connection.error or f"MCP server {server.name} did not connect")
+
+    def _known(self, name: str) -> ServerConfig:
+        if name not in self.config.servers:
+            raise ValueError(f"Server not found: {name}")
+        return self.config.servers[name]
+
     async def ask_pending(self, ask: AskServer) -> None:
         """Interactive front ends: ask once about each project server awaiting approval.
 
@@ -106,7 +149,7 @@ class McpServers:
         return [name for name, state in self.approvals.items() if state == "pending"]
 
     def _connect(self, server: ServerConfig) -> None:
-        connection = ServerConnection(server, self.cwd, self._changed)
+        connection = ServerConnection(server, self.cwd, self._changed, self.sdk_send)
         self.connections[server.name] = connection
         connection.start()
 
@@ -132,6 +175,21 @@ class McpServers:
         self._announced.update(c.name for c in unsaid)
         return [_instructions_text(fresh)] if fresh else []
 
+    async def queue_mentions(self, prompt: str, tell: Callable[[str], None]) -> None:
+        """Read the resources the prompt mentions (``@server:uri``) for its request; ``tell``
+        the user about those that could not be read."""
+        from agent.mcp.mentions import read_mentions
+
+        texts, problems = await read_mentions(self, prompt)
+        self._mentioned.extend(texts)
+        for problem in problems:
+            tell(problem)
+
+    def mentioned(self) -> list[str]:
+        """The mentioned resources' texts, once (a reminder source)."""
+        out, self._mentioned = self._mentioned, []
+        return out
+
     def announcements(self) -> list[str]:
         """Every connected server's instructions, for the context after a compaction."""
         every = self._instructed()
@@ -143,9 +201,7 @@ class McpServers:
         self._announced.clear()
 
     def _instructed(self) -> list[ServerConnection]:
-        return [
-            c for c in self.connections.values() if c.state == "connected" and c.instructions
-        ]
+        return [c for c in self.connections.values() if c.state == "connected" and c.instructions]
 
     # -- /mcp -------------------------------------------------------------------------------
 
@@ -156,6 +212,8 @@ class McpServers:
             error = server.error
             if server.error is not None:
                 state = "failed"
+            elif name in self.switched_off:
+                state = "disabled"
             elif connection is not None:
                 state, error = connection.state, connection.error
             else:
@@ -165,14 +223,13 @@ class McpServers:
                     "untrusted": "not trusted",
                 }.get(self.approvals[name], "not started")
             tools = [t.name for t in self.tools() if t.server == name]
-            out.append(ServerStatus(name, server.transport, server.scope, state, error, tools))
+            prompts = []
+            if connection is not None and connection.state == "connected":
+                prompts = [f"/{tool_name(name, str(p.name))}" for p in connection.prompts]
+            out.append(
+                ServerStatus(name, server.transport, server.scope, state, error, tools, prompts)
+            )
         return out
-
-
-def init_entries(statuses: list[ServerStatus]) -> list[dict[str, str]]:
-    """``mcp_servers`` of Claude Code's stream-json ``system/init``: name and status."""
-    words = {"connected": "connected", "failed": "failed", "connecting": "pending"}
-    return [{"name": s.name, "status": words.get(s.state, "disabled")} for s in statuses]
 
 
 def _instructions_text(connections: list[ServerConnection]) -> str:
@@ -213,7 +270,6 @@ def render_status(statuses: list[ServerStatus]) -> str:
             lines.append(f"  approve with /mcp enable {s.name}, or /mcp disable {s.name}")
         for tool in s.tools:
             lines.append(f"  {tool}")
+        for prompt in s.prompts:
+            lines.append(f"  {prompt}  (prompt)")
     return "\n".join(lines)
-
-
-

@@ -3,15 +3,21 @@
 Names are built the way Claude Code builds them (characters outside
 ``[A-Za-z0-9_-]`` become ``_``). A call goes through the permission gate like
 any tool that changes things (ask by default; ``mcp__server`` and
-``mcp__server__tool`` rules apply). The result's text, images, embedded
+``mcp__server__tool`` rules apply); plan mode denies it unless the server
+annotates it ``readOnlyHint``. The result's text, images, embedded
 resources and structured content become the tool result, cut at the same
-30,000 characters as Bash and Grep output.
+30,000 characters as Bash and Grep output (``MAX_MCP_OUTPUT_TOKENS`` sets the
+limit, as in Claude Code); the whole text of a cut result is saved in the
+session's ``tool-outputs`` folder and the note names the file.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import uuid
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict
@@ -49,11 +55,18 @@ class McpTool(Tool[McpParams]):
         self.tool = str(spec.name)
         self.name = tool_name(self.server, self.tool)  # type: ignore[misc]
         self._description = (spec.description or "").strip()[:MAX_DESCRIPTION_CHARS]
+        hints = getattr(spec, "annotations", None)
+        # As Claude Code: readOnlyHint lets plan mode run it (asking still applies).
+        self.declares_read_only = getattr(hints, "read_only_hint", None) is True
         schema = spec.input_schema
-        self._schema = schema if isinstance(schema, dict) and schema.get("type") == "object" else {
-            "type": "object",
-            "properties": {},
-        }
+        self._schema = (
+            schema
+            if isinstance(schema, dict) and schema.get("type") == "object"
+            else {
+                "type": "object",
+                "properties": {},
+            }
+        )
 
     def to_api(self) -> dict[str, Any]:  # type: ignore[override]
         return {
@@ -63,7 +76,9 @@ class McpTool(Tool[McpParams]):
         }
 
     def label(self, params: McpParams, cwd: StrPath | None = None) -> str:
-        arguments = ", ".join(f"{k}: {json.dumps(v)}" for k, v in (params.model_extra or {}).items())
+        arguments = ", ".join(
+            f"{k}: {json.dumps(v)}" for k, v in (params.model_extra or {}).items()
+        )
         return one_line(f"{self.server} - {self.tool} (MCP)({arguments})", 120)
 
     async def run(self, params: McpParams, ctx: ToolContext) -> ToolResult:
@@ -73,17 +88,23 @@ class McpTool(Tool[McpParams]):
             result = await self.connection.call_tool(self.tool, dict(params.model_extra or {}))
         except McpCallError as exc:
             return ToolResult.error(str(exc))
-        return convert_result(result)
+        return convert_result(result, spill_path(ctx.session_dir, self.server, self.tool))
 
 
-def convert_result(result: Any) -> ToolResult:
-    """A CallToolResult as what the model sees; isError becomes is_error."""
+def convert_result(result: Any, spill: Path | None = None) -> ToolResult:
+    """A CallToolResult as what the model sees; isError becomes is_error. Text over the limit
+    is cut, saved whole to ``spill`` first."""
     blocks = [block for item in (getattr(result, "content", None) or []) for block in _block(item)]
     structured = getattr(result, "structured_content", None)
     # As Claude Code: structured content stands for text-only content (the JSON is exact).
     if structured is not None and all(b["type"] == "text" for b in blocks):
-        blocks = [{"type": "text", "text": json.dumps(structured, ensure_ascii=False, separators=(",", ":"))}]
-    blocks = _cap(blocks)
+        blocks = [
+            {
+                "type": "text",
+                "text": json.dumps(structured, ensure_ascii=False, separators=(",", ":")),
+            }
+        ]
+    blocks = _cap(blocks, spill)
     is_error = bool(getattr(result, "is_error", False))
     texts = [b["text"] for b in blocks if b["type"] == "text"]
     display = "\n".join(texts) or ("(image)" if blocks else "(no output)")
@@ -117,22 +138,67 @@ def _block(item: Any) -> list[dict[str, Any]]:
     return [{"type": "text", "text": f"[{kind or 'unknown'} content, not shown]"}]
 
 
-def _cap(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Text beyond MAX_OUTPUT_CHARS in all is cut, with a line saying so."""
-    left, out = MAX_OUTPUT_CHARS, []
+def output_limit() -> int:
+    """The characters an MCP result may hold: ``MAX_MCP_OUTPUT_TOKENS`` (Claude Code's setting,
+    at 4 characters a token) when set, else ccx's 30,000 (the cap of Bash and Grep output)."""
+    try:
+        tokens = int(os.environ.get("MAX_MCP_OUTPUT_TOKENS", ""))
+    except ValueError:
+        return MAX_OUTPUT_CHARS
+    return tokens * 4 if tokens > 0 else MAX_OUTPUT_CHARS
+
+
+def _cap(blocks: list[dict[str, Any]], spill: Path | None) -> list[dict[str, Any]]:
+    """Text beyond the limit in all is cut, with a note saying so; the whole text is saved to
+    ``spill`` first (when given and writable), and the note names the file."""
+    limit = output_limit()
+    texts = [b["text"] for b in blocks if b["type"] == "text"]
+    total = sum(len(t) for t in texts)
+    if total <= limit:
+        return blocks
+    saved = _save("\n".join(texts), spill)
+    left, out = limit, []
     for block in blocks:
         if block["type"] != "text":
             out.append(block)
-            continue
-        text = block["text"]
-        if left == 0:
-            continue
-        if len(text) > left:
-            cut = len(text) - left
-            out.append({"type": "text", "text": text[:left] + f"\n(Output cut: {cut:,} more "
-                        f"characters not shown; MCP output is limited to {MAX_OUTPUT_CHARS:,})"})
-            left = 0
-            continue
-        left -= len(text)
-        out.append(block)
+        elif left > 0:
+            out.append({"type": "text", "text": block["text"][:left]})
+            left -= len(out[-1]["text"])
+    where = (
+        f" The whole output is in {saved}: Read it in parts (offset, limit) or Grep it."
+        if saved
+        else ""
+    )
+    note = (
+        f"\n(Output cut: {total - limit:,} more characters not shown; MCP output is limited to "
+        f"{limit:,} characters, MAX_MCP_OUTPUT_TOKENS sets it in tokens.{where})"
+    )
+    last = max(i for i, b in enumerate(out) if b["type"] == "text")
+    out[last] = {"type": "text", "text": out[last]["text"] + note}
     return out
+
+
+def cap_text(text: str, spill: Path | None) -> str:
+    """One text under the MCP output limit (see ``_cap``)."""
+    return _cap([{"type": "text", "text": text}], spill)[0]["text"]
+
+
+def spill_path(folder: Path | str | None, *parts: str) -> Path | None:
+    """Where a cut MCP output is saved whole: the session's ``tool-outputs`` folder."""
+    if folder is None:
+        return None
+    name = "-".join(normalize_name(p) for p in parts)
+    return Path(folder) / "tool-outputs" / f"mcp-{name}-{uuid.uuid4()}.txt"
+
+
+def _save(text: str, spill: Path | None) -> Path | None:
+    if spill is None:
+        return None
+    from tools.atomic_file import atomic_write
+
+    try:
+        spill.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(spill, text.encode("utf-8", "replace"))
+    except OSError:
+        return None
+    return spill

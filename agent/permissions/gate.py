@@ -95,7 +95,15 @@ class PermissionGate:
         if all((r.tool, r.specifier) != (rule.tool, rule.specifier) for r in self.allow):
             self.allow.append(rule)
 
-    def check(self, tool_name: str, tool_input: dict[str, Any], is_mutating: bool) -> Decision:
+    def check(
+        self,
+        tool_name: str,
+        tool_input: dict[str, Any],
+        is_mutating: bool,
+        declares_read_only: bool = False,
+    ) -> Decision:
+        """Allow, ask or deny one call. ``declares_read_only``: the tool says it only reads
+        (an MCP tool's readOnlyHint), so plan mode does not deny it; it is still asked about."""
         if tool_name == "Bash":
             unsandboxed = bool(tool_input.get("dangerouslyDisableSandbox"))
             return check_bash(self, str(tool_input.get("command") or ""), unsandboxed)
@@ -113,7 +121,7 @@ class PermissionGate:
             return Decision("ask", f"the ask rule {rule.describe()} requires approval", rule)
         if tool_name in PLAN_MODE_TOOLS:
             return Decision("allow", f"{tool_name} asks the user itself")
-        if self.mode == "plan" and is_mutating:
+        if self.mode == "plan" and is_mutating and not declares_read_only:
             if plan_file:
                 return Decision("allow", "writing the plan file is allowed in plan mode")
             return Decision("deny", PLAN_MODE_DENIAL)

@@ -63,7 +63,12 @@ def test_mcp_config_json_and_the_mcp_command(ccx: Ccx) -> None:
     assert run.returncode == 0, run.stderr
     assert "calc  (stdio, dynamic)  connected" in run.stdout
     assert "  mcp__calc__add" in run.stdout
+    assert "  /mcp__calc__review  (prompt)" in run.stdout
     assert "gone  (stdio, dynamic)  failed: command not found" in run.stdout
+    again = ccx.run("-p", "/mcp reconnect calc", "--mcp-config", config)
+    assert again.returncode == 0 and "MCP server calc reconnected" in again.stdout
+    gone = ccx.run("-p", "/mcp reconnect gone", "--mcp-config", config)
+    assert gone.returncode == 1 and "gone did not reconnect: command not found" in gone.stderr
 
 
 INSTRUCTIONS = "Use the add tool for arithmetic; it is exact."

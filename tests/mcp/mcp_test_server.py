@@ -1,8 +1,11 @@
 """A real MCP server (the ``mcp`` package's MCPServer, formerly FastMCP) for ccx's tests.
 
-``python mcp_test_server.py [stdio|http PORT|sse PORT] [--die-on-call] [--hang]``
+``python mcp_test_server.py [stdio|http PORT|sse PORT|garbage|exit]``
 Tools: ``add`` (structured), ``echo`` (text), ``pixel`` (an image), ``fail``
-(isError), ``crash`` (the process exits mid-call), ``exit_soon``, ``hang`` (never answers).
+(isError), ``crash`` (the process exits mid-call), ``exit_soon``, ``hang`` (never
+answers), ``peek`` (annotated read-only), ``big`` (as many characters as asked).
+Resources: ``calc://notes`` (text), ``calc://big`` and ``calc://logo`` (a PNG); a prompt ``review``.
+``TEST_MCP_START_DELAY`` (seconds) delays the start, as a slow server would.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import time
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ImageContent
+from mcp.types import ImageContent, ToolAnnotations
 
 INSTRUCTIONS = os.environ.get(
     "TEST_MCP_INSTRUCTIONS", "Use the add tool for arithmetic; it is exact."
@@ -75,7 +78,41 @@ def hang() -> str:
     return "late"
 
 
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def peek() -> str:
+    """Reads nothing and changes nothing (annotated read-only)."""
+    return "peeked"
+
+
+@server.tool()
+def big(size: int) -> str:
+    """As many characters as asked: digits, then a last line END."""
+    body = "".join(str(i % 10) for i in range(max(size - 4, 0)))
+    return body + "\nEND"
+
+
+@server.resource("calc://notes", name="notes", description="The calculator's notes")
+def notes() -> str:
+    return "Carry the one."
+
+
+@server.resource("calc://big", name="big", description="Twenty thousand characters")
+def big_notes() -> str:
+    return "n" * 20_000 + "\nEND"
+
+
+@server.resource("calc://logo", name="logo", mime_type="image/png")
+def logo() -> bytes:
+    return base64.b64decode(PIXEL)
+
+
+@server.prompt(description="Ask for a review of a topic")
+def review(topic: str, depth: str = "brief") -> str:
+    return f"Review {topic}, {depth}."
+
+
 def main(argv: list[str]) -> None:
+    time.sleep(float(os.environ.get("TEST_MCP_START_DELAY", "0")))
     mode = argv[0] if argv else "stdio"
     if mode == "stdio":
         server.run("stdio")

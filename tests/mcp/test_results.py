@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from mcp_types import (
     CallToolResult,
     EmbeddedResource,
@@ -46,17 +49,34 @@ def test_text_structured_resources_and_errors() -> None:
     ]
 
 
-def test_long_output_is_cut_at_the_tool_output_cap() -> None:
+def test_long_output_is_cut_at_the_tool_output_cap_and_saved_whole(tmp_path: Path) -> None:
     big = "x" * (MAX_OUTPUT_CHARS + 500)
+    spill = tmp_path / "tool-outputs" / "mcp-calc-big.txt"
     result = convert_result(
         CallToolResult(
             content=[TextContent(type="text", text=big), TextContent(type="text", text="more")]
-        )
+        ),
+        spill,
     )
     assert isinstance(result.output, str)
-    assert result.output.startswith("x" * MAX_OUTPUT_CHARS + "\n(Output cut: 500 more")
-    assert result.output.endswith("MCP output is limited to 30,000)")  # "more" is dropped too
-    assert "\nmore" not in result.output
+    assert result.output.startswith("x" * MAX_OUTPUT_CHARS + "\n(Output cut: 504 more")
+    assert "limited to 30,000 characters" in result.output
+    assert f"The whole output is in {spill}" in result.output
+    assert "\nmore" not in result.output  # "more" is dropped too
+    assert spill.read_text() == big + "\nmore"
+
+
+def test_max_mcp_output_tokens_sets_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MAX_MCP_OUTPUT_TOKENS", "10")
+    result = convert_result(CallToolResult(content=[TextContent(type="text", text="y" * 100)]))
+    assert isinstance(result.output, str)
+    assert result.output.startswith("y" * 40 + "\n(Output cut: 60 more characters")
+    assert "The whole output is in" not in result.output  # nowhere to save it
+    monkeypatch.setenv("MAX_MCP_OUTPUT_TOKENS", "lots")
+    assert (
+        convert_result(CallToolResult(content=[TextContent(type="text", text="z" * 100)])).output
+        == "z" * 100
+    )
 
 
 def test_names_as_claude_code_builds_them() -> None:

@@ -15,7 +15,7 @@ from agent.app.options import RunOptions
 from agent.app.runtime import Runtime
 from agent.core.events import Event, Notice
 from agent.fake_api import FakeApi, text_reply, tool_reply
-from agent.mcp.servers import init_entries
+from agent.mcp.status import init_entries
 from tests.fake_env import use_fake_api
 from tests.mcp.servers import stdio_entry
 
@@ -171,8 +171,8 @@ async def test_the_mcp_command_shows_states_and_approves(api: FakeApi, repo: Pat
         shown = (await commands.run_command(runtime, "/mcp")).text
         assert "calc  (stdio, project)  pending approval" in shown
         assert init_entries(runtime.mcp.status()) == [
-            {"name": "calc", "status": "disabled"},
-            {"name": "broken", "status": "failed"},
+            {"name": "calc", "status": "disabled", "source": "project"},
+            {"name": "broken", "status": "failed", "source": "project"},
         ]
         assert "broken  (http, project)  failed: missing environment variables: " in shown
         assert "NO_SUCH_VAR_FOR_TEST" in shown
@@ -181,7 +181,7 @@ async def test_the_mcp_command_shows_states_and_approves(api: FakeApi, repo: Pat
         await runtime.mcp.wait(30)
         shown = (await commands.run_command(runtime, "/mcp")).text
         assert "calc  (stdio, project)  connected" in shown and "  mcp__calc__add" in shown
-        assert init_entries(runtime.mcp.status())[0] == {"name": "calc", "status": "connected"}
+        assert init_entries(runtime.mcp.status())[0]["status"] == "connected"
         bad = await commands.run_command(runtime, "/mcp enable nosuch")
         assert bad.is_error and "calc" in bad.text
         await commands.run_command(runtime, "/mcp disable calc")

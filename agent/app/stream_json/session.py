@@ -4,11 +4,13 @@ One process, one session, as many turns as the client sends: each ``user``
 line is queued and run in order, each ends with its own ``result``. Beside
 the turns runs Claude Code's control protocol, as the Agent SDK speaks it:
 the client's ``control_request`` lines (initialize, interrupt,
-set_permission_mode, set_model, mcp_status) are answered with a
-``control_response`` at once, even mid-turn; with
+set_permission_mode, set_model, mcp_status, mcp_reconnect, mcp_toggle) are
+answered with a ``control_response`` at once, even mid-turn; with
 ``--permission-prompt-tool stdio`` ccx asks the client about a tool call
-with its own ``can_use_tool`` request and waits for the answer. stdin
-closing ends the input: the queued turns still run, then ccx exits.
+with its own ``can_use_tool`` request and waits for the answer, and an SDK
+MCP server is reached with ``mcp_message`` requests (``mcp_control``), so
+input is read from before start-up waits for the servers. stdin closing
+ends the input: the queued turns still run, then ccx exits.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from agent.app.headless import HeadlessOutput
 from agent.app.headless import _ending as turn_ending  # one result shape for -p and streams
 from agent.app.headless import _result as result_object
 from agent.app.options import RunOptions, StartupError
-from agent.app.stream_json import schema
+from agent.app.stream_json import mcp_control, schema
 from agent.loop.tool_runner import Answer, PermissionRequest
 
 log = logging.getLogger(__name__)
@@ -130,8 +132,8 @@ class StreamSession:
         if subtype == "set_model":
             driver.runtime.set_model(request.get("model") or "default")
             return {}
-        if subtype == "mcp_status":
-            return {"mcpServers": []}
+        if subtype in mcp_control.SUBTYPES:
+            return await mcp_control.answer(driver.runtime.mcp, request)
         raise ValueError(f"ccx does not support the control request {subtype!r}")
 
     @staticmethod
@@ -174,6 +176,21 @@ class StreamSession:
         finally:
             self._pending.pop(request_id, None)
         return "allow" if answer.get("behavior") == "allow" else "deny"
+
+    async def send_control(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A control request to the client (mcp_message, say): its response; an error answer
+        or stdin closing gives ``{"message": why}``."""
+        if self._closed:
+            return {"message": "stdin closed"}
+        self._requests += 1
+        request_id = f"ccx_req_{self._requests}"
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        self.output.write({"type": "control_request", "request_id": request_id, "request": body})
+        try:
+            return await future
+        finally:
+            self._pending.pop(request_id, None)
 
     def _resolve(self, response: dict[str, Any]) -> None:
         future = self._pending.get(response.get("request_id", ""))
@@ -233,6 +250,8 @@ def _read_stdin(loop: asyncio.AbstractEventLoop, session: StreamSession) -> None
             loop.call_soon_threadsafe(session.handle_line, raw.decode("utf-8", "replace"))
     except (OSError, ValueError):  # stdin closed under us: the same as its end
         pass
+    except RuntimeError:  # the loop has ended (start-up failed): nobody reads on
+        return
     try:
         loop.call_soon_threadsafe(session.end_of_input)
     except RuntimeError:  # the loop has ended already
@@ -246,8 +265,12 @@ async def run_stream(
     session = StreamSession(output, replay)
     started = time.perf_counter()
     ask = session.ask if stdio_permissions else None
+    loop = asyncio.get_running_loop()
     try:
         session.driver = SessionDriver(options, output.emit, ask=ask)
+        session.driver.runtime.mcp.sdk_send = mcp_control.sdk_sender(session.send_control)
+        # Input is read from here on: SDK MCP servers connect through control requests.
+        threading.Thread(target=_read_stdin, args=(loop, session), daemon=True).start()
         await session.driver.start()
     except Exception as exc:  # the session cannot start: one result, exit 1
         if not isinstance(exc, StartupError):
@@ -257,8 +280,6 @@ async def run_stream(
         if session.driver is not None:
             await session.driver.aclose()
         return 1
-    loop = asyncio.get_running_loop()
-    threading.Thread(target=_read_stdin, args=(loop, session), daemon=True).start()
     turns = asyncio.ensure_future(session.run_turns())
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, turns.cancel)

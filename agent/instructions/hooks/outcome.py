@@ -7,7 +7,8 @@ PostToolUse (the model reads it), UserPromptSubmit (the prompt is not sent; the 
 reads why), Stop / SubagentStop (the agent goes on, told why), PreCompact. Any other exit
 is reported to the user and ignored. JSON fields: ``continue: false`` + ``stopReason``
 (end the turn), ``decision: "block"`` + ``reason``, ``systemMessage`` (for the user),
-``suppressOutput``, and ``hookSpecificOutput`` (``additionalContext``;
+``suppressOutput`` (its stdout is not shown to the user, as ``shown_output`` would),
+and ``hookSpecificOutput`` (``additionalContext``;
 PreToolUse's ``permissionDecision`` / ``permissionDecisionReason`` / ``updatedInput``).
 """
 
@@ -28,6 +29,7 @@ CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit"})
 ADDITIONAL_CONTEXT_EVENTS = frozenset({"SessionStart", "UserPromptSubmit", "PostToolUse"})
 PERMISSION_DECISIONS = ("deny", "ask", "allow")  # the strictest of several hooks wins
 MAX_OUTPUT_CHARS = 10_000
+SHOWN_CHARS = 300  # of a hook's stdout, shown to the user
 
 
 @dataclass
@@ -52,6 +54,22 @@ class HookResult:
     stdout: str = ""
     stderr: str = ""
     problem: str = ""
+
+
+def shown_output(event: str, result: HookResult) -> str | None:
+    """What the user is shown of a successful hook's stdout (one dim line), or None: nothing
+    printed, a failure (reported otherwise), plain context for the model, or a JSON answer
+    with ``suppressOutput: true``."""
+    if result.exit_code != 0 or not result.stdout:
+        return None
+    output = json_output(result.stdout)
+    if output is None and event in CONTEXT_EVENTS:
+        return None
+    if output is not None and output.get("suppressOutput") is True:
+        return None
+    text = " ".join(result.stdout.split())
+    text = text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+    return f"{event} hook `{_short(result.hook.command)}`: {text}"
 
 
 def interpret(event: str, result: HookResult, outcome: HookOutcome) -> None:

@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from agent.instructions.hooks.config import HookCommand, HookGroup, parse_hooks
-from agent.instructions.hooks.outcome import MAX_OUTPUT_CHARS, HookOutcome, HookResult, interpret
+from agent.instructions.hooks.outcome import (
+    MAX_OUTPUT_CHARS,
+    HookOutcome,
+    HookResult,
+    interpret,
+    shown_output,
+)
 from agent.permissions.settings import project_root
 
 # Claude Code sends no permission mode before the session has one, nor at its end.
@@ -36,8 +42,11 @@ class HookRunner:
         session_id: str,
         transcript_path: Path,
         mode: Callable[[], str] | None = None,
+        on_output: Callable[[str], None] | None = None,
     ):
+        """``on_output(text)``: a hook printed something the user may see (``shown_output``)."""
         self.cwd = Path(cwd)
+        self.on_output = on_output
         self.session_id = session_id
         self.transcript_path = Path(transcript_path)
         self.mode = mode
@@ -67,6 +76,8 @@ class HookRunner:
         )
         for result in results:
             interpret(event, result, outcome)
+            if self.on_output is not None and (shown := shown_output(event, result)):
+                self.on_output(shown)
         return outcome
 
     def payload(self, event: str, fields: dict[str, Any]) -> dict[str, Any]:

@@ -356,3 +356,27 @@ def test_an_untrusted_project_runs_no_hook_of_any_event(
     untrusted = load_settings(project, trusted=False)
     assert not runner(project, untrusted.hooks).has(event, "x")
     assert runner(project, load_settings(project).hooks).has(event, "x")
+
+
+async def test_stdout_is_shown_unless_suppressed_or_context(tmp_path: Path) -> None:
+    shown: list[str] = []
+    quiet = json.dumps({"suppressOutput": True, "systemMessage": "checked"})
+    loud = json.dumps({"decision": "approve"})
+    hooks = HookRunner(
+        {
+            "PostToolUse": [group("echo formatted 3 files"), group(f"echo '{quiet}'")],
+            "Stop": [group(f"echo '{loud}'"), group("true"), group("echo oops; exit 1")],
+            "UserPromptSubmit": [group("echo context for the model")],
+        },
+        tmp_path,
+        "sess-1",
+        tmp_path / "t.jsonl",
+        on_output=shown.append,
+    )
+    post = await hooks.run("PostToolUse", "Bash", {})
+    assert shown == ["PostToolUse hook `echo formatted 3 files`: formatted 3 files"]
+    assert post.messages == ["checked"] and post.suppress_output  # the message still shows
+    await hooks.run("Stop", None, {})
+    assert shown[1:] == [f"Stop hook `echo '{loud}'`: {loud}"]  # failures are told otherwise
+    prompt = await hooks.run("UserPromptSubmit", None, {"prompt": "hi"})
+    assert prompt.additional_context == ["context for the model"] and len(shown) == 2
