@@ -46,6 +46,7 @@ def main() -> None:
     except OSError:
         return  # another worker of this fingerprint is starting or serving
     worker = Worker(path, lock)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stopped: leave no socket behind
     try:
         _preload()
         if warm.socket_path() == path:  # the install did not change while importing
@@ -114,6 +115,13 @@ class Worker:
 
     def serve(self) -> None:
         self._listen()
+        try:
+            self._loop()
+        finally:
+            if self.listener is not None:
+                self._stop_listening()
+
+    def _loop(self) -> None:
         last_active = time.monotonic()
         idle = warm.idle_seconds()
         while self.listener is not None or self.children:
@@ -131,6 +139,7 @@ class Worker:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         temporary = self.path.with_suffix(f".{os.getpid()}")
         listener.bind(str(temporary))
+        os.chmod(temporary, 0o600)
         os.replace(temporary, self.path)  # never a half-made socket under the real name
         stat = os.stat(self.path)
         self.identity = (stat.st_dev, stat.st_ino)
