@@ -46,7 +46,9 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
     from agent.app import warm
 
     if warm.enabled(argv):  # headless: through the warm worker, or here and start one
-        return warm.run(argv, lambda: _parse_and_dispatch(argv, interactive))
+        from agent.app.warm_client import run as run_warm
+
+        return run_warm(argv, lambda: _parse_and_dispatch(argv, interactive))
     return _parse_and_dispatch(argv, interactive)
 
 

@@ -24,9 +24,9 @@ import struct
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from agent.app import warm
+from agent.app.warm_child import become_run, send
 
 CHECK_S = 2.0  # how often the worker looks whether its install changed
 
@@ -199,7 +199,7 @@ class Worker:
         pid = os.fork()
         if pid == 0:
             self._close_in_child(conn)
-            _become_run(conn, request, fds)
+            become_run(conn, request, fds)
         for fd in fds:
             os.close(fd)
         try:
@@ -209,7 +209,7 @@ class Worker:
         if pidfd is not None:
             self.children[pidfd] = (pid, conn)
             self.selector.register(pidfd, selectors.EVENT_READ)
-        _send(conn, b"P", pid)
+        send(conn, b"P", pid)
         if pidfd is None:
             conn.close()  # the child's own C message is the client's exit code
 
@@ -233,17 +233,10 @@ class Worker:
         except ChildProcessError:
             status = None
         if status is not None and os.WIFSIGNALED(status):
-            _send(conn, b"S", os.WTERMSIG(status))
+            send(conn, b"S", os.WTERMSIG(status))
         elif status is not None:
-            _send(conn, b"X", os.waitstatus_to_exitcode(status))
+            send(conn, b"X", os.waitstatus_to_exitcode(status))
         conn.close()
-
-
-def _send(conn: socket.socket, kind: bytes, value: int) -> None:
-    try:
-        conn.sendall(warm.MESSAGE.pack(kind, value))
-    except OSError:
-        pass
 
 
 def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
@@ -264,95 +257,6 @@ def _read_request(conn: socket.socket) -> tuple[dict, list[int]]:
             os.close(fd)
         raise ValueError("a truncated or oversized request")
     return json.loads(body), fds
-
-
-def _become_run(conn: socket.socket, request: dict, fds: list[int]) -> None:
-    """In the child: become the client's run, report, exit. Never returns into the worker."""
-    code = 1
-    try:
-        _take_over(conn, request, fds)
-        code = _run(conn, list(request["argv"]))
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    except BaseException:
-        import traceback
-
-        traceback.print_exc()
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:
-                pass
-        _send(conn, b"C", code)
-        os._exit(code & 0xFF)
-
-
-def _take_over(conn: socket.socket, request: dict, fds: list[int]) -> None:
-    """The client's session, descriptors, environment, umask, cwd and argv."""
-    import tempfile
-
-    conn.settimeout(None)
-    os.setsid()
-    for target, fd in enumerate(fds):
-        if fd != target:
-            os.dup2(fd, target)
-            os.close(fd)
-    for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-        signal.signal(signum, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    os.environ.clear()
-    os.environ.update(request["env"])
-    os.environ["CCX_WARM_CHILD"] = "1"  # for the run's tools to tell (and the tests)
-    os.umask(int(request["umask"]))
-    os.chdir(request["cwd"])
-    tempfile.tempdir = None  # gettempdir() caches: read TMPDIR again
-    sys.argv = [str(request.get("argv0") or "ccx"), *request["argv"]]
-    _reopen_std_streams()
-    _watch_client(conn)
-
-
-def _run(conn: socket.socket, argv: list[str]) -> int:
-    from agent.app import cli
-
-    parsed = cli.parse_args(argv, standalone=True)
-    if isinstance(parsed, int):
-        return parsed
-    if not parsed.print_mode:
-        _send(conn, b"D", 0)  # an interactive session after all: the client opens it itself
-        return 0
-    return cli.dispatch(parsed)
-
-
-def _watch_client(conn: socket.socket) -> None:
-    """When the client goes away (killed, even with SIGKILL), cancel the run as SIGTERM does."""
-    import threading
-
-    def watch() -> None:
-        try:
-            while conn.recv(4096):
-                pass
-        except OSError:
-            pass
-        os.kill(os.getpid(), signal.SIGTERM)
-        time.sleep(5)
-        os.kill(os.getpid(), signal.SIGKILL)
-
-    threading.Thread(target=watch, name="ccx-warm-client", daemon=True).start()
-
-
-def _reopen_std_streams() -> None:
-    """sys.stdin/out/err on the client's descriptors, buffered as Python would for them."""
-    line_out = bool(os.environ.get("PYTHONUNBUFFERED")) or os.isatty(1)
-    sys.stdin = _text(0, "r", "surrogateescape", False)
-    sys.stdout = _text(1, "w", "surrogateescape", line_out)
-    sys.stderr = _text(2, "w", "backslashreplace", True)
-    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
-
-
-def _text(fd: int, mode: str, errors: str, line_buffered: bool) -> Any:
-    buffering = 1 if line_buffered else -1
-    return open(fd, mode, encoding="utf-8", errors=errors, closefd=False, buffering=buffering)
 
 
 if __name__ == "__main__":
