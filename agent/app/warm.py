@@ -1,42 +1,51 @@
-"""The warm worker's client: headless runs (``-p``) fork from a worker that has imported ccx.
+"""The warm worker for headless runs (``-p``): policy, socket, fingerprint; on by default.
 
 Why a worker. A one-turn ``ccx -p`` spends most of its wall time in Python
 importing the anthropic SDK (some 3,200 modules, 1-2 s here) and ccx itself;
-the request and the reply take milliseconds. Lazy imports cannot remove that:
-every run needs the SDK. Claude Code, a single compiled binary, starts in
-about 0.6 s. So the first headless run, after it has printed its result,
-starts a detached worker (``agent.app.warm_worker``) that imports everything
-once and listens on a private Unix socket; a later ``ccx -p`` connects, hands
-over its argv, cwd, environment, umask and its stdin/stdout/stderr
-descriptors, and the worker forks: the child becomes that run and exits with
-its code, which the client exits with. The fork is copy-on-write: nothing of
-one run is seen by the next, and the worker's state stays as it was just
-after its imports (it reads no settings, no files of any project).
+the request and the reply take milliseconds. Lazy imports cannot remove that
+(every run needs the SDK), nor can a thread (imports are CPU and hold the
+GIL). Claude Code, one compiled binary, starts in about 0.6 s. A long-lived
+server process would keep state between runs; a zygote that forks does not.
+So the first headless run, after it has printed its result (so it is not
+slowed), starts a detached worker (``agent.app.warm_worker``) that imports
+everything once and listens on a private Unix socket. A later ``ccx -p``
+(``agent.app.warm_client``) connects, hands over its argv, cwd, environment,
+umask and stdin/stdout/stderr descriptors, and the worker forks: the child
+(``agent.app.warm_child``) becomes that run and exits with its code, which
+the client exits with. The fork is copy-on-write: nothing of one run is seen
+by the next, and the worker's state stays as it was after its imports (it
+reads no settings, no files of any project, no environment of a run). A run
+that comes while the worker is still importing waits for it (up to 15 s
+after the worker's start): that is sooner than importing everything again.
 
 Why it stays correct. The child replaces its environment whole, takes the
 client's cwd, umask, descriptors and argv, and reads settings, CLAUDE.md,
 sessions and HOME afresh, as a cold run does. The socket's name carries the
 ccx version, the Python executable and version, a fingerprint of ccx's
-installed files (sizes and mtimes) and of the site-packages folders (an
-install or upgrade changes them): new code never reaches an old worker, and a
-worker whose install changed stops taking runs and exits. It lives in a 0700
-folder of the user's (checked by the client before it connects); both sides
-check the peer's uid (SO_PEERCRED). A worker exits after ``CCX_WARM_IDLE_S``
-idle seconds (600). SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1/2 are
-forwarded to the run, Ctrl-Z stops it too; a client that dies (SIGKILL)
-closes the socket and the run is cancelled (SIGTERM, then SIGKILL). A run
-killed by a signal kills its client with the same signal, so exit statuses
-are the ones a cold run gives. Any failure on the way (no worker yet, a stale
-socket, a worker of another uid) falls back to running in-process.
+installed files (sizes and mtimes, data files too) and of the site-packages
+folders (an install or upgrade changes them): new code never reaches an old
+worker, and a worker whose install changed stops taking runs and exits. It
+lives in a 0700 folder of the user's (checked by the client before it
+connects), the socket is 0600, and both sides check the peer's uid
+(SO_PEERCRED). A worker exits after ``CCX_WARM_IDLE_S`` idle seconds (600),
+and is started without the run's secrets (API keys, tokens). SIGINT,
+SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGUSR1/2 are forwarded to the run,
+Ctrl-Z stops it too; a client that dies (SIGKILL) closes the socket and the
+run is cancelled (SIGTERM, then SIGKILL). A run killed by a signal kills its
+client with the same signal, so exit statuses are the ones a cold run gives;
+the terminal's modes are restored if a run left them changed. Any failure on
+the way (no worker yet, a stale socket, an open folder, a worker of another
+uid) falls back to running in-process; a run that turns out not to be
+headless is handed back (the client runs it itself).
 
 What it does not keep: the client's controlling terminal (the run is in a
 session of its own; -p never reads the terminal), its resource limits, nice
 level and cgroup (the worker's apply).
 
 On by default for headless runs; off with ``CCX_WARM=0`` or
-``"warmWorker": false`` in the user's settings (``~/.ccx/settings.json``).
-Linux only (SO_PEERCRED, pidfd). This module runs before anything heavy is
-imported and must stay light.
+``"warmWorker": false`` in the user's settings (``~/.ccx/settings.json``;
+``CCX_WARM=1`` wins over it). Linux only (SO_PEERCRED, pidfd). This module
+runs before anything heavy is imported and must stay light.
 """
 
 from __future__ import annotations
@@ -53,7 +62,7 @@ PACKAGES = ("agent", "compaction", "tools")
 MAX_REQUEST = 4 * 1024 * 1024
 MESSAGE = struct.Struct("!ci")  # one kind byte, one int: every message between worker and client
 FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGWINCH", "SIGUSR1", "SIGUSR2")
-START_WAIT_S = 3.0  # how long a run waits for a worker that is still importing
+START_WAIT_S = 15.0  # how long after its start a worker still importing is waited for
 
 
 def idle_seconds() -> float:

@@ -89,8 +89,11 @@ def _wait_for_worker(path: Path) -> socket.socket | None:
     """A worker is importing: waiting for it costs less than importing everything again."""
     import time
 
-    deadline = time.monotonic() + START_WAIT_S
-    while time.monotonic() < deadline and worker_starting(path):
+    try:  # the worker wrote when it started; one stuck importing is not waited for again
+        started = float(path.with_suffix(".lock").read_text(encoding="ascii"))
+    except (OSError, ValueError):
+        started = time.time()
+    while time.time() < started + START_WAIT_S and worker_starting(path):
         time.sleep(0.01)
         if (conn := _connect(path)) is not None:
             return conn

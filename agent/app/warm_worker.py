@@ -45,6 +45,8 @@ def main() -> None:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return  # another worker of this fingerprint is starting or serving
+    os.ftruncate(lock, 0)
+    os.write(lock, repr(time.time()).encode())  # when it started, for runs that wait for it
     worker = Worker(path, lock)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # stopped: leave no socket behind
     try:
