@@ -121,7 +121,8 @@ def fingerprint(root: Path | None = None) -> str:
 
     from agent import __version__
 
-    digest = hashlib.sha256(f"{__version__}\0{sys.executable}\0{sys.version}".encode())
+    python = f"{sys.prefix}\0{os.path.realpath(sys.executable)}\0{sys.version}"
+    digest = hashlib.sha256(f"{__version__}\0{python}".encode())  # bin/python or bin/python3
     root = root or Path(__file__).resolve().parents[2]
     for package in PACKAGES:
         for folder, dirs, files in os.walk(root / package):

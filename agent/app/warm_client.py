@@ -56,10 +56,14 @@ def run_warm(argv: list[str], path: Path) -> int | None:
     if conn is None:
         return None
     with conn:
+        try:
+            cwd = os.getcwd()
+        except OSError:  # a folder deleted under the shell: the in-process run says so
+            return None
         request = {
             "argv": argv,
             "argv0": sys.argv[0] if sys.argv else "ccx",
-            "cwd": os.getcwd(),
+            "cwd": cwd,
             "env": dict(os.environ),
             "umask": _umask(),
         }
