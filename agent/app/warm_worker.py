@@ -81,6 +81,9 @@ def _preload() -> None:
     import agent.app.stream_json.session  # noqa: F401
     from agent.app import cli
     from agent.shell import split
+    from tools import registry
+    from tools.exit_plan_mode import ExitPlanModeTool
+    from tools.skill import SkillTool
 
     for name in REQUEST_MODULES:
         try:
@@ -89,18 +92,25 @@ def _preload() -> None:
             pass
     cli.parse_args(["-p", "warm-up"], standalone=False)  # typer, click and the options, run once
     split._parser()  # the bash grammar: the same for every run
+    for tool in (*registry.default_tools(), SkillTool, ExitPlanModeTool):
+        tool.input_schema()  # the tools' JSON schemas (cached): the same for every run
     anthropic.AsyncAnthropic  # noqa: B018  (resolves the SDK's lazily imported client)
-    _warm_stream_parser()
+    _warm_sdk()
 
 
-def _warm_stream_parser() -> None:
-    """Build the SDK's (cached) validator of stream events once: some 20 ms of every run."""
+def _warm_sdk() -> None:
+    """Build the SDK's (cached) validators a run needs once: some 50-100 ms of every run."""
+    import typing
+
     try:
         from anthropic import _models
-        from anthropic.types import RawMessageStreamEvent
+        from anthropic.types import ModelInfo, RawMessageStreamEvent
 
-        _models.validate_type(type_=RawMessageStreamEvent, value={"type": "message_stop"})  # type: ignore[arg-type]
-    except Exception:  # a private part of the SDK: another version may not have it
+        union = typing.get_args(RawMessageStreamEvent)[0]  # the SDK validates the bare Union
+        _models.validate_type(type_=union, value={"type": "message_stop"})
+        info = {"id": "m", "type": "model", "created_at": "2025-01-01T00:00:00Z"}
+        _models.construct_type(type_=ModelInfo, value=info | {"display_name": "m"})
+    except Exception:  # private parts of the SDK: another version may not have them
         pass
 
 

@@ -47,12 +47,26 @@ def start_worker(tmp: Path, **env: str) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(
         [sys.executable, "-P", "-m", "agent.app.warm_worker"], cwd="/", env=environ
     )
+    STARTED.append(proc)
     deadline = time.monotonic() + 60
     while worker_pid(tmp) != proc.pid:
         assert proc.poll() is None, "the worker exited"
         assert time.monotonic() < deadline, "the worker did not start listening"
         time.sleep(0.05)
     return proc
+
+
+STARTED: list[subprocess.Popen[bytes]] = []
+
+
+@pytest.fixture(autouse=True, scope="module")
+def no_worker_left() -> Iterator[None]:
+    """Whatever fails, every worker a test started is stopped."""
+    yield
+    for proc in STARTED:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
@@ -64,11 +78,13 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 @pytest.fixture(scope="module")
 def warm_tmp() -> Iterator[Path]:
     tmp = Path(tempfile.mkdtemp(prefix="ccxw", dir="/tmp"))  # a socket path under 108 bytes
-    worker = start_worker(tmp)
-    yield tmp
-    stop(worker)
-    assert list(tmp.glob("ccx-warm-*/*")) == []  # neither socket nor lock left behind
-    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        worker = start_worker(tmp)
+        yield tmp
+        stop(worker)
+        assert list(tmp.glob("ccx-warm-*/*")) == []  # neither socket nor lock left behind
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 @pytest.fixture
