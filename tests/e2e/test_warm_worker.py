@@ -7,6 +7,7 @@ proves it went through the worker with a Bash call that prints $CCX_WARM_CHILD.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -276,3 +277,22 @@ def test_a_worker_leaves_when_idle_or_its_install_changes(tmp_path: Path) -> Non
         assert list(tmp.glob("ccx-warm-*/*")) == []
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_the_agent_sdk_runs_through_the_worker(warm: Ccx) -> None:
+    from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, SystemMessage, query
+
+    warm.api.add(tool_reply(("Bash", {"command": MARK})), text_reply("done"))
+    options = ClaudeAgentOptions(
+        cli_path=CCX, cwd=str(warm.repo), env=dict(warm.env), permission_mode="bypassPermissions"
+    )
+
+    async def collect() -> list[object]:
+        return [m async for m in query(prompt="mark", options=options)]
+
+    messages = asyncio.run(collect())
+    assert isinstance(messages[0], SystemMessage) and messages[0].subtype == "init"
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.subtype == "success"
+    assert result.result == "done"
+    assert "warm=1" in json.dumps(warm.api.requests[-1].messages[-1])
