@@ -123,6 +123,7 @@ class Worker:
         self.selector = selectors.DefaultSelector()
         self.children: dict[int, tuple[int, socket.socket]] = {}  # pidfd -> (pid, conn)
         self.listener: socket.socket | None = None
+        self.untracked: set[int] = set()  # children without a pidfd (an old kernel): reaped here
         self.identity: tuple[int, int] | None = None
 
     def serve(self) -> None:
@@ -143,6 +144,7 @@ class Worker:
                 else:
                     self._reap(int(key.fd))
                 last_active = time.monotonic()
+            self._reap_untracked()
             quiet = not self.children and time.monotonic() - last_active > idle
             if self.listener is not None and (quiet or not self._still_current()):
                 self._stop_listening()
@@ -223,7 +225,17 @@ class Worker:
             self.selector.register(pidfd, selectors.EVENT_READ)
         send(conn, b"P", pid)
         if pidfd is None:
+            self.untracked.add(pid)
             conn.close()  # the child's own C message is the client's exit code
+
+    def _reap_untracked(self) -> None:
+        for pid in list(self.untracked):
+            try:
+                done, _status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                done = pid
+            if done:
+                self.untracked.discard(pid)
 
     def _close_in_child(self, keep: socket.socket) -> None:
         self.selector.close()
