@@ -296,3 +296,24 @@ def test_the_agent_sdk_runs_through_the_worker(warm: Ccx) -> None:
     assert isinstance(result, ResultMessage) and result.subtype == "success"
     assert result.result == "done"
     assert "warm=1" in json.dumps(warm.api.requests[-1].messages[-1])
+
+
+def test_the_first_run_runs_in_process_and_leaves_a_worker_for_the_next(
+    ccx: Ccx, tmp_path: Path
+) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="ccxw", dir="/tmp"))
+    ccx.env |= {"CCX_WARM": "1", "TMPDIR": str(tmp), "CCX_WARM_IDLE_S": "60"}
+    try:
+        assert "warm=no" in marked(ccx, ccx.api)  # no worker yet: in-process, output complete
+        deadline = time.monotonic() + 60
+        while (pid := worker_pid(tmp)) is None:
+            assert time.monotonic() < deadline, "the first run started no worker"
+            time.sleep(0.1)
+        assert "warm=1" in marked(ccx, ccx.api)
+        os.kill(pid, signal.SIGTERM)
+        assert wait_dead([pid], within=10) == []
+        assert list(tmp.glob("ccx-warm-*/*")) == []
+    finally:
+        if (pid := worker_pid(tmp)) is not None:
+            os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(tmp, ignore_errors=True)
