@@ -6,9 +6,14 @@ as a subprocess, ~3 s each), so ``pytest -m "not e2e"`` is the fast inner loop.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+
+# Headless `ccx` runs start a warm worker by default (agent/app/warm.py). Every ccx a test
+# starts inherits this, so none is left behind; the tests about the worker turn it on.
+os.environ["CCX_WARM"] = "0"
 
 E2E_DIR = Path(__file__).resolve().parent / "e2e"
 

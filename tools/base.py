@@ -10,6 +10,8 @@ exceptions mean bugs.
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import os
 from collections.abc import Callable
@@ -106,8 +108,7 @@ class Tool(Generic[P]):
 
     @classmethod
     def input_schema(cls) -> dict[str, Any]:
-        schema = cls.Params.model_json_schema(by_alias=True)
-        return _collapse_optional(_strip_titles(schema))
+        return copy.deepcopy(params_schema(cls.Params))
 
     @classmethod
     def to_api(cls) -> dict[str, Any]:
@@ -167,6 +168,13 @@ def _params_argument(cls: type) -> type[ToolParams] | None:
             if isinstance(argument, type) and issubclass(argument, ToolParams):
                 return argument
     return None
+
+
+@functools.cache
+def params_schema(params: type[BaseModel]) -> dict[str, Any]:
+    """The API's JSON schema of a parameters model: fixed by the code, so built once a process
+    (pydantic takes some 10 ms a tool); callers get copies."""
+    return _collapse_optional(_strip_titles(params.model_json_schema(by_alias=True)))
 
 
 def _strip_titles(node: Any) -> Any:

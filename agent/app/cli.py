@@ -45,8 +45,14 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
         return 0
     from agent.app import warm
 
-    if warm.enabled(argv) and (code := warm.run_warm(argv)) is not None:
-        return code
+    if warm.enabled(argv):  # headless: through the warm worker, or here and start one
+        from agent.app.warm_client import run as run_warm
+
+        return run_warm(argv, lambda: _parse_and_dispatch(argv, interactive))
+    return _parse_and_dispatch(argv, interactive)
+
+
+def _parse_and_dispatch(argv: list[str], interactive: Interactive | None) -> int:
     parsed = parse_args(argv, standalone=True)
     if isinstance(parsed, int):
         return parsed

@@ -27,7 +27,7 @@ def bare_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(CLEARED_PREFIXES)}
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
-    env.update(HOME=str(home), CCX_CONFIG_DIR=str(tmp_path / "config"), **extra)
+    env.update(HOME=str(home), CCX_CONFIG_DIR=str(tmp_path / "config"), CCX_WARM="0", **extra)
     return env
 
 

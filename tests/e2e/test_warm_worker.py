@@ -1,18 +1,34 @@
-"""CCX_WARM=1: later `ccx -p` runs go through a warm worker, with their own cwd and env."""
+"""The warm worker (agent/app/warm.py): headless runs through it stay the client's own runs.
+
+One worker per module, started as the first `ccx -p` starts it (``python -P -m
+agent.app.warm_worker``) in a short private TMPDIR, stopped at the end. A run
+proves it went through the worker with a Bash call that prints $CCX_WARM_CHILD.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+import shutil
 import signal
 import socket
 import struct
+import subprocess
+import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from agent.fake_api import FakeApi, text_reply, tool_reply
-from tests.e2e.conftest import Ccx
+import pytest
+
+from agent.fake_api import FakeApi, Fault, text_reply, tool_reply
+from tests.e2e.conftest import CCX, Ccx
+from tests.tools.test_bash import wait_dead
+
+ROOT = Path(__file__).resolve().parents[2]
+MARK = "echo warm=${CCX_WARM_CHILD:-no} home=$HOME mark=${MARK:-none}; pwd"
 
 
 def worker_pid(folder: Path) -> int | None:
@@ -27,30 +43,277 @@ def worker_pid(folder: Path) -> int | None:
     return None
 
 
-def test_a_warm_run_takes_the_clients_cwd_env_and_exit_code(ccx: Ccx, tmp_path: Path) -> None:
-    short_tmp = Path(tempfile.mkdtemp(prefix="ccxw", dir="/tmp"))  # a socket path under 108 bytes
-    ccx.env |= {"CCX_WARM": "1", "TMPDIR": str(short_tmp), "CCX_WARM_IDLE_S": "60"}
-    ccx.api.add(text_reply("cold"))
-    assert ccx.run("-p", "hi").stdout == "cold\n"
-    deadline = time.time() + 30
-    while (pid := worker_pid(short_tmp)) is None and time.time() < deadline:
-        time.sleep(0.2)
-    assert pid is not None, "the worker did not start"
+def start_worker(tmp: Path, **env: str) -> subprocess.Popen[bytes]:
+    environ = {**os.environ, "TMPDIR": str(tmp), "CCX_WARM_IDLE_S": "300", **env}
+    proc = subprocess.Popen(
+        [sys.executable, "-P", "-m", "agent.app.warm_worker"], cwd="/", env=environ
+    )
+    STARTED.append(proc)
+    deadline = time.monotonic() + 60
+    while worker_pid(tmp) != proc.pid:
+        assert proc.poll() is None, "the worker exited"
+        assert time.monotonic() < deadline, "the worker did not start listening"
+        time.sleep(0.05)
+    return proc
+
+
+STARTED: list[subprocess.Popen[bytes]] = []
+
+
+@pytest.fixture(autouse=True, scope="module")
+def no_worker_left() -> Iterator[None]:
+    """Whatever fails, every worker a test started is stopped."""
+    yield
+    for proc in STARTED:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+    assert proc.wait(timeout=10) == 0  # a stopped worker cleans up and exits 0
+
+
+@pytest.fixture(scope="module")
+def warm_tmp() -> Iterator[Path]:
+    tmp = Path(tempfile.mkdtemp(prefix="ccxw", dir="/tmp"))  # a socket path under 108 bytes
     try:
-        other = tmp_path / "elsewhere"
-        other.mkdir()
-        with FakeApi() as second:
-            second.add(
-                tool_reply(("Bash", {"command": "echo warm=$CCX_WARM_CHILD; pwd"})),
-                text_reply("warm"),
-            )
-            ccx.env["ANTHROPIC_BASE_URL"] = second.url
-            ccx.repo = other
-            run = ccx.run("-p", "where?", "--output-format", "json", "--allowedTools", "Bash")
-            assert run.returncode == 0, run.stderr
-            assert run.json()["result"] == "warm"
-            tool_output = json.dumps(second.requests[1].messages[-1])
-            assert "warm=1" in tool_output and str(other) in tool_output
-        assert ccx.run("-p", "x", "--session-id", "nope").returncode == 2
+        worker = start_worker(tmp)
+        yield tmp
+        stop(worker)
+        assert list(tmp.glob("ccx-warm-*/*")) == []  # neither socket nor lock left behind
     finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture
+def warm(ccx: Ccx, warm_tmp: Path) -> Ccx:
+    ccx.env |= {"CCX_WARM": "1", "TMPDIR": str(warm_tmp)}
+    return ccx
+
+
+def marked(ccx: Ccx, api: FakeApi, *args: str) -> str:
+    """Run a prompt whose one Bash call prints the mark; that output, as the model saw it."""
+    api.add(tool_reply(("Bash", {"command": MARK})), text_reply("done"))
+    run = ccx.run("-p", "mark", "--output-format", "json", "--allowedTools", "Bash", *args)
+    assert run.returncode == 0, run.stderr
+    assert run.json()["result"] == "done"
+    return json.dumps(api.requests[-1].messages[-1])
+
+
+def test_a_warm_run_takes_the_clients_cwd_env_and_exit_code(warm: Ccx, tmp_path: Path) -> None:
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    warm.repo = other
+    warm.env["MARK"] = "from-the-client"
+    seen = marked(warm, warm.api)
+    assert "warm=1" in seen and str(other) in seen and "mark=from-the-client" in seen
+    assert warm.run("-p", "x", "--session-id", "nope").returncode == 2  # a usage error
+    warm.api.add(Fault(400))
+    assert warm.run("-p", "fails").returncode == 1
+
+
+def test_a_settings_change_between_two_runs_is_seen(warm: Ccx) -> None:
+    settings = warm.config / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    for mark in ("one", "two"):
+        settings.write_text(json.dumps({"env": {"MARK": mark}}))
+        seen = marked(warm, warm.api)
+        assert "warm=1" in seen and f"mark={mark}" in seen
+    settings.write_text(json.dumps({"permissions": {"deny": ["Bash"]}}))
+    seen = marked(warm, warm.api)
+    assert "warm=" not in seen and "denied" in seen.lower()
+
+
+def test_another_home_gets_its_own_files(warm: Ccx, tmp_path: Path) -> None:
+    del warm.env["CCX_CONFIG_DIR"]  # ~/.ccx, from HOME
+    for name in ("first", "second"):
+        home = tmp_path / name
+        home.mkdir()
+        warm.env["HOME"] = str(home)
+        seen = marked(warm, warm.api)
+        assert "warm=1" in seen and f"home={home}" in seen
+        assert len(list((home / ".ccx" / "projects").glob("*/*.jsonl"))) == 1
+
+
+def test_stream_json_input_streams_turn_by_turn(warm: Ccx, warm_tmp: Path) -> None:
+    worker = worker_pid(warm_tmp)
+    warm.api.add(text_reply("one"), text_reply("two"))
+    proc = subprocess.Popen(
+        [CCX, "--output-format", "stream-json", "--verbose", "--input-format", "stream-json"],
+        cwd=warm.repo,
+        env=warm.env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+    results, forked = [], []
+    try:
+        for text in ("first", "second"):  # the second is written only after the first's result
+            line = {"type": "user", "message": {"role": "user", "content": text}}
+            proc.stdin.write(json.dumps(line) + "\n")
+            proc.stdin.flush()
+            while (event := json.loads(proc.stdout.readline()))["type"] != "result":
+                pass
+            results.append(event["result"])
+            forked.append(Path(f"/proc/{worker}/task/{worker}/children").read_text().split())
+        proc.stdin.close()
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert results == ["one", "two"]
+    assert forked[0] and forked[0] == forked[1]  # one child of the worker ran both turns
+
+
+def run_until_sleeping(ccx: Ccx) -> tuple[subprocess.Popen[str], int]:
+    """A run whose Bash command sleeps; the client process and the sleeping shell's pid."""
+    pid_file = ccx.repo / "pid.txt"
+    pid_file.unlink(missing_ok=True)
+    command = f"echo $$ > {pid_file}; exec sleep 600"
+    ccx.api.add(tool_reply(("Bash", {"command": command})), text_reply("done"))
+    proc = ccx.popen("-p", "sleep", "--permission-mode", "bypassPermissions")
+    deadline = time.monotonic() + 30
+    while not (pid_file.exists() and pid_file.read_text().strip()):
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "the Bash command did not start"
+        time.sleep(0.05)
+    return proc, int(pid_file.read_text())
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
+def test_a_signal_ends_a_warm_run_as_it_ends_a_cold_one(warm: Ccx, sig: signal.Signals) -> None:
+    codes = {}
+    for mode in ("0", "1"):
+        with FakeApi() as api:  # each run its own script: the cold one leaves a reply unread
+            warm.api, warm.env["ANTHROPIC_BASE_URL"] = api, api.url
+            warm.env["CCX_WARM"] = mode
+            proc, sleeper = run_until_sleeping(warm)
+            time.sleep(0.3)
+            proc.send_signal(sig)
+            codes[mode] = proc.wait(timeout=30)
+            proc.communicate()
+            assert wait_dead([sleeper], within=10) == []
+    assert codes["1"] == codes["0"] != 0
+
+
+def test_a_client_killed_mid_run_takes_its_run_along(warm: Ccx) -> None:
+    proc, sleeper = run_until_sleeping(warm)
+    proc.kill()  # SIGKILL: the client forwards nothing, the worker sees the socket close
+    proc.wait()
+    proc.communicate()
+    assert wait_dead([sleeper], within=15) == []
+
+
+def test_the_user_setting_turns_it_off(warm: Ccx) -> None:
+    settings = warm.config / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps({"warmWorker": False}))
+    warm.env["CCX_WARM"] = ""  # the default: the setting decides
+    assert "warm=no" in marked(warm, warm.api)
+    settings.write_text("{}")
+    assert "warm=1" in marked(warm, warm.api)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to connect as another user")
+def test_another_user_is_never_served(warm: Ccx, warm_tmp: Path) -> None:
+    (path,) = warm_tmp.glob("ccx-warm-*/*.sock")
+    folder = path.parent
+    for opened, mode in ((warm_tmp, 0o711), (folder, 0o711), (path, 0o666)):
+        opened.chmod(mode)  # let another user reach the socket: the worker must still refuse
+    try:
+        probe = (
+            "import os, socket, sys; os.setgid(65534); os.setuid(65534)\n"
+            "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])\n"
+            "try:\n"
+            "    socket.send_fds(s, [b'\\0\\0\\0\\2{}'], [0, 1, 2]); s.settimeout(10)\n"
+            "    print('closed' if s.recv(16) == b'' else 'served')\n"
+            "except (ConnectionResetError, BrokenPipeError):\n"
+            "    print('closed')"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", probe, str(path)], capture_output=True, text=True, timeout=30
+        )
+        assert out.stdout.strip() == "closed", out.stderr  # closed without a fork
+        assert "warm=no" in marked(warm, warm.api)  # and no client trusts an open folder
+    finally:
+        for opened, mode in ((warm_tmp, 0o700), (folder, 0o700), (path, 0o600)):
+            opened.chmod(mode)
+    assert "warm=1" in marked(warm, warm.api)
+
+
+def test_two_workers_of_one_install_make_one(tmp_path: Path) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="ccxw", dir="/tmp"))
+    try:
+        first = start_worker(tmp)
+        second = subprocess.run(
+            [sys.executable, "-P", "-m", "agent.app.warm_worker"],
+            cwd="/",
+            env={**os.environ, "TMPDIR": str(tmp)},
+            timeout=30,
+        )
+        assert second.returncode == 0 and worker_pid(tmp) == first.pid
+        stop(first)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_a_worker_leaves_when_idle_or_its_install_changes(tmp_path: Path) -> None:
+    install = tmp_path / "install"
+    for package in ("agent", "compaction", "tools"):
+        shutil.copytree(ROOT / package, install / package, ignore=shutil.ignore_patterns("*.pyc"))
+    tmp = Path(tempfile.mkdtemp(prefix="ccxw", dir="/tmp"))
+    try:
+        idle = start_worker(tmp, CCX_WARM_IDLE_S="1", PYTHONPATH=str(install))
+        assert idle.wait(timeout=30) == 0
+        changed = start_worker(tmp, PYTHONPATH=str(install))
+        source = install / "agent" / "app" / "headless.py"
+        source.write_text(source.read_text() + "\n# changed\n")
+        assert changed.wait(timeout=30) == 0
+        assert list(tmp.glob("ccx-warm-*/*")) == []
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_the_agent_sdk_runs_through_the_worker(warm: Ccx) -> None:
+    from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, SystemMessage, query
+
+    warm.api.add(tool_reply(("Bash", {"command": MARK})), text_reply("done"))
+    options = ClaudeAgentOptions(
+        cli_path=CCX, cwd=str(warm.repo), env=dict(warm.env), permission_mode="bypassPermissions"
+    )
+
+    async def collect() -> list[object]:
+        return [m async for m in query(prompt="mark", options=options)]
+
+    messages = asyncio.run(collect())
+    assert isinstance(messages[0], SystemMessage) and messages[0].subtype == "init"
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.subtype == "success"
+    assert result.result == "done"
+    assert "warm=1" in json.dumps(warm.api.requests[-1].messages[-1])
+
+
+def test_the_first_run_runs_in_process_and_leaves_a_worker_for_the_next(
+    ccx: Ccx, tmp_path: Path
+) -> None:
+    tmp = Path(tempfile.mkdtemp(prefix="ccxw", dir="/tmp"))
+    ccx.env |= {"CCX_WARM": "1", "TMPDIR": str(tmp), "CCX_WARM_IDLE_S": "60"}
+    try:
+        assert "warm=no" in marked(ccx, ccx.api)  # no worker yet: in-process, output complete
+        deadline = time.monotonic() + 60
+        while (pid := worker_pid(tmp)) is None:
+            assert time.monotonic() < deadline, "the first run started no worker"
+            time.sleep(0.1)
+        assert "warm=1" in marked(ccx, ccx.api)
         os.kill(pid, signal.SIGTERM)
+        assert wait_dead([pid], within=10) == []
+        assert list(tmp.glob("ccx-warm-*/*")) == []
+    finally:
+        if (pid := worker_pid(tmp)) is not None:
+            os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(tmp, ignore_errors=True)
