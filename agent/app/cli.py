@@ -299,6 +299,7 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
             session_id=session_id,
             fork_session=fork_session,
             mcp_config=mcp_config or [],
+            stream_events=include_partial and output_format == "stream-json",
         )
         holder["parsed"] = ParsedArgs(
             options,

@@ -27,7 +27,7 @@ from agent.app.runtime import ApprovePlan, Runtime
 from agent.app.slash import command_name
 from agent.core.events import EventSink
 from agent.core.messages import Message
-from agent.loop.agent import MaxTurnsReached
+from agent.loop.agent import BudgetExceeded, MaxTurnsReached
 from agent.loop.cost import CostTracker
 from agent.loop.tool_runner import AskPermission
 from agent.model.client import ApiError
@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 
 CYCLED_MODES = ("default", "acceptEdits", "plan")  # Shift-Tab; bypassPermissions only if started so
 
-FailureKind = Literal["api", "max_turns", "transcript", "internal"]
+FailureKind = Literal["api", "max_turns", "max_budget", "transcript", "internal"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,8 @@ def failure_of(error: Exception, command: str | None = None) -> Failure:
     """The one mapping from what a line raised to what the user is told."""
     if isinstance(error, MaxTurnsReached):
         return Failure("max_turns", str(error))
+    if isinstance(error, BudgetExceeded):
+        return Failure("max_budget", str(error))
     if isinstance(error, TranscriptWriteError):
         return Failure("transcript", error.message)
     if isinstance(error, ApiError):

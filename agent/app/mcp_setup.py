@@ -29,6 +29,8 @@ def build_mcp_servers(runtime: Runtime) -> McpServers:
     """The configured servers; nothing connects before ``start_mcp_servers``."""
     root = project_root(runtime.cwd)
     config = load_mcp_config(root, config_dir(), runtime.options.mcp_config)
+    if runtime.options.strict_mcp_config:  # only --mcp-config's servers
+        config.servers = {n: s for n, s in config.servers.items() if s.scope == "dynamic"}
     for warning in config.warnings:
         runtime.emit_notice(f"MCP: {warning}")
     return McpServers(

@@ -36,7 +36,9 @@ class RunOptions:
     sandbox: bool | None = None  # --sandbox / --no-sandbox; None: env, settings, default
     sandbox_network: bool | None = None  # --sandbox-network / --no-sandbox-network
     banner: str | None = None  # a first line for the interactive front ends (the demo's)
-    resume_hint: bool = True  # "Resume with: ccx -r ID" on exit; off where the session is thrown away
+    resume_hint: bool = (
+        True  # "Resume with: ccx -r ID" on exit; off where the session is thrown away
+    )
     mcp_config: list[str] = field(default_factory=list)  # --mcp-config files or JSON strings
     show_cost: bool = True  # the footer's dollars; off where nothing is billed (the demo)
     system_prompt: str | None = None  # --system-prompt: replaces ccx's instructions
@@ -53,6 +55,7 @@ class RunOptions:
     effort: str | None = None  # --effort low | medium | high | max
     betas: list[str] = field(default_factory=list)  # --betas: anthropic-beta values
     thinking: dict[str, Any] | None = None  # --thinking / --max-thinking-tokens
+    stream_events: bool = False  # stream-json --include-partial-messages: raw stream events
     include_hook_events: bool = False  # stream-json: hook_started / hook_response
     strict_mcp_config: bool = False  # only --mcp-config's servers
     resume_session_at: str | None = None  # -r up to this message uuid

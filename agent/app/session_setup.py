@@ -47,6 +47,7 @@ def permission_gate(options: RunOptions, settings: Settings, cwd: Path) -> Permi
         project_root=project_root(cwd),
         read_dirs=readable,
         config_dir=config_dir(),
+        work_dirs=[Path(d).resolve() for d in options.add_dirs],
     )
 
 

@@ -230,13 +230,14 @@ class ToolRunner:
         self.emit(PermissionDenied(call.id, call.tool.name, message))
         return ToolResult.error(message)
 
-
     def _rewrite(
         self, call: ToolCall, verdict: PreToolVerdict, updated: dict[str, Any] | None
     ) -> ToolResult | None:
         """Approved with a new input: the call runs with it, once it is valid."""
         assert call.tool is not None
-        if updated is None or updated == verdict.params.model_dump(by_alias=True, exclude_none=True):
+        if updated is None or updated == verdict.params.model_dump(
+            by_alias=True, exclude_none=True
+        ):
             return None
         parsed = call.tool.parse(updated)
         if isinstance(parsed, ToolResult):

@@ -4,11 +4,14 @@ One process, one session, as many turns as the client sends: each ``user``
 line is queued and run in order, each ends with its own ``result``. Beside
 the turns runs Claude Code's control protocol, as the Agent SDK speaks it:
 the client's ``control_request`` lines (initialize, interrupt,
-set_permission_mode, set_model, mcp_status) are answered with a
-``control_response`` at once, even mid-turn; with
-``--permission-prompt-tool stdio`` ccx asks the client about a tool call
-with its own ``can_use_tool`` request and waits for the answer. stdin
-closing ends the input: the queued turns still run, then ccx exits.
+set_permission_mode, set_model, mcp_status, get_context_usage, stop_task,
+rewind_files) are answered with a ``control_response`` at once, even
+mid-turn. ccx asks the client too: with ``--permission-prompt-tool stdio``
+about a tool call (``can_use_tool``; the answer may rewrite the input, or
+deny with a message for the model and end the turn), and for every hook the
+client registered in ``initialize`` (``hook_callback``, at the hook's event,
+its answer read as a command hook's JSON). stdin closing ends the input: the
+queued turns still run, then ccx exits.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import signal
 import sys
 import threading
@@ -28,8 +30,8 @@ from agent.app.headless import HeadlessOutput
 from agent.app.headless import _ending as turn_ending  # one result shape for -p and streams
 from agent.app.headless import _result as result_object
 from agent.app.options import RunOptions, StartupError
-from agent.app.stream_json import schema
-from agent.loop.tool_runner import Answer, PermissionRequest
+from agent.app.stream_json import control, schema
+from agent.loop.tool_runner import Answer, PermissionRequest, Reply
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +88,7 @@ class StreamSession:
         self.prompts.put_nowait(None)
         for future in self._pending.values():
             if not future.done():
-                future.set_result({"behavior": "deny", "message": "stdin closed"})
+                future.set_result({"behavior": "deny", "error": "stdin closed"})
 
     def _queue_user(self, message: dict[str, Any]) -> None:
         text = prompt_text(message.get("message"))
@@ -118,7 +120,7 @@ class StreamSession:
         driver = self.driver
         assert driver is not None  # input is read only once the session is built
         if subtype == "initialize":
-            return self._initialize(driver)
+            return self._initialize(driver, request)
         if subtype == "interrupt":
             if self.turn is not None and not self.turn.done():
                 self.interrupted = True
@@ -132,22 +134,37 @@ class StreamSession:
             return {}
         if subtype == "mcp_status":
             return {"mcpServers": []}
+        if subtype == "get_context_usage":
+            return control.context_usage(driver)
+        if subtype == "stop_task":
+            raise ValueError(f"no running task {request.get('task_id')!r}: ccx runs no tasks")
+        if subtype == "rewind_files":
+            raise ValueError("ccx keeps no file checkpoints, so it cannot rewind files")
         raise ValueError(f"ccx does not support the control request {subtype!r}")
 
-    @staticmethod
-    def _initialize(driver: SessionDriver) -> dict[str, Any]:
-        commands = [
-            {"name": name, "description": text, "argumentHint": ""}
-            for name, text in driver.commands()
-        ]
-        return {
-            "commands": commands,
-            "output_style": "default",
-            "available_output_styles": ["default"],
-            "models": [],
-            "account": {},
-            "pid": os.getpid(),
+    def _initialize(self, driver: SessionDriver, request: dict[str, Any]) -> dict[str, Any]:
+        """The client's hooks and agents registered; what the session offers."""
+        if isinstance(agents := request.get("agents"), dict):
+            driver.runtime.options.agents.update(agents)
+        if request.get("hooks"):
+            for warning in driver.runtime.hooks.add_callbacks(request["hooks"], self.call_hook):
+                self._complain(warning)
+        return control.initialize_answer(driver)
+
+    async def call_hook(
+        self, callback_id: str, payload: dict[str, Any], tool_use_id: str | None
+    ) -> dict[str, Any]:
+        """hook_callback: the client runs its hook; its answer, or ValueError for an error."""
+        body = {
+            "subtype": "hook_callback",
+            "callback_id": callback_id,
+            "input": payload,
+            "tool_use_id": tool_use_id,
         }
+        answer = await self._request(body)
+        if "error" in answer and answer.get("behavior") == "deny":
+            raise ValueError(answer["error"])
+        return answer
 
     # -- control requests to the client (permissions) -------------------------------------
 
@@ -155,10 +172,6 @@ class StreamSession:
         """can_use_tool: the client decides; no answer (stdin closed) is a denial."""
         if self._closed:
             return "deny"
-        self._requests += 1
-        request_id = f"ccx_perm_{self._requests}"
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
         body = {
             "subtype": "can_use_tool",
             "tool_name": request.tool_name,
@@ -168,12 +181,25 @@ class StreamSession:
             "decision_reason": request.reason,
             "title": request.summary,
         }
+        answer = await self._request(body)
+        reply: Reply = control.reply_of(answer)
+        if reply.behavior == "deny" and not reply.message and answer.get("error"):
+            return Reply("deny", message=f"The client could not decide: {answer['error']}")
+        return reply
+
+    async def _request(self, body: dict[str, Any]) -> dict[str, Any]:
+        """One control request to the client; its answer (a denial once stdin is closed)."""
+        if self._closed:
+            return {"behavior": "deny", "error": "stdin closed"}
+        self._requests += 1
+        request_id = f"ccx_req_{self._requests}"
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
         self.output.write({"type": "control_request", "request_id": request_id, "request": body})
         try:
-            answer = await future
+            return await future
         finally:
             self._pending.pop(request_id, None)
-        return "allow" if answer.get("behavior") == "allow" else "deny"
 
     def _resolve(self, response: dict[str, Any]) -> None:
         future = self._pending.get(response.get("request_id", ""))
@@ -181,8 +207,8 @@ class StreamSession:
             return
         if response.get("subtype") == "success":
             future.set_result(response.get("response") or {})
-        else:
-            future.set_result({"behavior": "deny", "message": response.get("error", "")})
+        else:  # an error answer: a denial, saying why
+            future.set_result({"behavior": "deny", "error": str(response.get("error", ""))})
 
     # -- the turns ------------------------------------------------------------------------
 

@@ -1,0 +1,95 @@
+"""The control protocol's answers that need the session's parts, in the Agent SDK's shapes.
+
+- ``reply_of``: a ``can_use_tool`` answer (``behavior``, ``updatedInput``, ``message``,
+  ``interrupt``) as the tool runner's Reply;
+- ``context_usage``: ``get_context_usage``, ccx's own /context figures in the SDK's
+  ContextUsageResponse shape;
+- ``initialize_answer``: what ``initialize`` returns (commands, styles, agents).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from agent.loop.tool_runner import Reply
+from compaction.breakdown import context_breakdown
+
+if TYPE_CHECKING:
+    from agent.app.driver import SessionDriver
+
+# Claude Code's /context colours, by category (the SDK passes them through).
+COLORS = {
+    "System prompt": "promptBorder",
+    "Tools": "inactive",
+    "Memory files": "claude",
+    "Skills": "warning",
+    "Messages": "purple_FOR_SUBAGENTS_ONLY",
+}
+
+
+def reply_of(answer: dict[str, Any]) -> Reply:
+    """A can_use_tool answer as a Reply; anything but an allow is a denial."""
+    if answer.get("behavior") == "allow":
+        updated = answer.get("updatedInput")
+        return Reply("allow", updated_input=updated if isinstance(updated, dict) else None)
+    message = answer.get("message")
+    return Reply(
+        "deny",
+        message=message if isinstance(message, str) else "",
+        interrupt=answer.get("interrupt") is True,
+    )
+
+
+def context_usage(driver: SessionDriver) -> dict[str, Any]:
+    """``get_context_usage``: where the context's tokens go now, and how full it is."""
+    runtime = driver.runtime
+    state = runtime.context.state(runtime.agent)
+    breakdown = context_breakdown(
+        system_blocks=runtime.system,
+        memory_texts=runtime.memory_texts,
+        skills_text=runtime.skills_text,
+        tools_api=runtime.agent.tools_api,
+        messages=list(runtime.agent.messages),
+        limits=state.limits,
+        used=state.used,
+    )
+    categories = [
+        {"name": c.name, "tokens": c.tokens, "color": COLORS.get(c.name, "inactive")}
+        for c in breakdown.categories
+    ]
+    effective = state.threshold if state.auto_compact_enabled else state.window
+    return {
+        "categories": categories,
+        "totalTokens": state.used,
+        "maxTokens": effective,
+        "rawMaxTokens": state.window,
+        "percentage": round(state.percent_used, 2),
+        "model": runtime.agent.model,
+        "isAutoCompactEnabled": state.auto_compact_enabled,
+        "memoryFiles": [
+            {"path": str(m.path), "type": str(m.kind), "tokens": (len(m.content) + 3) // 4}
+            for m in runtime.memory_files
+        ],
+        "mcpTools": [],
+        "agents": [{"agentType": name, "source": "sdk"} for name in runtime.options.agents],
+    }
+
+
+def initialize_answer(driver: SessionDriver) -> dict[str, Any]:
+    commands = [
+        {"name": name, "description": text, "argumentHint": ""} for name, text in driver.commands()
+    ]
+    agents = [
+        {"name": name, "description": str((spec or {}).get("description", ""))}
+        for name, spec in driver.runtime.options.agents.items()
+    ]
+    return {
+        "commands": commands,
+        "agents": agents,
+        "output_style": "default",
+        "available_output_styles": ["default"],
+        "models": [],
+        "account": {},
+        "pid": os.getpid(),
+    }
