@@ -124,6 +124,7 @@ class AssistantMessage(Event):
     stop_reason: str | None
     usage: dict[str, int]
     model: str = ""  # the model that answered (stream-json's assistant message names it)
+    uuid: str = ""  # the conversation message's uuid (the transcript's, stream-json's)
 
 
 @dataclass

@@ -393,6 +393,7 @@ class Agent:
                 response.stop_reason,
                 response.usage,
                 message.model or self.model,
+                message.uuid,
             )
         )
         self._check_transcript()

@@ -154,3 +154,27 @@ def test_stream_json_has_raw_stream_events_and_hook_events(ccx: Ccx) -> None:
     assert answered[0]["hook_id"] == started[0]["hook_id"]
     assert answered[0]["stdout"] == "checked" and answered[0]["outcome"] == "success"
     assert answered[0]["exit_code"] == 0
+
+
+def test_resume_session_at_continues_from_that_message_in_a_fork(ccx: Ccx) -> None:
+    ccx.api.add(text_reply("A1"), text_reply("A2"), text_reply("A3"))
+    lines = "".join(
+        json.dumps({"type": "user", "message": {"role": "user", "content": text}}) + "\n"
+        for text in ("first question", "second question")
+    )
+    run = ccx.run("--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
+                  stdin=lines)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    assistants = [e for e in run.events() if e["type"] == "assistant"]
+    first_uuid, session_id = assistants[0]["uuid"], assistants[0]["session_id"]
+    (original,) = ccx.transcripts()
+    before = original.read_text()
+    assert first_uuid in before  # the stream's uuid is the transcript's
+    resumed = ccx.run("-p", "third", "-r", session_id, f"--resume-session-at={first_uuid}",
+                      "--output-format", "json")  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    sent = json.dumps(ccx.api.requests[-1].messages)
+    assert "first question" in sent and "A1" in sent and "second question" not in sent
+    assert resumed.json()["session_id"] != session_id and original.read_text() == before
+    missing = ccx.run("-p", "x", "-r", session_id, "--resume-session-at", "no-such-uuid")
+    assert missing.returncode == 1 and "no-such-uuid" in missing.stderr + missing.stdout

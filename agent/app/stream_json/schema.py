@@ -88,7 +88,7 @@ def assistant_message(event: AssistantMessage, session_id: str) -> dict[str, Any
         },
         "parent_tool_use_id": None,
         "session_id": session_id,
-        "uuid": new_uuid(),
+        "uuid": event.uuid or new_uuid(),
     }
 
 
