@@ -124,17 +124,18 @@ class SessionDriver:
         if self.interactive:
             self.runtime.session_hooks.waiting_for_input()
 
-    async def run(self, line: str) -> LineResult:
-        """Run a slash command or a prompt to its end; failures come back as results."""
+    async def run(self, line: str, uuid: str | None = None) -> LineResult:
+        """Run a slash command or a prompt (its message's ``uuid`` given) to its end;
+        failures come back as results."""
         name = command_name(line)
         self.runtime.session_hooks.cancel_idle()
         try:
-            return await self._run(line, name)
+            return await self._run(line, name, uuid)
         finally:
             if self.interactive:
                 self.runtime.session_hooks.waiting_for_input()
 
-    async def _run(self, line: str, name: str | None) -> LineResult:
+    async def _run(self, line: str, name: str | None, uuid: str | None = None) -> LineResult:
         try:
             if name is not None:
                 result = await run_command(self.runtime, line.strip())
@@ -143,7 +144,7 @@ class SessionDriver:
                 )
             if (blocked := await self.runtime.submit_hooks(line)) is not None:
                 return LineResult(line, None, blocked)
-            outcome = await self.runtime.agent.submit(line)
+            outcome = await self.runtime.agent.submit(line, uuid)
             return LineResult(line, None, outcome.result)
         except asyncio.CancelledError:
             raise

@@ -7,16 +7,21 @@
 - ``--betas``, ``--effort``, ``--thinking`` / ``--max-thinking-tokens``: what every
   request carries (anthropic-beta header, ``output_config.effort``, ``thinking``);
 - ``--max-budget-usd``: the loop sends no request once the session spent it;
-- ``--include-hook-events`` and ``--include-partial-messages``: the events stream-json needs.
+- ``--include-hook-events`` and ``--include-partial-messages``: the events stream-json needs;
+- ``CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING`` (the SDK's ``enable_file_checkpointing``):
+  file checkpoints for ``rewind_files``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from typing import TYPE_CHECKING, Any
 
 from agent.app.options import StartupError
 from agent.core.request import with_beta
+from tools.base import Tool, ToolParams
+from tools.file_checkpoints import FileCheckpoints
 from tools.structured_output import NUDGE, StructuredOutputTool
 
 if TYPE_CHECKING:
@@ -25,6 +30,7 @@ if TYPE_CHECKING:
 EFFORT_BETA = "effort-2025-11-24"
 STRUCTURED_NUDGES = 3  # then the turn ends without it: error_max_structured_output_retries
 THINKING_HEADROOM = 8_192  # output tokens beyond a thinking budget
+CHECKPOINTING_ENV = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"
 
 
 def shape_tools(runtime: Runtime) -> None:
@@ -72,6 +78,27 @@ def configure_agent(runtime: Runtime) -> None:
         runtime.hooks.on_event = runtime.emit
     if runtime.structured is not None:
         _require_structured_output(runtime, runtime.structured)
+    runtime.checkpoints = None
+    if os.environ.get(CHECKPOINTING_ENV, "").lower() in ("1", "true", "yes"):
+        runtime.checkpoints = _checkpoint_edits(runtime)
+
+
+def prompt_uuids(runtime: Runtime) -> list[str]:
+    """The uuids of the conversation's prompts, oldest first."""
+    return [m.uuid for m in runtime.agent.messages if m.kind == "prompt"]
+
+
+def _checkpoint_edits(runtime: Runtime) -> FileCheckpoints:
+    checkpoints = FileCheckpoints()
+
+    def before_run(tool: Tool, params: ToolParams) -> None:
+        path = getattr(params, "file_path", None)
+        prompts = prompt_uuids(runtime)
+        if tool.is_mutating and isinstance(path, str) and prompts:
+            checkpoints.before_write(prompts[-1], runtime.tool_context.resolve(path))
+
+    runtime.runner.before_run = before_run
+    return checkpoints
 
 
 def _require_structured_output(runtime: Runtime, tool: StructuredOutputTool) -> None:

@@ -158,10 +158,16 @@ class Agent:
 
     # -- the turn ------------------------------------------------------------------------
 
-    async def submit(self, prompt: str | list[dict[str, Any]]) -> TurnOutcome:
-        """Run the user's prompt to the end of the model's work."""
+    async def submit(
+        self, prompt: str | list[dict[str, Any]], uuid: str | None = None
+    ) -> TurnOutcome:
+        """Run the user's prompt (its message's ``uuid`` given, or a new one) to the end of
+        the model's work."""
         content = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
-        self.append(Message(role="user", content=content, kind="prompt"))
+        message = Message(role="user", content=content, kind="prompt")
+        if uuid:
+            message.uuid = uuid
+        self.append(message)
         turns = 0
         max_tokens = self.config.max_tokens
         continuations = stop_continues = 0

@@ -98,6 +98,7 @@ class ToolRunner:
         self.remember = remember
         self.hooks = hooks
         self.stop_turn: str | None = None  # a denial that ends the turn (Reply.interrupt)
+        self.before_run: Callable[[Tool, ToolParams], None] | None = None  # e.g. checkpoints
 
     def api_tools(self) -> list[dict[str, Any]]:
         return [tool.to_api() for tool in self.tools.values()]
@@ -169,6 +170,8 @@ class ToolRunner:
         denial = await self._authorize(call, verdict, label)
         if denial is not None:
             return denial
+        if self.before_run is not None:
+            self.before_run(call.tool, verdict.params)
         started = time.perf_counter()
         result = await self._run_tool(call.tool, verdict.params)
         if self.hooks is not None:

@@ -188,3 +188,37 @@ def test_partial_messages_and_hook_events_arrive_as_sdk_messages(ccx: Ccx) -> No
     hooks = [m for m in messages if isinstance(m, HookEventMessage)]
     assert [m.subtype for m in hooks] == ["hook_started", "hook_response"]
     assert hooks[0].data["hook_event"] == "UserPromptSubmit"
+
+
+def test_rewind_files_puts_the_files_back_as_they_were_at_a_prompt(ccx: Ccx) -> None:
+    first, second = ccx.repo / "first.txt", ccx.repo / "second.txt"
+    ccx.api.add(
+        tool_reply(("Write", {"file_path": str(first), "content": "one\n"})),
+        text_reply("Wrote first."),
+        tool_reply(("Write", {"file_path": str(second), "content": "two\n"})),
+        text_reply("Wrote second."),
+    )
+    options = sdk_options(
+        ccx, enable_file_checkpointing=True, permission_mode="acceptEdits",
+        extra_args={"replay-user-messages": None},
+    )  # fmt: skip
+
+    async def talk() -> list[str]:
+        prompts: list[str] = []
+        async with ClaudeSDKClient(options=options) as client:
+            for text in ("write first", "write second"):
+                await client.query(text)
+                async for message in client.receive_response():
+                    if isinstance(message, UserMessage) and message.content == text:
+                        prompts.append(message.uuid or "")
+            assert first.exists() and second.exists()
+            await client.rewind_files(prompts[1])
+            assert first.read_text() == "one\n" and not second.exists()
+            await client.rewind_files(prompts[0])
+            assert not first.exists()
+        return prompts
+
+    prompts = asyncio.run(asyncio.wait_for(talk(), 90))
+    assert len(prompts) == 2 and all(prompts)
+    (transcript,) = ccx.transcripts()
+    assert prompts[0] in transcript.read_text()  # the uuid the client saw is the prompt's

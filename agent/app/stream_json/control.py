@@ -4,6 +4,7 @@
   ``interrupt``) as the tool runner's Reply;
 - ``context_usage``: ``get_context_usage``, ccx's own /context figures in the SDK's
   ContextUsageResponse shape;
+- ``rewind_files``: the files back as they were at a user message (file checkpointing);
 - ``initialize_answer``: what ``initialize`` returns (commands, styles, agents).
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from agent.app.sdk_setup import CHECKPOINTING_ENV, prompt_uuids
 from agent.loop.tool_runner import Reply
 from compaction.breakdown import context_breakdown
 
@@ -74,6 +76,15 @@ def context_usage(driver: SessionDriver) -> dict[str, Any]:
         "mcpTools": [],
         "agents": [{"agentType": name, "source": "sdk"} for name in runtime.options.agents],
     }
+
+
+def rewind_files(driver: SessionDriver, user_message_id: str) -> dict[str, Any]:
+    """Restore the files Edit and Write changed since that prompt; ValueError if it cannot."""
+    checkpoints = driver.runtime.checkpoints
+    if checkpoints is None:
+        raise ValueError(f"file checkpointing is off: start ccx with {CHECKPOINTING_ENV}=true")
+    restored = checkpoints.rewind(user_message_id, prompt_uuids(driver.runtime))
+    return {"canRewind": True, "filesChanged": restored}
 
 
 def initialize_answer(driver: SessionDriver) -> dict[str, Any]:

@@ -111,14 +111,14 @@ def tool_result_message(event: ToolFinished, session_id: str) -> dict[str, Any]:
     }
 
 
-def user_prompt_message(text: str, session_id: str) -> dict[str, Any]:
+def user_prompt_message(text: str, session_id: str, uuid: str | None = None) -> dict[str, Any]:
     """``user``: a prompt read from the input stream, echoed back (``--replay-user-messages``)."""
     return {
         "type": "user",
         "message": {"role": "user", "content": text},
         "parent_tool_use_id": None,
         "session_id": session_id,
-        "uuid": new_uuid(),
+        "uuid": uuid or new_uuid(),
     }
 
 

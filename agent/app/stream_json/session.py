@@ -45,7 +45,7 @@ class StreamSession:
         self.output = output
         self.replay = replay
         self.driver: SessionDriver | None = None
-        self.prompts: asyncio.Queue[str | None] = asyncio.Queue()
+        self.prompts: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue()  # text, uuid
         self.turn: asyncio.Task[LineResult] | None = None
         self.interrupted = False
         self.exit_code = 0
@@ -95,9 +95,11 @@ class StreamSession:
         if not text:
             self._complain("a user message without text; skipped")
             return
+        uuid = message.get("uuid") if isinstance(message.get("uuid"), str) else None
+        uuid = uuid or schema.new_uuid()  # the prompt's, in the transcript too (rewind_files)
         if self.replay:
-            self.output.write(schema.user_prompt_message(text, self.output.session_id))
-        self.prompts.put_nowait(text)
+            self.output.write(schema.user_prompt_message(text, self.output.session_id, uuid))
+        self.prompts.put_nowait((text, uuid))
 
     @staticmethod
     def _complain(text: str) -> None:
@@ -139,7 +141,7 @@ class StreamSession:
         if subtype == "stop_task":
             raise ValueError(f"no running task {request.get('task_id')!r}: ccx runs no tasks")
         if subtype == "rewind_files":
-            raise ValueError("ccx keeps no file checkpoints, so it cannot rewind files")
+            return control.rewind_files(driver, str(request.get("user_message_id") or ""))
         raise ValueError(f"ccx does not support the control request {subtype!r}")
 
     def _initialize(self, driver: SessionDriver, request: dict[str, Any]) -> dict[str, Any]:
@@ -215,11 +217,11 @@ class StreamSession:
     async def run_turns(self) -> None:
         driver = self.driver
         assert driver is not None
-        while (prompt := await self.prompts.get()) is not None:
+        while (queued := await self.prompts.get()) is not None:
             self.output.send_init(driver)
             started = time.perf_counter()
             self.interrupted = False
-            self.turn = asyncio.ensure_future(driver.run(prompt))
+            self.turn = asyncio.ensure_future(driver.run(*queued))
             try:
                 subtype, text, code = turn_ending(self.output, await self.turn)
             except asyncio.CancelledError:
