@@ -26,6 +26,7 @@ from claude_agent_sdk import (
     UserMessage,
     query,
 )
+from claude_agent_sdk.types import PermissionRuleValue, PermissionUpdate
 
 from agent.fake_api import text_reply, tool_reply
 from tests.e2e.conftest import CCX, Ccx
@@ -63,6 +64,26 @@ def test_can_use_tool_rewrites_the_input(ccx: Ccx) -> None:
     assert (ccx.repo / "rewritten.txt").exists() and not (ccx.repo / "original.txt").exists()
     assert not tool_results(messages)[0].is_error
     assert isinstance(messages[-1], ResultMessage) and messages[-1].result == "Done."
+
+
+def test_an_allow_with_updated_permissions_adds_the_rule_for_the_session(ccx: Ccx) -> None:
+    ccx.api.add(
+        tool_reply(("Bash", {"command": "touch a.txt"})),
+        tool_reply(("Bash", {"command": "touch b.txt"})),
+        text_reply("Done."),
+    )
+    suggested: list[Any] = []
+
+    async def always(name: str, tool_input: dict[str, Any], context: Any) -> Any:
+        suggested.append(context.suggestions)
+        rule = PermissionRuleValue(tool_name="Bash", rule_content="touch *")
+        update = PermissionUpdate("addRules", [rule], behavior="allow", destination="session")
+        return PermissionResultAllow(updated_permissions=[update])
+
+    run_query(ccx, one_prompt("touch both"), can_use_tool=always)
+    assert len(suggested) == 1  # the second touch ran under the rule, unasked
+    assert suggested[0] and suggested[0][0].rules[0].tool_name == "Bash"
+    assert (ccx.repo / "a.txt").exists() and (ccx.repo / "b.txt").exists()
 
 
 def test_a_denial_message_reaches_the_model_and_interrupt_ends_the_turn(ccx: Ccx) -> None:

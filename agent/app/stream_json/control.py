@@ -1,7 +1,8 @@
 """The control protocol's answers that need the session's parts, in the Agent SDK's shapes.
 
 - ``reply_of``: a ``can_use_tool`` answer (``behavior``, ``updatedInput``, ``message``,
-  ``interrupt``) as the tool runner's Reply;
+  ``interrupt``) as the tool runner's Reply; ``suggestions`` and ``apply_updates``: the
+  rule ccx would save for "always", and the client's ``updatedPermissions`` applied;
 - ``context_usage``: ``get_context_usage``, ccx's own /context figures in the SDK's
   ContextUsageResponse shape;
 - ``rewind_files``: the files back as they were at a user message (file checkpointing);
@@ -14,7 +15,8 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from agent.app.sdk_setup import CHECKPOINTING_ENV, prompt_uuids
-from agent.loop.tool_runner import Reply
+from agent.loop.tool_runner import PermissionRequest, Reply
+from agent.permissions.rules import Rule
 from compaction.breakdown import context_breakdown
 
 if TYPE_CHECKING:
@@ -41,6 +43,36 @@ def reply_of(answer: dict[str, Any]) -> Reply:
         message=message if isinstance(message, str) else "",
         interrupt=answer.get("interrupt") is True,
     )
+
+
+def suggestions(request: PermissionRequest) -> list[dict[str, Any]]:
+    """permission_suggestions: the allow rule "always" would add, in the SDK's shape."""
+    rule: dict[str, Any] = {"toolName": request.suggestion.tool}
+    if request.suggestion.specifier is not None:
+        rule["ruleContent"] = request.suggestion.specifier
+    return [{"type": "addRules", "rules": [rule], "behavior": "allow", "destination": "session"}]
+
+
+def apply_updates(driver: SessionDriver, updates: Any) -> None:
+    """The client's updatedPermissions: added rules (saved for localSettings), a new mode."""
+    runtime = driver.runtime
+    for update in updates if isinstance(updates, list) else ():
+        if not isinstance(update, dict):
+            continue
+        if update.get("type") == "setMode" and isinstance(update.get("mode"), str):
+            driver.set_mode(update["mode"])
+        if update.get("type") != "addRules":
+            continue
+        for raw in update.get("rules") or ():
+            rule = Rule(str(raw.get("toolName")), raw.get("ruleContent"), "the SDK client")
+            if update.get("behavior") == "allow":
+                runtime.gate.allow_always(rule)
+            elif update.get("behavior") == "deny":
+                runtime.gate.deny.append(rule)
+            else:
+                runtime.gate.ask.append(rule)
+            if update.get("destination") == "localSettings" and update.get("behavior") == "allow":
+                runtime.remember_rule(rule)
 
 
 def context_usage(driver: SessionDriver) -> dict[str, Any]:

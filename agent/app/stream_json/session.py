@@ -179,12 +179,14 @@ class StreamSession:
             "tool_name": request.tool_name,
             "input": request.tool_input,
             "tool_use_id": request.tool_use_id,
-            "permission_suggestions": [],
+            "permission_suggestions": control.suggestions(request),
             "decision_reason": request.reason,
             "title": request.summary,
         }
         answer = await self._request(body)
         reply: Reply = control.reply_of(answer)
+        if reply.behavior == "allow" and self.driver is not None:
+            control.apply_updates(self.driver, answer.get("updatedPermissions"))
         if reply.behavior == "deny" and not reply.message and answer.get("error"):
             return Reply("deny", message=f"The client could not decide: {answer['error']}")
         return reply
