@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 VALUE_FLAGS = frozenset(
@@ -74,7 +75,10 @@ def take(argv: list[str], known: set[str]) -> tuple[list[str], SdkFlags]:
     """argv without the SDK's flags and unknown ones; what they said."""
     rest: list[str] = []
     flags = SdkFlags()
-    streaming = "stream-json" in argv  # the SDK's way: no prompt argument to mistake
+    # The SDK's way (stream-json input): no prompt argument an unknown flag could swallow.
+    streaming = "--input-format=stream-json" in argv or any(
+        a == "--input-format" and b == "stream-json" for a, b in pairwise(argv)
+    )
     index = 0
     while index < len(argv):
         arg = argv[index]

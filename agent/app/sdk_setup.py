@@ -43,17 +43,18 @@ def shape_tools(runtime: Runtime) -> None:
         except Exception as exc:  # jsonschema.SchemaError: the schema itself is not valid
             raise StartupError(f"Bad --json-schema: {getattr(exc, 'message', exc)}") from exc
         runtime.tools.append(tool)
-        runtime.runner.tools[tool.name] = tool
         runtime.structured = tool
+    runtime.builtin_tools = list(runtime.tools)  # what MCP's refresh_tools starts from
     if options.tools is None:
+        runtime.runner.tools = {tool.name: tool for tool in runtime.tools}
         return
     known = {tool.name for tool in runtime.tools}
     for name in options.tools:
         if name not in known:
             runtime.emit_notice(f"--tools: ccx has no tool named {name}; left out")
     keep = set(options.tools) | ({"StructuredOutput"} if runtime.structured else set())
-    runtime.tools = [tool for tool in runtime.tools if tool.name in keep]
-    runtime.runner.tools = {n: t for n, t in runtime.runner.tools.items() if n in keep}
+    runtime.tools = runtime.builtin_tools = [t for t in runtime.tools if t.name in keep]
+    runtime.runner.tools = {tool.name: tool for tool in runtime.tools}
 
 
 def configure_agent(runtime: Runtime) -> None:

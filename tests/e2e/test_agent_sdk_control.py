@@ -243,3 +243,16 @@ def test_rewind_files_puts_the_files_back_as_they_were_at_a_prompt(ccx: Ccx) -> 
     assert len(prompts) == 2 and all(prompts)
     (transcript,) = ccx.transcripts()
     assert prompts[0] in transcript.read_text()  # the uuid the client saw is the prompt's
+
+
+def test_a_failing_sdk_hook_with_on_failure_block_blocks_the_call(ccx: Ccx) -> None:
+    ccx.api.add(tool_reply(("Bash", {"command": "touch made.txt"})), text_reply("Done."))
+
+    async def broken(_payload: dict[str, Any], _id: str | None, _ctx: Any) -> Any:
+        raise RuntimeError("guard crashed")
+
+    hooks = {"PreToolUse": [HookMatcher(matcher="Bash", hooks=[broken], on_failure="block")]}
+    messages = run_query(ccx, one_prompt("make it"), hooks=hooks, allowed_tools=["Bash"])
+    (blocked,) = tool_results(messages)
+    assert blocked.is_error and "guard crashed" in str(blocked.content)
+    assert not (ccx.repo / "made.txt").exists()

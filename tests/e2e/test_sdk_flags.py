@@ -178,3 +178,22 @@ def test_resume_session_at_continues_from_that_message_in_a_fork(ccx: Ccx) -> No
     assert resumed.json()["session_id"] != session_id and original.read_text() == before
     missing = ccx.run("-p", "x", "-r", session_id, "--resume-session-at", "no-such-uuid")
     assert missing.returncode == 1 and "no-such-uuid" in missing.stderr + missing.stdout
+
+
+def test_tools_and_strict_mcp_config_with_mcp_servers(ccx: Ccx) -> None:
+    from tests.mcp.servers import stdio_entry
+
+    (ccx.repo / ".mcp.json").write_text(json.dumps({"mcpServers": {"proj": stdio_entry()}}))
+    settings = ccx.repo / ".claude" / "settings.local.json"
+    settings.parent.mkdir(exist_ok=True)
+    settings.write_text(json.dumps({"enableAllProjectMcpServers": True}))
+    dynamic = json.dumps({"mcpServers": {"calc": stdio_entry()}})
+    ccx.api.add(text_reply("ok"), text_reply("ok"))
+    assert ccx.run("-p", "hi", "--tools", "Read", "--mcp-config", dynamic).returncode == 0
+    names = tool_names(ccx)
+    assert "Read" in names and "Bash" not in names  # MCP tools stay beside --tools' set
+    assert "mcp__calc__add" in names and "mcp__proj__add" in names
+    run = ccx.run("-p", "hi", "--strict-mcp-config", "--mcp-config", dynamic)
+    assert run.returncode == 0, run.stderr
+    names = tool_names(ccx, 1)
+    assert "mcp__calc__add" in names and "mcp__proj__add" not in names and "Bash" in names

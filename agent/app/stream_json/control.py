@@ -130,6 +130,8 @@ def initialize_answer(driver: SessionDriver) -> dict[str, Any]:
     return {
         "commands": commands,
         "agents": agents,
+        "hook_on_failure_supported": True,  # an SDK hook's onFailure "block" is honoured
+        "hooks_applied": True,
         "output_style": "default",
         "available_output_styles": ["default"],
         "models": [],

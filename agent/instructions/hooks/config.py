@@ -34,6 +34,7 @@ class HookCommand:
     command: str
     timeout: float
     callback: str | None = None  # an Agent SDK hook: its callback id, answered by the client
+    block_on_failure: bool = False  # an SDK hook's onFailure "block": no answer blocks
 
 
 def callback_groups(hooks: Any, warnings: list[str]) -> dict[str, list[HookGroup]]:
@@ -50,8 +51,11 @@ def callback_groups(hooks: Any, warnings: list[str]) -> dict[str, list[HookGroup
             timeout = entry.get("timeout")
             if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
                 timeout = DEFAULT_TIMEOUT_S
+            # An unknown value reads as "block"; Stop and SubagentStop ignore it (the SDK's rule).
+            blocks = entry.get("onFailure") not in (None, "continue")
+            blocks = blocks and event not in ("Stop", "SubagentStop")
             commands = tuple(
-                HookCommand(f"SDK callback {cid}", float(timeout), str(cid))
+                HookCommand(f"SDK callback {cid}", float(timeout), str(cid), blocks)
                 for cid in entry.get("hookCallbackIds") or ()
             )
             matcher = entry.get("matcher") or ""

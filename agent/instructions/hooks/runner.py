@@ -112,10 +112,15 @@ class HookRunner:
         call = self.callback(hook.callback, data, data.get("tool_use_id"))
         try:
             answer = await asyncio.wait_for(call, timeout)
-        except TimeoutError:
-            return HookResult(hook, None, problem=f"got no answer within {timeout:g} s")
-        except Exception as exc:  # the client answered with an error
-            return HookResult(hook, None, problem=f"failed in the client: {exc}")
+        except Exception as exc:  # no answer in time, or the client answered with an error
+            problem = (
+                f"got no answer within {timeout:g} s"
+                if isinstance(exc, TimeoutError)
+                else f"failed in the client: {exc}"
+            )
+            if hook.block_on_failure:  # onFailure "block": as exit 2, the problem the reason
+                return HookResult(hook, 2, stderr=f"The SDK hook {problem}")
+            return HookResult(hook, None, problem=problem)
         return HookResult(hook, 0, json.dumps(answer if isinstance(answer, dict) else {}))
 
     def payload(self, event: str, fields: dict[str, Any]) -> dict[str, Any]:
