@@ -5,8 +5,9 @@ The SDK starts its CLI with whatever its options ask for (``--tools``,
 ``extra_args`` for flags it does not know itself). ``take`` pulls those out of
 the command line, so typer sees only ccx's options; ``apply`` puts their values
 on the RunOptions with Claude Code's meaning. A flag ccx cannot honour
-(``--plugin-dir``, ``--task-budget``, an unknown one) is dropped with a warning
-on stderr, never an exit: a client's newer flag must not stop the session.
+(``--plugin-dir``, ``--task-budget``, and in a headless run an unknown one) is
+dropped with a warning on stderr, never an exit: a client's newer flag must not
+stop the session. Interactively an unknown flag stays a usage error (a typo).
 """
 
 from __future__ import annotations
@@ -68,7 +69,8 @@ def known_options(app: Any) -> set[str]:
     import typer.main
 
     command = typer.main.get_command(app)
-    return {name for param in command.params for name in (*param.opts, *param.secondary_opts)}
+    names = {name for param in command.params for name in (*param.opts, *param.secondary_opts)}
+    return names | {"-h", "--help"}
 
 
 def take(argv: list[str], known: set[str]) -> tuple[list[str], SdkFlags]:
@@ -79,6 +81,7 @@ def take(argv: list[str], known: set[str]) -> tuple[list[str], SdkFlags]:
     streaming = "--input-format=stream-json" in argv or any(
         a == "--input-format" and b == "stream-json" for a, b in pairwise(argv)
     )
+    headless = streaming or "-p" in argv or "--print" in argv  # the SDK's runs, scripts
     index = 0
     while index < len(argv):
         arg = argv[index]
@@ -99,6 +102,9 @@ def take(argv: list[str], known: set[str]) -> tuple[list[str], SdkFlags]:
                     raise FlagError(f"{name} needs a value")
                 value, index = argv[index], index + 1
             flags.values.setdefault(name, []).append(value)
+            continue
+        if not headless:  # a typo at the keyboard: typer says it is unknown
+            rest.append(arg)
             continue
         if not has_value and streaming and index < len(argv) and not argv[index].startswith("-"):
             index += 1  # `--flag value` from the SDK's extra_args

@@ -38,6 +38,10 @@ log = logging.getLogger(__name__)
 EXIT_INTERRUPTED = 130
 
 
+class ClientError(Exception):
+    """The client answered a control request with an error, or cannot answer (stdin closed)."""
+
+
 class StreamSession:
     """The turns and the control protocol of one stream-json session."""
 
@@ -88,7 +92,7 @@ class StreamSession:
         self.prompts.put_nowait(None)
         for future in self._pending.values():
             if not future.done():
-                future.set_result({"behavior": "deny", "error": "stdin closed"})
+                future.set_exception(ClientError("stdin closed"))
 
     def _queue_user(self, message: dict[str, Any]) -> None:
         text = prompt_text(message.get("message"))
@@ -156,17 +160,14 @@ class StreamSession:
     async def call_hook(
         self, callback_id: str, payload: dict[str, Any], tool_use_id: str | None
     ) -> dict[str, Any]:
-        """hook_callback: the client runs its hook; its answer, or ValueError for an error."""
+        """hook_callback: the client runs its hook; its answer (ClientError for an error)."""
         body = {
             "subtype": "hook_callback",
             "callback_id": callback_id,
             "input": payload,
             "tool_use_id": tool_use_id,
         }
-        answer = await self._request(body)
-        if "error" in answer and answer.get("behavior") == "deny":
-            raise ValueError(answer["error"])
-        return answer
+        return await self._request(body)  # ClientError: the hook runner reports or blocks
 
     # -- control requests to the client (permissions) -------------------------------------
 
@@ -183,18 +184,20 @@ class StreamSession:
             "decision_reason": request.reason,
             "title": request.summary,
         }
-        answer = await self._request(body)
+        try:
+            answer = await self._request(body)
+        except ClientError as exc:
+            return Reply("deny", message=f"The client could not decide: {exc}")
         reply: Reply = control.reply_of(answer)
         if reply.behavior == "allow" and self.driver is not None:
             control.apply_updates(self.driver, answer.get("updatedPermissions"))
-        if reply.behavior == "deny" and not reply.message and answer.get("error"):
-            return Reply("deny", message=f"The client could not decide: {answer['error']}")
         return reply
 
     async def _request(self, body: dict[str, Any]) -> dict[str, Any]:
-        """One control request to the client; its answer (a denial once stdin is closed)."""
+        """One control request to the client; its answer, or ClientError (an error answer,
+        stdin closed)."""
         if self._closed:
-            return {"behavior": "deny", "error": "stdin closed"}
+            raise ClientError("stdin closed")
         self._requests += 1
         request_id = f"ccx_req_{self._requests}"
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
@@ -211,8 +214,8 @@ class StreamSession:
             return
         if response.get("subtype") == "success":
             future.set_result(response.get("response") or {})
-        else:  # an error answer: a denial, saying why
-            future.set_result({"behavior": "deny", "error": str(response.get("error", ""))})
+        else:
+            future.set_exception(ClientError(str(response.get("error") or "an error answer")))
 
     # -- the turns ------------------------------------------------------------------------
 

@@ -51,3 +51,8 @@ def test_bad_values_are_usage_errors(argv: list[str]) -> None:
     with pytest.raises(FlagError):
         _rest, flags = take(argv, KNOWN)
         apply(flags, RunOptions(cwd=Path(".")))
+
+
+def test_interactively_an_unknown_flag_is_left_for_typer_to_refuse() -> None:
+    rest, flags = take(["--no-such-flag", "--help"], KNOWN | {"--help"})
+    assert rest == ["--no-such-flag", "--help"] and not flags.warnings
