@@ -14,7 +14,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from agent.core.locations import config_dir
-from agent.loop.tool_runner import PermissionRequest
+from agent.loop.tool_runner import PermissionRequest, Reply
 from agent.mcp.config import load_mcp_config
 from agent.mcp.servers import McpServers, conversation_holds
 from agent.mcp.tools import normalize_name
@@ -88,7 +88,8 @@ async def _ask_about_server(runtime: Runtime, name: str, what: str) -> str:
         ".claude/settings.local.json",
         rule,
     )
-    answer = await ask(request)
+    reply = await ask(request)
+    answer = reply.behavior if isinstance(reply, Reply) else reply  # the SDK client's answer
     if answer == "always":
         runtime.gate.allow_always(rule)
         runtime.remember_rule(rule)
