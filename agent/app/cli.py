@@ -73,10 +73,15 @@ def parse_args(argv: list[str], *, standalone: bool) -> ParsedArgs | int:
     With ``standalone`` typer prints help and usage errors itself; without it
     usage errors are raised as CliError.
     """
+    from agent.app import sdk_flags
+
     holder: dict[str, ParsedArgs] = {}
     app = _typer_app(holder)
     try:
-        app(args=expand_rule_lists(argv), prog_name="ccx", standalone_mode=standalone)
+        argv, flags = sdk_flags.take(expand_rule_lists(argv), sdk_flags.known_options(app))
+        app(args=argv, prog_name="ccx", standalone_mode=standalone)
+    except sdk_flags.FlagError as exc:
+        return _flag_error(exc, standalone)
     except SystemExit as exc:  # typer exits when done; usage errors carry their own code
         code = exc.code if isinstance(exc.code, int) else 1
         if code or "parsed" not in holder:
@@ -85,7 +90,21 @@ def parse_args(argv: list[str], *, standalone: bool) -> ParsedArgs | int:
         if standalone or not hasattr(exc, "format_message"):
             raise
         raise CliError(f"ccx: {exc.format_message()}", getattr(exc, "exit_code", 2)) from exc
-    return holder.get("parsed", 0)
+    if "parsed" not in holder:
+        return 0
+    try:
+        sdk_flags.apply(flags, holder["parsed"].options)
+    except sdk_flags.FlagError as exc:
+        return _flag_error(exc, standalone)
+    sdk_flags.warn(flags)
+    return holder["parsed"]
+
+
+def _flag_error(exc: Exception, standalone: bool) -> int:
+    if not standalone:
+        raise CliError(f"ccx: {exc}") from exc
+    print(f"ccx: {exc}", file=sys.stderr)
+    return 2
 
 
 def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
@@ -286,6 +305,7 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
             session_id=session_id,
             fork_session=fork_session,
             mcp_config=mcp_config or [],
+            stream_events=include_partial and output_format == "stream-json",
         )
         holder["parsed"] = ParsedArgs(
             options,

@@ -27,7 +27,7 @@ from agent.app.runtime import ApprovePlan, Runtime
 from agent.app.slash import command_name
 from agent.core.events import EventSink
 from agent.core.messages import Message
-from agent.loop.agent import MaxTurnsReached
+from agent.loop.agent import BudgetExceeded, MaxTurnsReached
 from agent.loop.cost import CostTracker
 from agent.loop.tool_runner import AskPermission
 from agent.mcp.prompts import McpPromptError, is_prompt_command
@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 
 CYCLED_MODES = ("default", "acceptEdits", "plan")  # Shift-Tab; bypassPermissions only if started so
 
-FailureKind = Literal["api", "max_turns", "transcript", "internal"]
+FailureKind = Literal["api", "max_turns", "max_budget", "transcript", "internal"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,8 @@ def failure_of(error: Exception, command: str | None = None) -> Failure:
     """The one mapping from what a line raised to what the user is told."""
     if isinstance(error, MaxTurnsReached):
         return Failure("max_turns", str(error))
+    if isinstance(error, BudgetExceeded):
+        return Failure("max_budget", str(error))
     if isinstance(error, TranscriptWriteError):
         return Failure("transcript", error.message)
     if isinstance(error, ApiError):
@@ -124,17 +126,18 @@ class SessionDriver:
         if self.interactive:
             self.runtime.session_hooks.waiting_for_input()
 
-    async def run(self, line: str) -> LineResult:
-        """Run a slash command or a prompt to its end; failures come back as results."""
+    async def run(self, line: str, uuid: str | None = None) -> LineResult:
+        """Run a slash command or a prompt (its message's ``uuid`` given) to its end;
+        failures come back as results."""
         name = command_name(line)
         self.runtime.session_hooks.cancel_idle()
         try:
-            return await self._run(line, name)
+            return await self._run(line, name, uuid)
         finally:
             if self.interactive:
                 self.runtime.session_hooks.waiting_for_input()
 
-    async def _run(self, line: str, name: str | None) -> LineResult:
+    async def _run(self, line: str, name: str | None, uuid: str | None = None) -> LineResult:
         try:
             if name is not None and is_prompt_command(name):  # an MCP server's prompt
                 line, name = await expand_prompt(self.runtime.mcp, line), None
@@ -146,7 +149,7 @@ class SessionDriver:
             if (blocked := await self.runtime.submit_hooks(line)) is not None:
                 return LineResult(line, None, blocked)
             await self.runtime.mcp.queue_mentions(line, self.runtime.emit_notice)
-            outcome = await self.runtime.agent.submit(line)
+            outcome = await self.runtime.agent.submit(line, uuid)
             return LineResult(line, None, outcome.result)
         except asyncio.CancelledError:
             raise

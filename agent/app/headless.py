@@ -38,6 +38,7 @@ from tools.surrogates import escape_text, escape_value, is_encodable
 log = logging.getLogger(__name__)
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
+ENDINGS = {"max_turns": "error_max_turns", "max_budget": "error_max_budget_usd"}  # Claude Code's
 EXIT_INTERRUPTED = 130
 
 
@@ -127,6 +128,7 @@ class HeadlessOutput:
                 skills=[skill.name for skill in runtime.skills],
                 version=__version__,
                 mcp_servers=init_entries(runtime.mcp.status()),
+                agents=list(runtime.options.agents),
             )
         )
 
@@ -194,8 +196,8 @@ def _ending(output: HeadlessOutput, result: LineResult) -> tuple[str, str, int]:
     failure = result.failure
     if failure is not None and failure.kind in ("api", "internal"):
         output.emit(ErrorEvent(failure.message, kind=failure.error_type, recoverable=False))
-    if failure is not None and failure.kind == "max_turns":
-        return "error_max_turns", result.text, 1
+    if failure is not None and failure.kind in ("max_turns", "max_budget"):
+        return ENDINGS[failure.kind], result.text, 1
     if result.is_error:
         return "error_during_execution", result.text, 1
     return "success", result.text, 0
@@ -227,7 +229,12 @@ def _result(
     turns: int,
 ) -> dict[str, Any]:
     costs = driver.costs if driver else None
-    return {
+    structured = _structured_output(driver)
+    if subtype == "success" and structured is not None:
+        text = json.dumps(structured, ensure_ascii=False)
+    elif subtype == "success" and driver is not None and driver.runtime.structured is not None:
+        subtype, text = "error_max_structured_output_retries", "No structured output was given"
+    result = {
         "type": "result",
         "subtype": subtype,
         "is_error": subtype != "success",
@@ -247,3 +254,12 @@ def _result(
         "context_events": output.context_events,
         "permission_denials": output.denials,
     }
+    if structured is not None:
+        result["structured_output"] = structured
+    return result
+
+
+def _structured_output(driver: SessionDriver | None) -> Any:
+    """--json-schema: the turn's StructuredOutput input (taken: the next turn starts empty)."""
+    tool = driver.runtime.structured if driver is not None else None
+    return tool.take() if tool is not None else None

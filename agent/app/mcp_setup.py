@@ -14,7 +14,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from agent.core.locations import config_dir
-from agent.loop.tool_runner import PermissionRequest
+from agent.loop.tool_runner import PermissionRequest, Reply
 from agent.mcp.config import load_mcp_config
 from agent.mcp.resources import resource_tools
 from agent.mcp.servers import McpServers, conversation_holds
@@ -30,6 +30,8 @@ def build_mcp_servers(runtime: Runtime) -> McpServers:
     """The configured servers; nothing connects before ``start_mcp_servers``."""
     root = project_root(runtime.cwd)
     config = load_mcp_config(root, config_dir(), runtime.options.mcp_config)
+    if runtime.options.strict_mcp_config:  # only --mcp-config's servers
+        config.servers = {n: s for n, s in config.servers.items() if s.scope == "dynamic"}
     for warning in config.warnings:
         runtime.emit_notice(f"MCP: {warning}")
     return McpServers(
@@ -88,7 +90,8 @@ async def _ask_about_server(runtime: Runtime, name: str, what: str) -> str:
         ".claude/settings.local.json",
         rule,
     )
-    answer = await ask(request)
+    reply = await ask(request)
+    answer = reply.behavior if isinstance(reply, Reply) else reply  # the SDK client's answer
     if answer == "always":
         runtime.gate.allow_always(rule)
         runtime.remember_rule(rule)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
@@ -35,7 +36,9 @@ class RunOptions:
     sandbox: bool | None = None  # --sandbox / --no-sandbox; None: env, settings, default
     sandbox_network: bool | None = None  # --sandbox-network / --no-sandbox-network
     banner: str | None = None  # a first line for the interactive front ends (the demo's)
-    resume_hint: bool = True  # "Resume with: ccx -r ID" on exit; off where the session is thrown away
+    resume_hint: bool = (
+        True  # "Resume with: ccx -r ID" on exit; off where the session is thrown away
+    )
     mcp_config: list[str] = field(default_factory=list)  # --mcp-config files or JSON strings
     show_cost: bool = True  # the footer's dollars; off where nothing is billed (the demo)
     system_prompt: str | None = None  # --system-prompt: replaces ccx's instructions
@@ -44,6 +47,19 @@ class RunOptions:
     settings: str | None = None  # --settings: a settings file's path, or its JSON
     session_id: str | None = None  # --session-id: the new session's id (a UUID)
     fork_session: bool = False  # --fork-session: -c / -r continue in a new session
+    # Claude Code's flags the Agent SDK passes (agent.app.sdk_flags parses them).
+    tools: list[str] | None = None  # --tools: the base tool set; [] none, None all
+    setting_sources: list[str] | None = None  # --setting-sources user,project,local
+    max_budget_usd: float | None = None  # --max-budget-usd: stop once spent
+    json_schema: dict[str, Any] | None = None  # --json-schema: the StructuredOutput tool
+    effort: str | None = None  # --effort low | medium | high | max
+    betas: list[str] = field(default_factory=list)  # --betas: anthropic-beta values
+    thinking: dict[str, Any] | None = None  # --thinking / --max-thinking-tokens
+    stream_events: bool = False  # stream-json --include-partial-messages: raw stream events
+    include_hook_events: bool = False  # stream-json: hook_started / hook_response
+    strict_mcp_config: bool = False  # only --mcp-config's servers
+    resume_session_at: str | None = None  # -r up to this message uuid
+    agents: dict[str, Any] = field(default_factory=dict)  # --agents / initialize's agents
 
 
 def split_rules(values: list[str]) -> list[str]:

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from agent.app import sdk_setup
 from agent.app.context_setup import build_context_manager
 from agent.app.mcp_setup import build_mcp_servers, start_mcp_servers
 from agent.app.options import PERMISSION_MODES, RunOptions, StartupError
@@ -80,7 +81,9 @@ class Runtime:
         self._load_config()
         restored = self._open_parts()
         self._build_tools(ask, approve_plan)
+        sdk_setup.shape_tools(self)
         self._build_agent(restored)
+        sdk_setup.configure_agent(self)
         self.resumed = bool(options.continue_session or options.resume) and bool(restored)
         emit(
             SessionStarted(
@@ -98,7 +101,9 @@ class Runtime:
 
     def _load_config(self) -> None:
         """Settings (their env applied), the model, the permission gate."""
-        self.settings: Settings = load_settings(self.cwd, trusted=self.options.project_trusted)
+        self.settings: Settings = load_settings(
+            self.cwd, trusted=self.options.project_trusted, sources=self.options.setting_sources
+        )
         if self.options.settings is not None:
             try:
                 merge_settings(

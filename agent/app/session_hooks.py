@@ -72,9 +72,13 @@ class SessionHooks:
     async def _stop_event(self, event: str, active: bool, last_text: str) -> str | None:
         if not self.hooks.has(event):
             return None
-        outcome = await self.hooks.run(
-            event, None, {"stop_hook_active": active, "last_assistant_message": last_text}
-        )
+        payload: dict[str, object] = {
+            "stop_hook_active": active,
+            "last_assistant_message": last_text,
+        }
+        if event == "Stop":  # Claude Code's keys; ccx has no crons, its background shells end
+            payload.update(background_tasks=[], session_crons=[])
+        outcome = await self.hooks.run(event, None, payload)
         self._tell(outcome)
         if outcome.stop_turn or not outcome.blocked:
             return None

@@ -47,6 +47,7 @@ def permission_gate(options: RunOptions, settings: Settings, cwd: Path) -> Permi
         project_root=project_root(cwd),
         read_dirs=readable,
         config_dir=config_dir(),
+        work_dirs=[Path(d).resolve() for d in options.add_dirs],
     )
 
 
@@ -71,16 +72,25 @@ def open_session(
         raise StartupError(str(exc)) from exc
     if path is None and options.continue_session:
         notice("No earlier session in this directory; starting a new one", "info")
+    if path is None and options.resume_session_at is not None:
+        raise StartupError("--resume-session-at needs -r (--resume) with the session's id")
     if path is None:
         return OpenedSession(Session.create(cwd, model, session_id=options.session_id), [], None)
     early = preloaded[1] if preloaded and preloaded[0] == path else None
     try:
         session, loaded = Session.open_existing(
-            path, cwd, loaded=early, model=model, fork=options.fork_session
-        )
+            path, cwd, loaded=early, model=model, fork=options.fork_session,
+            until=options.resume_session_at,
+        )  # fmt: skip
     except SessionError as exc:
         raise StartupError(f"Cannot resume the session: {exc}") from exc
-    if session.forked_from is not None and not options.fork_session:
+    if options.resume_session_at is not None and not options.fork_session:
+        notice(
+            f"Resumed up to message {options.resume_session_at} in a new session {session.id}, "
+            "forked from it (the original keeps its later messages)",
+            "info",
+        )
+    elif session.forked_from is not None and not options.fork_session:
         pid = f"pid {session.busy_pid}" if session.busy_pid else "pid unknown"
         notice(
             f"Session {session.forked_from} is in use by another ccx ({pid}); continuing "

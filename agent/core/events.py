@@ -74,6 +74,39 @@ class ThinkingDelta(Event):
 
 
 @dataclass
+class StreamEvent(Event):
+    """One raw event of the API's stream, as it came (stream-json's partial messages)."""
+
+    type: ClassVar[str] = "stream_event"
+    event: dict[str, Any]
+
+
+@dataclass
+class HookStarted(Event):
+    """A hook began to run (stream-json ``--include-hook-events``)."""
+
+    type: ClassVar[str] = "hook_started"
+    hook_id: str
+    hook_name: str  # "PreToolUse:Bash", as Claude Code names it
+    hook_event: str
+
+
+@dataclass
+class HookResponse(Event):
+    """A hook finished: what it printed and how it ended."""
+
+    type: ClassVar[str] = "hook_response"
+    hook_id: str
+    hook_name: str
+    hook_event: str
+    output: str
+    stdout: str
+    stderr: str
+    exit_code: int | None
+    outcome: str  # "success", "error" or "cancelled"
+
+
+@dataclass
 class ResponseDiscarded(Event):
     """The text and thinking streamed since the last request are not kept (a retry follows)."""
 
@@ -91,6 +124,7 @@ class AssistantMessage(Event):
     stop_reason: str | None
     usage: dict[str, int]
     model: str = ""  # the model that answered (stream-json's assistant message names it)
+    uuid: str = ""  # the conversation message's uuid (the transcript's, stream-json's)
 
 
 @dataclass

@@ -29,13 +29,45 @@ def _invalid(message: str) -> Rejection:
     return Rejection(400, "invalid_request_error", message)
 
 
+# The anthropic-beta values the fake API knows (the real one's, as clients send them).
+KNOWN_BETAS = frozenset(
+    {
+        "advanced-tool-use-2025-11-20",
+        "claude-code-20250219",
+        "code-execution-2025-08-25",
+        "context-1m-2025-08-07",
+        "context-management-2025-06-27",
+        "effort-2025-11-24",
+        "extended-cache-ttl-2025-04-11",
+        "files-api-2025-04-14",
+        "fine-grained-tool-streaming-2025-05-14",
+        "interleaved-thinking-2025-05-14",
+        "mcp-client-2025-11-20",
+        "model-context-window-exceeded-2025-08-26",
+        "oauth-2025-04-20",
+        "output-128k-2025-02-19",
+        "prompt-caching-2024-07-31",
+        "skills-2025-10-02",
+        "structured-outputs-2025-11-13",
+        "token-counting-2024-11-01",
+        "token-efficient-tools-2025-02-19",
+    }
+)
+
+
 def check_headers(headers: Mapping[str, str]) -> Rejection | None:
-    """Auth and version headers, checked on every endpoint."""
+    """Auth, version and beta headers, checked on every endpoint."""
     bearer = headers.get("authorization", "")
     if not headers.get("x-api-key") and not bearer.lower().startswith("bearer "):
         return Rejection(401, "authentication_error", "x-api-key header is required")
     if not headers.get("anthropic-version"):
         return _invalid("anthropic-version: header is required")
+    betas = [b.strip() for b in headers.get("anthropic-beta", "").split(",") if b.strip()]
+    if unknown := [b for b in betas if b not in KNOWN_BETAS]:
+        return _invalid(
+            f"Unexpected value(s) `{', '.join(unknown)}` for the `anthropic-beta` header. "
+            "Please consult our documentation at docs.claude.com or try again without the header."
+        )
     return None
 
 

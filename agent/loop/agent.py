@@ -75,6 +75,17 @@ class MaxTurnsReached(Exception):
         self.turns = turns
 
 
+class BudgetExceeded(Exception):
+    """--max-budget-usd: the session spent its budget; no more requests are sent."""
+
+    def __init__(self, budget: float, spent: float):
+        super().__init__(f"Reached the maximum budget of ${budget:g} (spent ${spent:.4f})")
+
+
+# A turn's last word: a text that ends it now (tool results in), or a nudge to go on.
+TurnCheck = Callable[[], str | None]
+
+
 @dataclass
 class TurnOutcome:
     result: str
@@ -88,6 +99,7 @@ class AgentConfig:
     fallback_model: str | None = None
     max_tokens: int = DEFAULT_MAX_TOKENS
     max_turns: int | None = None
+    max_budget_usd: float | None = None
     request_extra: dict[str, Any] = field(default_factory=dict)
     # A model's context window and output limit (the runtime prefers the Models API's figures).
     limits: Callable[[str], ModelLimits] = limits_for
@@ -126,6 +138,8 @@ class Agent:
         self._pending_reminders: list[str] = []
         self._checked_system: list[dict[str, Any]] | None = None
         self._checked_tools: list[dict[str, Any]] | None = None
+        self.finish_after_tools: TurnCheck | None = None  # e.g. the structured output given
+        self.nudge_before_end: TurnCheck | None = None  # e.g. the structured output missing
 
     @property
     def messages(self) -> Sequence[Message]:
@@ -144,15 +158,22 @@ class Agent:
 
     # -- the turn ------------------------------------------------------------------------
 
-    async def submit(self, prompt: str | list[dict[str, Any]]) -> TurnOutcome:
-        """Run the user's prompt to the end of the model's work."""
+    async def submit(
+        self, prompt: str | list[dict[str, Any]], uuid: str | None = None
+    ) -> TurnOutcome:
+        """Run the user's prompt (its message's ``uuid`` given, or a new one) to the end of
+        the model's work."""
         content = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
-        self.append(Message(role="user", content=content, kind="prompt"))
+        message = Message(role="user", content=content, kind="prompt")
+        if uuid:
+            message.uuid = uuid
+        self.append(message)
         turns = 0
         max_tokens = self.config.max_tokens
         continuations = stop_continues = 0
         try:
             while True:
+                self._check_budget()
                 await self.policy.before_request(self)
                 response = await self.call_model(max_tokens)
                 turns += 1
@@ -169,12 +190,17 @@ class Agent:
                     await self.run_tools(message, response.invalid_inputs)
                     if (stopped := self._hook_stop()) is not None:
                         return self._finish(stopped, "stop_hook", turns)
+                    if (text := self._check(self.finish_after_tools)) is not None:
+                        return self._finish(text, response.stop_reason, turns)
                     if self.config.max_turns is not None and turns >= self.config.max_turns:
                         raise MaxTurnsReached(turns)
                     continue
                 if response.stop_reason == "max_tokens" and continuations < MAX_CONTINUATIONS:
                     continuations += 1
                     self.append(user_text(CONTINUE_NUDGE, kind="meta"))
+                    continue
+                if (nudge := self._check(self.nudge_before_end)) is not None:
+                    self.append(user_text(nudge, kind="meta"))
                     continue
                 if await self._stop_hook_continues(message, stop_continues):
                     stop_continues += 1
@@ -195,8 +221,19 @@ class Agent:
         self.emit(TurnFinished(outcome.result, outcome.stop_reason, turns))
         return outcome
 
+    def _check_budget(self) -> None:
+        budget = self.config.max_budget_usd
+        if budget is not None and self.costs.total_cost_usd >= budget:
+            raise BudgetExceeded(budget, self.costs.total_cost_usd)
+
+    @staticmethod
+    def _check(check: TurnCheck | None) -> str | None:
+        return check() if check is not None else None
+
     def _hook_stop(self) -> str | None:
-        """A tool hook's ``continue: false``: its stop reason, shown to the user."""
+        """A tool hook's ``continue: false`` or a denial that ends the turn: why, for the user."""
+        if (denied := self.runner.take_stop()) is not None:
+            return denied
         hooks = self.runner.hooks
         reason = hooks.take_stop() if hooks is not None else None
         if reason is not None:
@@ -362,6 +399,7 @@ class Agent:
                 response.stop_reason,
                 response.usage,
                 message.model or self.model,
+                message.uuid,
             )
         )
         self._check_transcript()
@@ -398,6 +436,7 @@ __all__ = [
     "Agent",
     "AgentConfig",
     "ApiError",
+    "BudgetExceeded",
     "MaxTurnsReached",
     "TranscriptWriteError",
     "TurnOutcome",

@@ -137,6 +137,14 @@ def check_gate(
 def tool_response(result: ToolResult) -> dict[str, Any]:
     """A tool's result as PostToolUse hooks read it."""
     response: dict[str, Any] = {"output": result.output_text()}
+    if "exit_code" in result.meta:  # Bash: Claude Code's keys too (ccx merges the streams)
+        response.update(
+            stdout=result.output_text(),
+            stderr="",
+            interrupted=bool(result.meta.get("timed_out")),
+            isImage=False,
+            noOutputExpected=False,
+        )
     for key, value in result.meta.items():
         if isinstance(value, str | int | float | bool) or value is None:
             response.setdefault(key, value)

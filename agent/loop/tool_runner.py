@@ -26,7 +26,20 @@ from tools.surrogates import escape_text, escape_value
 
 log = logging.getLogger(__name__)
 
-Answer = Literal["allow", "always", "deny"]
+Choice = Literal["allow", "always", "deny"]
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A richer answer (the Agent SDK's can_use_tool): the input to run with, or why not."""
+
+    behavior: Choice
+    updated_input: dict[str, Any] | None = None  # allow: run with this input instead
+    message: str = ""  # deny: the tool error the model reads
+    interrupt: bool = False  # deny: and end the turn
+
+
+Answer = Choice | Reply
 
 
 @dataclass
@@ -84,6 +97,8 @@ class ToolRunner:
         self.ask = ask
         self.remember = remember
         self.hooks = hooks
+        self.stop_turn: str | None = None  # a denial that ends the turn (Reply.interrupt)
+        self.before_run: Callable[[Tool, ToolParams], None] | None = None  # e.g. checkpoints
 
     def api_tools(self) -> list[dict[str, Any]]:
         return [tool.to_api() for tool in self.tools.values()]
@@ -155,6 +170,8 @@ class ToolRunner:
         denial = await self._authorize(call, verdict, label)
         if denial is not None:
             return denial
+        if self.before_run is not None:
+            self.before_run(call.tool, verdict.params)
         started = time.perf_counter()
         result = await self._run_tool(call.tool, verdict.params)
         if self.hooks is not None:
@@ -197,13 +214,16 @@ class ToolRunner:
                 suggestion,
             )
             answer = await self.ask(request)
-            if answer == "always":
+            reply = answer if isinstance(answer, Reply) else Reply(answer)
+            if reply.behavior == "always":
                 self.gate.allow_always(suggestion)
                 if self.remember is not None:
                     self.remember(suggestion)
-            if answer in ("allow", "always"):
-                return None
-            message = USER_DENIAL.format(tool=call.tool.name)
+            if reply.behavior in ("allow", "always"):
+                return self._rewrite(call, verdict, reply.updated_input)
+            message = reply.message or USER_DENIAL.format(tool=call.tool.name)
+            if reply.interrupt:
+                self.stop_turn = message
         elif decision.behavior == "ask":
             message = HEADLESS_DENIAL.format(
                 tool=call.tool.name, reason=decision.reason, rule=_rule_text(suggestion)
@@ -212,6 +232,27 @@ class ToolRunner:
             message = f"Permission to use {call.tool.name} was denied: {decision.reason}"
         self.emit(PermissionDenied(call.id, call.tool.name, message))
         return ToolResult.error(message)
+
+    def _rewrite(
+        self, call: ToolCall, verdict: PreToolVerdict, updated: dict[str, Any] | None
+    ) -> ToolResult | None:
+        """Approved with a new input: the call runs with it, once it is valid."""
+        assert call.tool is not None
+        if updated is None or updated == verdict.params.model_dump(
+            by_alias=True, exclude_none=True
+        ):
+            return None
+        parsed = call.tool.parse(updated)
+        if isinstance(parsed, ToolResult):
+            return ToolResult.error(
+                f"The approved {call.tool.name} input is not valid: {parsed.output_text()}"
+            )
+        verdict.params = parsed
+        return None
+
+    def take_stop(self) -> str | None:
+        out, self.stop_turn = self.stop_turn, None
+        return out
 
 
 def _input_problem(exc: ValueError | OSError) -> str:

@@ -13,7 +13,6 @@ user as an event and a partial response is never kept.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import random
@@ -22,16 +21,9 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent.core.events import (
-    ApiRetry,
-    EventSink,
-    Notice,
-    ResponseDiscarded,
-    TextDelta,
-    ThinkingDelta,
-    discard,
-)
-from tools.surrogates import escape_text, escape_value
+from agent.core.events import ApiRetry, EventSink, Notice, ResponseDiscarded, discard
+from agent.model.accumulator import Accumulator, StreamedResponse
+from tools.surrogates import escape_value
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -126,22 +118,6 @@ def _env_number(policy: RetryPolicy, name: str, kind: type[int] | type[float]) -
     return number
 
 
-@dataclass
-class StreamedResponse:
-    content: list[dict[str, Any]]
-    api_id: str | None
-    model: str | None
-    stop_reason: str | None
-    usage: dict[str, int]
-    # tool_use ids whose streamed input was not valid JSON, with the raw text
-    invalid_inputs: dict[str, str] = field(default_factory=dict)
-    duration_s: float = 0.0
-    # what the API's context editing cleared from this request (context_management.applied_edits)
-    applied_edits: list[dict[str, Any]] = field(default_factory=list)
-    # the request could not be encoded as it was and went out with its text escaped
-    request_escaped: bool = False
-
-
 def make_client(provider: str | None = None) -> AsyncAnthropic:
     """The SDK client for the configured provider; credentials and base URL come from the env."""
     import anthropic
@@ -181,6 +157,7 @@ class ModelClient:
         self._owns_client = client is None
         self.policy = policy or RetryPolicy.from_env()
         self.emit = emit
+        self.raw_events = False  # every raw stream event out as a StreamEvent (stream-json)
         for warning in self.policy.warnings:
             log.warning("%s", warning)
             emit(Notice(warning, "warning"))
@@ -208,7 +185,9 @@ class ModelClient:
         escaped = False
         while True:
             attempt += 1
-            accumulator = _Accumulator(self.emit if stream_text else discard)
+            accumulator = Accumulator(
+                self.emit if stream_text else discard, self.raw_events and stream_text
+            )
             try:
                 response = await self._stream_once(request, accumulator)
                 response.request_escaped = escaped
@@ -249,13 +228,13 @@ class ModelClient:
             self.emit(ApiRetry(attempt, self.policy.max_attempts, round(delay, 3), reason))
             await asyncio.sleep(delay)
 
-    def _discard_partial(self, accumulator: _Accumulator, reason: str) -> None:
+    def _discard_partial(self, accumulator: Accumulator, reason: str) -> None:
         """Tell the front end to drop text it showed from an attempt that is not kept."""
         if accumulator.streamed and accumulator.emit is not discard:
             self.emit(ResponseDiscarded(reason))
 
     async def _stream_once(
-        self, request: dict[str, Any], accumulator: _Accumulator
+        self, request: dict[str, Any], accumulator: Accumulator
     ) -> StreamedResponse:
         started = time.perf_counter()
         stream = await self.client.messages.create(**request, stream=True)
@@ -322,128 +301,3 @@ def _retry_after(exc: Any) -> float | None:
     except ValueError:
         return None
     return None
-
-
-class _Accumulator:
-    """Builds the assistant message from raw stream events, emitting text as it comes."""
-
-    def __init__(self, emit: EventSink) -> None:
-        self.emit = emit
-        self.blocks: dict[int, dict[str, Any]] = {}
-        self.partial_json: dict[int, list[str]] = {}
-        self.api_id: str | None = None
-        self.model: str | None = None
-        self.stop_reason: str | None = None
-        self.usage: dict[str, int] = {}
-        self.applied_edits: list[dict[str, Any]] = []
-        self.streamed = False  # a text or thinking delta went out to the front end
-
-    def feed(self, event: Any) -> None:
-        kind = event.type
-        if kind == "content_block_delta":
-            self._delta(event.index, event.delta)
-        elif kind == "content_block_start":
-            block = event.content_block.model_dump(exclude_none=True)
-            if block["type"] == "tool_use":
-                block["input"] = {}
-                self.partial_json[event.index] = []
-            self.blocks[event.index] = block
-        elif kind == "content_block_stop":
-            self._finish_block(event.index)
-        elif kind == "message_start":
-            self.api_id = event.message.id
-            self.model = event.message.model
-            self._merge_usage(event.message.usage)
-        elif kind == "message_delta":
-            self.stop_reason = event.delta.stop_reason
-            self._merge_usage(event.usage)
-            # Not a field of the non-beta event type: the SDK keeps it as an extra (a dict).
-            self.applied_edits = _applied_edits(getattr(event, "context_management", None))
-
-    def _delta(self, index: int, delta: Any) -> None:
-        block = self.blocks[index]
-        kind = delta.type
-        if kind == "text_delta":
-            block["text"] = block.get("text", "") + delta.text
-            self.streamed = True
-            self.emit(TextDelta(escape_text(delta.text)))
-        elif kind == "input_json_delta":
-            self.partial_json[index].append(delta.partial_json)
-        elif kind == "thinking_delta":
-            block["thinking"] = block.get("thinking", "") + delta.thinking
-            self.streamed = True
-            self.emit(ThinkingDelta(escape_text(delta.thinking)))
-        elif kind == "signature_delta":
-            block["signature"] = block.get("signature", "") + delta.signature
-        elif kind == "citations_delta":
-            block.setdefault("citations", []).append(delta.citation.model_dump(exclude_none=True))
-
-    def _finish_block(self, index: int) -> None:
-        block = self.blocks.get(index)
-        if block is None or block["type"] != "tool_use":
-            return
-        raw = "".join(self.partial_json.pop(index, []))
-        if not raw.strip():
-            return
-        try:
-            parsed = json.loads(raw)
-        except json.JSONDecodeError:
-            parsed = None
-        if isinstance(parsed, dict):
-            block["input"] = parsed
-        else:
-            block["input"] = {}
-            block["_invalid_input"] = raw
-
-    def _merge_usage(self, usage: Any) -> None:
-        if usage is None:
-            return
-        for key in (
-            "input_tokens",
-            "output_tokens",
-            "cache_read_input_tokens",
-            "cache_creation_input_tokens",
-        ):
-            value = getattr(usage, key, None)
-            if value is not None:
-                self.usage[key] = value
-
-    def result(self) -> StreamedResponse:
-        content: list[dict[str, Any]] = []
-        invalid: dict[str, str] = {}
-        for index in sorted(self.blocks):
-            # Lone surrogates from the model's JSON (text, thinking, tool input) are escaped
-            # here, so the tools run on, and the transcript keeps, what later requests send.
-            block = escape_value(self.blocks[index])
-            if raw := block.pop("_invalid_input", None):
-                invalid[block["id"]] = raw
-            if block["type"] == "text" and not block.get("text"):
-                continue  # the API refuses empty text blocks when the history is sent back
-            content.append(block)
-        return StreamedResponse(
-            content,
-            self.api_id,
-            self.model,
-            self.stop_reason,
-            self.usage,
-            invalid,
-            applied_edits=self.applied_edits,
-        )
-
-
-def _applied_edits(context_management: Any) -> list[dict[str, Any]]:
-    """``context_management.applied_edits`` as plain dicts, from a dict or an SDK model."""
-    if context_management is None:
-        return []
-    if hasattr(context_management, "model_dump"):
-        context_management = context_management.model_dump()
-    edits = (
-        context_management.get("applied_edits") if isinstance(context_management, dict) else None
-    )
-    if not isinstance(edits, list):
-        return []
-    return [
-        edit.model_dump() if hasattr(edit, "model_dump") else edit
-        for edit in edits
-        if isinstance(edit, dict) or hasattr(edit, "model_dump")
-    ]

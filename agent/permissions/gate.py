@@ -50,6 +50,8 @@ RUNNERS = {
     "cargo": {"+nightly"},
     "go": {"run", "test"},
 }
+
+
 class PermissionGate:
     """Decides allow / ask / deny for each tool call; ``mode`` may change during a session."""
 
@@ -65,6 +67,7 @@ class PermissionGate:
         plan_file: Path | None = None,
         read_dirs: list[Path] | None = None,
         config_dir: Path | None = None,
+        work_dirs: list[Path] | None = None,
     ) -> None:
         self.mode = mode
         self.allow, self.deny, self.ask = list(allow), list(deny), list(ask)
@@ -76,6 +79,8 @@ class PermissionGate:
         # Beyond the working directory and the project, where reading needs no approval
         # (ccx's own session folder, plans and skills: summaries point the model there).
         self.read_dirs = [Path(p) for p in read_dirs or []]
+        # --add-dir: more working directories; edits there follow the working directory's rules.
+        self.work_dirs = [Path(p) for p in work_dirs or []]
         # Where the Bash tool's shell is now (it persists cd); redirections resolve there.
         self.shell_cwd: Path | None = None
         self._roots: dict[str, tuple[str, ...]] = {}
@@ -146,7 +151,9 @@ class PermissionGate:
 
     def read_denied(self, path: str) -> bool:
         """Whether a deny rule forbids reading ``path`` (Grep and Glob leave such files out)."""
-        return self.matching_rule(self.deny, "Read", self.resolve(path), every_view=False) is not None
+        return (
+            self.matching_rule(self.deny, "Read", self.resolve(path), every_view=False) is not None
+        )
 
     def denied_inside(self, directory: str) -> tuple[Rule, str] | None:
         """A deny rule protecting a file right inside ``directory`` (or the project root), for
@@ -195,7 +202,10 @@ class PermissionGate:
         return None
 
     def inside_cwd(self, path: str) -> bool:
-        bases = self._bases("cwd")
+        """Inside the working directory or an --add-dir one."""
+        bases = list(self._bases("cwd"))
+        for directory in self.work_dirs:
+            bases += [os.path.normpath(directory), os.path.realpath(directory)]
         return all(any(is_within(view, base) for base in bases) for view in views(path))
 
     def readable(self, path: str) -> bool:

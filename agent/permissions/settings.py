@@ -14,7 +14,7 @@ import contextlib
 import fcntl
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -117,13 +117,24 @@ def project_settings_files(root: Path) -> list[Path]:
     return [root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"]
 
 
-def load_settings(cwd: Path, config_dir: Path | None = None, trusted: bool = True) -> Settings:
+SOURCES = ("user", "project", "local")  # settings_files' order: --setting-sources names
+
+
+def load_settings(
+    cwd: Path,
+    config_dir: Path | None = None,
+    trusted: bool = True,
+    sources: Sequence[str] | None = None,
+) -> Settings:
     """The merged settings; with ``trusted`` false, the project's files contribute only what
-    ``untrusted_view`` keeps (see agent.permissions.trust)."""
+    ``untrusted_view`` keeps (see agent.permissions.trust); ``sources`` (user, project,
+    local) limits which files are read at all (None: every one)."""
     settings = Settings()
     seen: set[Path] = set()
     user_file, *project_files = settings_files(cwd, config_dir)
-    for path in (user_file, *project_files):
+    for source, path in zip(SOURCES, (user_file, *project_files), strict=True):
+        if sources is not None and source not in sources:
+            continue
         resolved = path.resolve()
         if resolved in seen:
             continue  # the project is the config dir's parent, e.g. run from ~

@@ -58,13 +58,16 @@ _MTIME_TOLERANCE_S = 1e-5  # st_mtime and st_mtime_ns / 1e9 may differ in the la
 # -- loading -----------------------------------------------------------------------------
 
 
-def load_session(path: str | os.PathLike[str]) -> LoadedSession:
-    """Read a transcript and repair it in memory; SessionError only if it cannot be read."""
+def load_session(path: str | os.PathLike[str], until: str | None = None) -> LoadedSession:
+    """Read a transcript (up to the message ``until``) and repair it in memory; SessionError
+    if it cannot be read, or has no message ``until``."""
     path = Path(path)
     try:
-        raw = read_records(path)
+        raw = read_records(path, until)
     except OSError as exc:
         raise SessionError(f"cannot read session file {path}: {exc.strerror or exc}") from exc
+    if until is not None and raw.stopped_at is None:
+        raise SessionError(f"the session has no message {until}")
     loaded = replay(path, raw)
     # Records an older build wrote with text that is not UTF-8 would fail every request.
     messages, escaped, escape_ops = escape_conversation(loaded.messages)
@@ -232,6 +235,7 @@ class Session:
         loaded: LoadedSession | None = None,
         model: str | None = None,
         fork: bool = False,
+        until: str | None = None,
     ) -> tuple[Session, LoadedSession]:
         """Load a session by path or id and continue it in the same file, locked.
 
@@ -240,13 +244,13 @@ class Session:
         when loading repaired the conversation, the repair record, so the file
         replays to exactly what is returned. When another ccx holds the file, or with
         ``fork`` (--fork-session), continues instead in a fork of it (``forked_from`` is then
-        set).
+        set). ``until`` (--resume-session-at) forks the history up to that message.
         """
         path = _locate(path_or_id, cwd, config_dir)
         if (reason := foreign_session_reason(path)) is not None:
             raise SessionError(reason)  # before anything is written to it
-        if fork:
-            return cls._fork(path, cwd, model or "", config_dir)
+        if fork or until is not None:
+            return cls._fork(path, cwd, model or "", config_dir, until)
         if loaded is None:
             loaded = load_session(path)
         session = cls(path, path.stem)
@@ -264,10 +268,16 @@ class Session:
 
     @classmethod
     def _fork(
-        cls, source: Path, cwd: str | os.PathLike[str], model: str, config_dir: Path | None
+        cls,
+        source: Path,
+        cwd: str | os.PathLike[str],
+        model: str,
+        config_dir: Path | None,
+        until: str | None = None,
     ) -> tuple[Session, LoadedSession]:
-        """A new session beside ``source`` whose file starts with a copy of its records."""
-        loaded = load_session(source)  # as it stands now, not as it stood when first read
+        """A new session beside ``source`` whose file starts with a copy of its records (up
+        to the message ``until``)."""
+        loaded = load_session(source, until)  # as it stands now, not as when first read
         layout = loaded.layout
         try:
             with open(source, "rb") as handle:

@@ -60,10 +60,12 @@ class RawTranscript:
     invalid_lines: int = 0  # unparseable lines anywhere, the torn tail included
     torn_tail: bool = False
     layout: FileLayout = field(default_factory=FileLayout)
+    stopped_at: str | None = None  # ``until`` was found: nothing after it was read
 
 
-def read_records(path: Path) -> RawTranscript:
-    """Every parseable record; bad lines are counted, never raised. OSError if unreadable."""
+def read_records(path: Path, until: str | None = None) -> RawTranscript:
+    """Every parseable record (up to the one whose uuid is ``until``); bad lines are counted,
+    never raised. OSError if unreadable."""
     raw = RawTranscript(records=[])
     layout = raw.layout
     with open(path, "rb") as handle:
@@ -81,6 +83,9 @@ def read_records(path: Path) -> RawTranscript:
                     layout.header_end = layout.size
                 raw.records.append(record)
                 layout.records_end, layout.unterminated = layout.size, not terminated
+                if until is not None and record.get("uuid") == until:
+                    raw.stopped_at = until
+                    break
                 continue
             raw.invalid_lines += 1
             # A last line without its newline that does not parse is a torn write. One that

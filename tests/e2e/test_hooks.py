@@ -192,7 +192,10 @@ def test_prompt_post_tool_stop_and_session_end(ccx: Ccx) -> None:
     assert prompt["prompt"] == "hello there" and prompt["prompt_id"]
     assert tool["tool_input"] == {"command": "echo hello"} and tool["duration_ms"] >= 0
     assert tool["tool_response"]["output"].strip() == "hello"
+    assert tool["tool_response"]["stdout"].strip() == "hello"  # Claude Code's Bash keys
+    assert tool["tool_response"]["interrupted"] is False
     assert (stop_1["stop_hook_active"], stop_2["stop_hook_active"]) == (False, True)
+    assert stop_1["background_tasks"] == [] and stop_1["session_crons"] == []
     assert stop_2["last_assistant_message"] == "Second stop."
     assert end["reason"] == "other" and "permission_mode" not in end
 

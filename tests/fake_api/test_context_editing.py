@@ -11,7 +11,7 @@ from agent.fake_api import FakeApi, estimate_request_tokens, text_reply
 from agent.fake_api.context_editing import BETA, PLACEHOLDER
 from tests.fake_api.conftest import MODEL
 
-BETA_HEADER = {"anthropic-beta": f"some-other-beta-2025-01-01,{BETA}"}
+BETA_HEADER = {"anthropic-beta": f"interleaved-thinking-2025-05-14,{BETA}"}  # among others
 RESULT_TEXT = "line of file text\n" * 200  # 3,600 characters: 900 tokens
 
 

@@ -17,7 +17,10 @@ from typing import Any
 from agent.core.events import (
     AssistantMessage,
     Event,
+    HookResponse,
+    HookStarted,
     SessionStarted,
+    StreamEvent,
     TextDelta,
     ThinkingDelta,
     ToolFinished,
@@ -25,8 +28,9 @@ from agent.core.events import (
 )
 
 CCX_PREFIX = "ccx_"
-# Said by Claude Code's own lines instead: system/init, the result.
-NOT_SENT = (SessionStarted, TurnFinished)
+# Said by Claude Code's own lines instead: system/init, the result; the deltas are in the
+# raw stream events (``stream_event``) with --include-partial-messages.
+NOT_SENT = (SessionStarted, TurnFinished, TextDelta, ThinkingDelta)
 
 
 def new_uuid() -> str:
@@ -44,6 +48,7 @@ def init_message(
     skills: list[str],
     version: str,
     mcp_servers: list[dict[str, Any]] | None = None,
+    agents: list[str] | None = None,
 ) -> dict[str, Any]:
     """``system``/``init``: what the session runs with, before its first assistant message."""
     return {
@@ -60,7 +65,7 @@ def init_message(
         "claude_code_version": version,
         "ccx_version": version,
         "output_style": "default",
-        "agents": [],
+        "agents": agents or [],
         "skills": skills,
         "plugins": [],
         "uuid": new_uuid(),
@@ -83,7 +88,7 @@ def assistant_message(event: AssistantMessage, session_id: str) -> dict[str, Any
         },
         "parent_tool_use_id": None,
         "session_id": session_id,
-        "uuid": new_uuid(),
+        "uuid": event.uuid or new_uuid(),
     }
 
 
@@ -106,28 +111,37 @@ def tool_result_message(event: ToolFinished, session_id: str) -> dict[str, Any]:
     }
 
 
-def user_prompt_message(text: str, session_id: str) -> dict[str, Any]:
+def user_prompt_message(text: str, session_id: str, uuid: str | None = None) -> dict[str, Any]:
     """``user``: a prompt read from the input stream, echoed back (``--replay-user-messages``)."""
     return {
         "type": "user",
         "message": {"role": "user", "content": text},
         "parent_tool_use_id": None,
         "session_id": session_id,
+        "uuid": uuid or new_uuid(),
+    }
+
+
+def stream_event(event: StreamEvent, session_id: str) -> dict[str, Any]:
+    """``stream_event``: one raw event of the API's stream (message_start ... message_stop)."""
+    return {
+        "type": "stream_event",
+        "event": event.event,
+        "session_id": session_id,
+        "parent_tool_use_id": None,
         "uuid": new_uuid(),
     }
 
 
-def stream_event(event: TextDelta | ThinkingDelta, session_id: str) -> dict[str, Any]:
-    """``stream_event``: a partial message, as the API's content_block_delta."""
-    if isinstance(event, TextDelta):
-        delta = {"type": "text_delta", "text": event.text}
-    else:
-        delta = {"type": "thinking_delta", "thinking": event.text}
+def hook_message(event: HookStarted | HookResponse, session_id: str) -> dict[str, Any]:
+    """``system``/``hook_started`` or ``hook_response`` (``--include-hook-events``)."""
+    payload = event.to_json()
+    payload.pop("type", None)
     return {
-        "type": "stream_event",
-        "event": {"type": "content_block_delta", "index": 0, "delta": delta},
+        "type": "system",
+        "subtype": event.type,
+        **payload,
         "session_id": session_id,
-        "parent_tool_use_id": None,
         "uuid": new_uuid(),
     }
 
@@ -151,8 +165,10 @@ def to_lines(event: Event, session_id: str, include_partial: bool) -> list[dict[
         return [assistant_message(event, session_id)]
     if isinstance(event, ToolFinished):
         return [tool_result_message(event, session_id)]
-    if isinstance(event, (TextDelta, ThinkingDelta)):
+    if isinstance(event, StreamEvent):
         return [stream_event(event, session_id)] if include_partial else []
+    if isinstance(event, (HookStarted, HookResponse)):
+        return [hook_message(event, session_id)]
     if isinstance(event, NOT_SENT):
         return []
     return [ccx_message(event, session_id)]

@@ -4,13 +4,17 @@ One process, one session, as many turns as the client sends: each ``user``
 line is queued and run in order, each ends with its own ``result``. Beside
 the turns runs Claude Code's control protocol, as the Agent SDK speaks it:
 the client's ``control_request`` lines (initialize, interrupt,
-set_permission_mode, set_model, mcp_status, mcp_reconnect, mcp_toggle) are
-answered with a ``control_response`` at once, even mid-turn; with
-``--permission-prompt-tool stdio`` ccx asks the client about a tool call
-with its own ``can_use_tool`` request and waits for the answer, and an SDK
-MCP server is reached with ``mcp_message`` requests (``mcp_control``), so
-input is read from before start-up waits for the servers. stdin closing
-ends the input: the queued turns still run, then ccx exits.
+set_permission_mode, set_model, mcp_status, mcp_reconnect, mcp_toggle,
+get_context_usage, stop_task, rewind_files) are answered with a
+``control_response`` at once, even mid-turn. ccx asks the client too: with
+``--permission-prompt-tool stdio`` about a tool call (``can_use_tool``; the
+answer may rewrite the input, or deny with a message for the model and end
+the turn), for every hook the client registered in ``initialize``
+(``hook_callback``, at the hook's event, its answer read as a command hook's
+JSON), and an SDK MCP server is reached with ``mcp_message`` requests
+(``mcp_control``), so input is read from before start-up waits for the
+servers. stdin closing ends the input: the queued turns still run, then ccx
+exits.
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import os
 import signal
 import sys
 import threading
@@ -30,12 +33,16 @@ from agent.app.headless import HeadlessOutput
 from agent.app.headless import _ending as turn_ending  # one result shape for -p and streams
 from agent.app.headless import _result as result_object
 from agent.app.options import RunOptions, StartupError
-from agent.app.stream_json import mcp_control, schema
-from agent.loop.tool_runner import Answer, PermissionRequest
+from agent.app.stream_json import control, mcp_control, schema
+from agent.loop.tool_runner import Answer, PermissionRequest, Reply
 
 log = logging.getLogger(__name__)
 
 EXIT_INTERRUPTED = 130
+
+
+class ClientError(Exception):
+    """The client answered a control request with an error, or cannot answer (stdin closed)."""
 
 
 class StreamSession:
@@ -45,7 +52,7 @@ class StreamSession:
         self.output = output
         self.replay = replay
         self.driver: SessionDriver | None = None
-        self.prompts: asyncio.Queue[str | None] = asyncio.Queue()
+        self.prompts: asyncio.Queue[tuple[str, str] | None] = asyncio.Queue()  # text, uuid
         self.turn: asyncio.Task[LineResult] | None = None
         self.interrupted = False
         self.exit_code = 0
@@ -88,16 +95,18 @@ class StreamSession:
         self.prompts.put_nowait(None)
         for future in self._pending.values():
             if not future.done():
-                future.set_result({"behavior": "deny", "message": "stdin closed"})
+                future.set_exception(ClientError("stdin closed"))
 
     def _queue_user(self, message: dict[str, Any]) -> None:
         text = prompt_text(message.get("message"))
         if not text:
             self._complain("a user message without text; skipped")
             return
+        uuid = message.get("uuid") if isinstance(message.get("uuid"), str) else None
+        uuid = uuid or schema.new_uuid()  # the prompt's, in the transcript too (rewind_files)
         if self.replay:
-            self.output.write(schema.user_prompt_message(text, self.output.session_id))
-        self.prompts.put_nowait(text)
+            self.output.write(schema.user_prompt_message(text, self.output.session_id, uuid))
+        self.prompts.put_nowait((text, uuid))
 
     @staticmethod
     def _complain(text: str) -> None:
@@ -120,7 +129,7 @@ class StreamSession:
         driver = self.driver
         assert driver is not None  # input is read only once the session is built
         if subtype == "initialize":
-            return self._initialize(driver)
+            return self._initialize(driver, request)
         if subtype == "interrupt":
             if self.turn is not None and not self.turn.done():
                 self.interrupted = True
@@ -134,22 +143,34 @@ class StreamSession:
             return {}
         if subtype in mcp_control.SUBTYPES:
             return await mcp_control.answer(driver.runtime.mcp, request)
+        if subtype == "get_context_usage":
+            return control.context_usage(driver)
+        if subtype == "stop_task":
+            raise ValueError(f"no running task {request.get('task_id')!r}: ccx runs no tasks")
+        if subtype == "rewind_files":
+            return control.rewind_files(driver, str(request.get("user_message_id") or ""))
         raise ValueError(f"ccx does not support the control request {subtype!r}")
 
-    @staticmethod
-    def _initialize(driver: SessionDriver) -> dict[str, Any]:
-        commands = [
-            {"name": name, "description": text, "argumentHint": ""}
-            for name, text in driver.commands()
-        ]
-        return {
-            "commands": commands,
-            "output_style": "default",
-            "available_output_styles": ["default"],
-            "models": [],
-            "account": {},
-            "pid": os.getpid(),
+    def _initialize(self, driver: SessionDriver, request: dict[str, Any]) -> dict[str, Any]:
+        """The client's hooks and agents registered; what the session offers."""
+        if isinstance(agents := request.get("agents"), dict):
+            driver.runtime.options.agents.update(agents)
+        if request.get("hooks"):
+            for warning in driver.runtime.hooks.add_callbacks(request["hooks"], self.call_hook):
+                self._complain(warning)
+        return control.initialize_answer(driver)
+
+    async def call_hook(
+        self, callback_id: str, payload: dict[str, Any], tool_use_id: str | None
+    ) -> dict[str, Any]:
+        """hook_callback: the client runs its hook; its answer (ClientError for an error)."""
+        body = {
+            "subtype": "hook_callback",
+            "callback_id": callback_id,
+            "input": payload,
+            "tool_use_id": tool_use_id,
         }
+        return await self._request(body)  # ClientError: the hook runner reports or blocks
 
     # -- control requests to the client (permissions) -------------------------------------
 
@@ -157,31 +178,29 @@ class StreamSession:
         """can_use_tool: the client decides; no answer (stdin closed) is a denial."""
         if self._closed:
             return "deny"
-        self._requests += 1
-        request_id = f"ccx_perm_{self._requests}"
-        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
         body = {
             "subtype": "can_use_tool",
             "tool_name": request.tool_name,
             "input": request.tool_input,
             "tool_use_id": request.tool_use_id,
-            "permission_suggestions": [],
+            "permission_suggestions": control.suggestions(request),
             "decision_reason": request.reason,
             "title": request.summary,
         }
-        self.output.write({"type": "control_request", "request_id": request_id, "request": body})
         try:
-            answer = await future
-        finally:
-            self._pending.pop(request_id, None)
-        return "allow" if answer.get("behavior") == "allow" else "deny"
+            answer = await self._request(body)
+        except ClientError as exc:
+            return Reply("deny", message=f"The client could not decide: {exc}")
+        reply: Reply = control.reply_of(answer)
+        if reply.behavior == "allow" and self.driver is not None:
+            control.apply_updates(self.driver, answer.get("updatedPermissions"))
+        return reply
 
-    async def send_control(self, body: dict[str, Any]) -> dict[str, Any]:
-        """A control request to the client (mcp_message, say): its response; an error answer
-        or stdin closing gives ``{"message": why}``."""
+    async def _request(self, body: dict[str, Any]) -> dict[str, Any]:
+        """One control request to the client; its answer, or ClientError (an error answer,
+        stdin closed)."""
         if self._closed:
-            return {"message": "stdin closed"}
+            raise ClientError("stdin closed")
         self._requests += 1
         request_id = f"ccx_req_{self._requests}"
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
@@ -192,6 +211,14 @@ class StreamSession:
         finally:
             self._pending.pop(request_id, None)
 
+    async def send_control(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A control request to the client (mcp_message, say): its response; an error answer
+        or stdin closing gives ``{"message": why}``."""
+        try:
+            return await self._request(body)
+        except ClientError as exc:
+            return {"message": str(exc)}
+
     def _resolve(self, response: dict[str, Any]) -> None:
         future = self._pending.get(response.get("request_id", ""))
         if future is None or future.done():
@@ -199,18 +226,18 @@ class StreamSession:
         if response.get("subtype") == "success":
             future.set_result(response.get("response") or {})
         else:
-            future.set_result({"behavior": "deny", "message": response.get("error", "")})
+            future.set_exception(ClientError(str(response.get("error") or "an error answer")))
 
     # -- the turns ------------------------------------------------------------------------
 
     async def run_turns(self) -> None:
         driver = self.driver
         assert driver is not None
-        while (prompt := await self.prompts.get()) is not None:
+        while (queued := await self.prompts.get()) is not None:
             self.output.send_init(driver)
             started = time.perf_counter()
             self.interrupted = False
-            self.turn = asyncio.ensure_future(driver.run(prompt))
+            self.turn = asyncio.ensure_future(driver.run(*queued))
             try:
                 subtype, text, code = turn_ending(self.output, await self.turn)
             except asyncio.CancelledError:

@@ -33,6 +33,37 @@ _SIMPLE_MATCHER = re.compile(r"[\w|\-]+")
 class HookCommand:
     command: str
     timeout: float
+    callback: str | None = None  # an Agent SDK hook: its callback id, answered by the client
+    block_on_failure: bool = False  # an SDK hook's onFailure "block": no answer blocks
+
+
+def callback_groups(hooks: Any, warnings: list[str]) -> dict[str, list[HookGroup]]:
+    """The Agent SDK's ``initialize`` hooks (``{event: [{matcher, hookCallbackIds, timeout}]}``)
+    as groups whose commands are callbacks."""
+    parsed: dict[str, list[HookGroup]] = {}
+    for event, matchers in (hooks or {}).items() if isinstance(hooks, dict) else ():
+        if event not in EVENTS:
+            warnings.append(f"SDK hooks for {event!r}: ccx does not fire that event")
+            continue
+        for index, entry in enumerate(matchers if isinstance(matchers, list) else ()):
+            if not isinstance(entry, dict):
+                continue
+            timeout = entry.get("timeout")
+            if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+                timeout = DEFAULT_TIMEOUT_S
+            # An unknown value reads as "block"; Stop and SubagentStop ignore it (the SDK's rule).
+            blocks = entry.get("onFailure") not in (None, "continue")
+            blocks = blocks and event not in ("Stop", "SubagentStop")
+            commands = tuple(
+                HookCommand(f"SDK callback {cid}", float(timeout), str(cid), blocks)
+                for cid in entry.get("hookCallbackIds") or ()
+            )
+            matcher = entry.get("matcher") or ""
+            if commands and isinstance(matcher, str):
+                where = f"SDK hooks {event}[{index}]"
+                pattern = _matcher_pattern(where, matcher, warnings)
+                parsed.setdefault(event, []).append(HookGroup(matcher.strip(), commands, pattern))
+    return parsed
 
 
 @dataclass(frozen=True)

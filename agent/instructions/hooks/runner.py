@@ -2,9 +2,12 @@
 
 Every command of every group whose matcher fits runs at once through ``/bin/sh -c``,
 with the event as JSON on stdin (Claude Code's fields: session_id, transcript_path, cwd,
-hook_event_name, permission_mode, prompt_id, and the event's own) and
-``CLAUDE_PROJECT_DIR`` in its environment, killed with its children at its timeout. A
-broken hook is reported in the outcome's messages, never raised.
+hook_event_name, permission_mode, prompt_id, effort, and the event's own) and
+``CLAUDE_PROJECT_DIR`` in its environment, killed with its children at its timeout. An
+Agent SDK hook (registered in ``initialize``) is a callback instead: the payload goes to
+the client, whose answer is read as a command hook's JSON output. A broken hook is
+reported in the outcome's messages, never raised; with ``on_event`` set, each hook's
+start and end are events too (stream-json's hook_started / hook_response).
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ import contextlib
 import json
 import os
 import signal
-from collections.abc import Callable
+import uuid
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from agent.instructions.hooks.config import HookCommand, HookGroup, parse_hooks
+from agent.core.events import EventSink, HookResponse, HookStarted
+from agent.instructions.hooks.config import HookCommand, HookGroup, callback_groups, parse_hooks
 from agent.instructions.hooks.outcome import (
     MAX_OUTPUT_CHARS,
     HookOutcome,
@@ -30,6 +35,9 @@ from agent.permissions.settings import project_root
 
 # Claude Code sends no permission mode before the session has one, nor at its end.
 _NO_MODE_EVENTS = frozenset({"SessionStart", "SessionEnd"})
+_NO_EFFORT_EVENTS = _NO_MODE_EVENTS | {"UserPromptSubmit"}
+# An SDK hook's callback: (callback id, payload, tool_use_id) -> the client's JSON answer.
+HookCallback = Callable[[str, dict[str, Any], str | None], Awaitable[dict[str, Any]]]
 
 
 class HookRunner:
@@ -53,6 +61,17 @@ class HookRunner:
         self.prompt_id: str | None = None  # set per prompt, sent with later events
         self.warnings: list[str] = []
         self.groups: dict[str, list[HookGroup]] = parse_hooks(hooks, self.warnings)
+        self.effort: str | None = None  # --effort, sent as {"level": ...}
+        self.callback: HookCallback | None = None
+        self.on_event: EventSink | None = None
+
+    def add_callbacks(self, hooks: Any, callback: HookCallback) -> list[str]:
+        """The Agent SDK's hooks from ``initialize``, run after the settings' ones; warnings."""
+        warnings: list[str] = []
+        for event, groups in callback_groups(hooks, warnings).items():
+            self.groups.setdefault(event, []).extend(groups)
+        self.callback = callback
+        return warnings
 
     def has(self, event: str, matcher_value: str | None = None) -> bool:
         return bool(self._matching(event, matcher_value))
@@ -69,16 +88,51 @@ class HookRunner:
         outcome = HookOutcome()
         if not hooks:
             return outcome
-        stdin = json.dumps(self.payload(event, payload), ensure_ascii=False, default=str)
+        data = self.payload(event, payload)
+        stdin = json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
         env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project_root(self.cwd))}
-        results = await asyncio.gather(
-            *(_run_command(h, stdin.encode("utf-8"), self.cwd, env, timeout_cap) for h in hooks)
-        )
-        for result in results:
+        name = f"{event}:{matcher_value}" if matcher_value else event
+
+        async def one(hook: HookCommand) -> HookResult:
+            hook_id = str(uuid.uuid4())
+            self._event(HookStarted(hook_id, name, event))
+            if hook.callback is not None:
+                result = await self._run_callback(hook, data, timeout_cap)
+            else:
+                result = await _run_command(hook, stdin, self.cwd, env, timeout_cap)
+            self._event(_response(hook_id, name, event, result))
+            return result
+
+        for result in await asyncio.gather(*(one(h) for h in hooks)):
             interpret(event, result, outcome)
             if self.on_output is not None and (shown := shown_output(event, result)):
                 self.on_output(shown)
         return outcome
+
+    def _event(self, event: HookStarted | HookResponse) -> None:
+        if self.on_event is not None:
+            self.on_event(event)
+
+    async def _run_callback(
+        self, hook: HookCommand, data: dict[str, Any], cap: float | None
+    ) -> HookResult:
+        assert hook.callback is not None
+        if self.callback is None:
+            return HookResult(hook, None, problem="has no client to call back")
+        timeout = hook.timeout if cap is None else min(hook.timeout, cap)
+        call = self.callback(hook.callback, data, data.get("tool_use_id"))
+        try:
+            answer = await asyncio.wait_for(call, timeout)
+        except Exception as exc:  # no answer in time, or the client answered with an error
+            problem = (
+                f"got no answer within {timeout:g} s"
+                if isinstance(exc, TimeoutError)
+                else f"failed in the client: {exc}"
+            )
+            if hook.block_on_failure:  # onFailure "block": as exit 2, the problem the reason
+                return HookResult(hook, 2, stderr=f"The SDK hook {problem}")
+            return HookResult(hook, None, problem=problem)
+        return HookResult(hook, 0, json.dumps(answer if isinstance(answer, dict) else {}))
 
     def payload(self, event: str, fields: dict[str, Any]) -> dict[str, Any]:
         """The JSON a hook of ``event`` reads on stdin."""
@@ -91,6 +145,8 @@ class HookRunner:
             data["prompt_id"] = self.prompt_id
         if self.mode is not None and event not in _NO_MODE_EVENTS:
             data["permission_mode"] = self.mode()
+        if self.effort is not None and event not in _NO_EFFORT_EVENTS:
+            data["effort"] = {"level": self.effort}
         data["hook_event_name"] = event
         for key, value in fields.items():
             data.setdefault(key, value)
@@ -103,6 +159,13 @@ class HookRunner:
                 for hook in group.commands:
                     commands.setdefault(hook.command, hook)  # the same command runs once
         return list(commands.values())
+
+
+def _response(hook_id: str, name: str, event: str, result: HookResult) -> HookResponse:
+    code = result.exit_code
+    outcome = "success" if code == 0 else "cancelled" if code is None else "error"
+    output = result.stdout + (f"\n{result.stderr}" if result.stderr else "") or result.problem
+    return HookResponse(hook_id, name, event, output, result.stdout, result.stderr, code, outcome)
 
 
 async def _run_command(

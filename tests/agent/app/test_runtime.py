@@ -147,7 +147,7 @@ def test_an_unreadable_session_is_a_startup_error(
     runtime.agent.append(user_text("hello"))
     runtime.close()
 
-    def unreadable(_path: Path) -> Any:
+    def unreadable(_path: Path, _until: str | None = None) -> Any:
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr("agent.sessions.session.read_records", unreadable)
