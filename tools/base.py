@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar, cast, get_args, get_origin
@@ -29,6 +30,10 @@ class ToolParams(BaseModel):
 
 P = TypeVar("P", bound=ToolParams)
 StrPath = str | os.PathLike[str]
+
+# The id of the tool_use being run, set by the tool runner around each call (one per task,
+# so calls running side by side each see their own); None outside a call.
+CURRENT_TOOL_USE: ContextVar[str | None] = ContextVar("ccx_current_tool_use", default=None)
 
 
 @dataclass
@@ -83,6 +88,8 @@ class Tool(Generic[P]):
     Params: ClassVar[type[ToolParams]]
     # Defensive default: a tool that forgets to say is treated as changing things.
     is_mutating: ClassVar[bool] = True
+    # Other names the model may call the tool by (Claude Code's older names, e.g. Task).
+    aliases: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

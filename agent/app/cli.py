@@ -229,6 +229,10 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
             list[str] | None,
             typer.Option("--mcp-config", help="MCP servers from a JSON file or a JSON string"),
         ] = None,
+        agents: Annotated[
+            str | None,
+            typer.Option("--agents", help='Subagents as JSON: {"name": {"description", "prompt"}}'),
+        ] = None,
         version: Annotated[
             bool, typer.Option("--version", "-v", help="Print the version and exit")
         ] = False,
@@ -280,6 +284,7 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
             session_id=session_id,
             fork_session=fork_session,
             mcp_config=mcp_config or [],
+            agents=agents,
         )
         holder["parsed"] = ParsedArgs(
             options,

@@ -210,6 +210,7 @@ PURPOSE_LABELS = {
     "agent": "agent turns",
     "summary": "compaction summaries",
     "notes": "session notes (background)",
+    "subagent": "subagents",
 }
 
 

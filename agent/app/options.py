@@ -44,6 +44,7 @@ class RunOptions:
     settings: str | None = None  # --settings: a settings file's path, or its JSON
     session_id: str | None = None  # --session-id: the new session's id (a UUID)
     fork_session: bool = False  # --fork-session: -c / -r continue in a new session
+    agents: str | None = None  # --agents: subagent definitions as JSON (agent.instructions.agents)
 
 
 def split_rules(values: list[str]) -> list[str]:

@@ -19,6 +19,7 @@ from agent.app.options import PERMISSION_MODES, RunOptions, StartupError
 from agent.app.sandbox_setup import build_sandbox
 from agent.app.session_hooks import SessionHooks
 from agent.app.session_setup import open_session, permission_gate
+from agent.app.subagents import Subagents
 from agent.core.events import EventSink, ModeChanged, Notice, SessionStarted
 from agent.core.locations import config_dir
 from agent.core.messages import Message
@@ -169,8 +170,10 @@ class Runtime:
         self.sandbox = build_sandbox(self.options, self.settings, self.gate, self.cwd)
         for text, level in self.sandbox.notices:
             self.emit_notice(text, level)
+        self.subagents = Subagents(self)
         self.tools = [
             *default_tools(sandbox=self.sandbox.policy, command_env=env_for_command),
+            self.subagents.tool(),
             SkillTool(self.skills, on_invoke=self._record_skill),
             ExitPlanModeTool(
                 lambda: self.plan.path,

@@ -91,6 +91,7 @@ class AgentConfig:
     request_extra: dict[str, Any] = field(default_factory=dict)
     # A model's context window and output limit (the runtime prefers the Models API's figures).
     limits: Callable[[str], ModelLimits] = limits_for
+    purpose: str = "agent"  # what the loop's requests count as in CostTracker.by_purpose
 
 
 class Agent:
@@ -108,7 +109,9 @@ class Agent:
         reminder_sources: list[Callable[[], list[str]]] | None = None,
         on_tool_results: Callable[[list[dict[str, Any]], Message], list[str]] | None = None,
         stop_hook: StopHook | None = None,
+        costs: CostTracker | None = None,
     ) -> None:
+        """``costs``: the tracker to count in (a subagent counts in its parent's)."""
         self.config = config
         self.model = config.model
         self.client = client
@@ -121,7 +124,7 @@ class Agent:
         self.reminder_sources = reminder_sources or []
         self.on_tool_results = on_tool_results
         self.stop_hook = stop_hook
-        self.costs = CostTracker()
+        self.costs = costs if costs is not None else CostTracker()
         self.turns_total = 0
         self._pending_reminders: list[str] = []
         self._checked_system: list[dict[str, Any]] | None = None
@@ -369,7 +372,8 @@ class Agent:
 
     def _record_usage(self, response: StreamedResponse) -> None:
         usage = response.usage
-        cost = self.costs.add(response.model or self.model, usage, response.duration_s)
+        model = response.model or self.model
+        cost = self.costs.add(model, usage, response.duration_s, purpose=self.config.purpose)
         self.emit(
             Usage(
                 input_tokens=usage.get("input_tokens", 0),
