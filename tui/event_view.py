@@ -20,6 +20,9 @@ from agent.core.events import (
     RequestStarted,
     ResponseDiscarded,
     SessionStarted,
+    SubagentEvent,
+    SubagentFinished,
+    SubagentStarted,
     TextDelta,
     ThinkingDelta,
     ToolFinished,
@@ -81,6 +84,10 @@ class EventView:
             )
         elif isinstance(event, PermissionDenied):
             transcript.tool_denied(event.tool_use_id, event.reason)
+        elif isinstance(event, (SubagentEvent, SubagentFinished)):
+            transcript.subagent_event(event)
+        elif isinstance(event, SubagentStarted):
+            self.status.show(f"Running the {event.agent_type} agent: {event.description}…")
         elif isinstance(event, ContextUpdate):
             self.show_state(event.state)
         elif isinstance(event, Usage):

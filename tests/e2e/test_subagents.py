@@ -247,3 +247,26 @@ def test_stream_json_shows_the_subagent_under_its_agent_call(ccx: Ccx) -> None:
     assert done["status"] == "completed" and done["task_id"] == nested[1]["agent_id"]
     top = [line for line in lines if line["type"] == "assistant" and not line["parent_tool_use_id"]]
     assert len(top) == 2
+
+
+def test_plain_repl_shows_a_compact_progress_line_per_subagent_call(ccx: Ccx) -> None:
+    """Piped stdin runs the plain REPL: the subagent's calls as dim lines under its Agent
+    call, then one line with its figures."""
+    readme = str(ccx.repo / "README.md")
+    ccx.api.on(
+        lambda r: "PLAIN" in first_user_text(r) and len(r.messages) == 1,
+        tool_reply(("Read", {"file_path": readme})),
+    )
+    ccx.api.on(
+        lambda r: "PLAIN" in first_user_text(r) and len(r.messages) > 1, text_reply("plain report")
+    )
+    ccx.api.add(tool_reply(agent_call("PLAIN: read the readme")), text_reply("Parent is done."))
+
+    run = ccx.run(stdin="delegate it\n")
+
+    assert run.returncode == 0, run.stderr
+    lines = [line.rstrip() for line in run.stdout.splitlines()]
+    start = lines.index("  ⎿ general-purpose: look around")
+    assert lines[start + 1] == "    ✓ Read README.md"
+    assert lines[start + 2].startswith("  ⎿ general-purpose completed · 1 tool use · ")
+    assert "✓ Agent" in lines[start + 3] and "Parent is done." in run.stdout
