@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from agent.fake_api import FakeApi, text_reply, tool_reply
+from agent.fake_api.recording import RecordedRequest
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import widget_text
+from tui.app import CcxApp
 from tui.widgets.tool_block import ToolBlock
 
 
-def briefed(marker: str, turn: int):  # noqa: ANN201  (a route predicate)
-    def match(request) -> bool:  # noqa: ANN001
+def briefed(marker: str, turn: int) -> Callable[[RecordedRequest], bool]:
+    """A route predicate: the subagent's request after ``turn`` rounds of its own."""
+
+    def match(request: RecordedRequest) -> bool:
         first = request.messages[0]["content"]
         text = first if isinstance(first, str) else " ".join(b.get("text", "") for b in first)
         return marker in text and len(request.messages) == 2 * turn + 1
@@ -55,11 +60,11 @@ async def test_subagent_calls_show_inside_the_agent_block(api: FakeApi, repo: Pa
     assert api.errors == []
 
 
-def _running_block(app) -> ToolBlock | None:  # noqa: ANN001
+def _running_block(app: CcxApp) -> ToolBlock | None:
     blocks = [b for b in app.query(ToolBlock) if b.status == "running"]
     return blocks[0] if blocks else None
 
 
-def _text_with(app, block: ToolBlock, needle: str) -> str | None:  # noqa: ANN001
+def _text_with(app: CcxApp, block: ToolBlock, needle: str) -> str | None:
     text = widget_text(app, block)
     return text if needle in text and block.status == "running" else None
