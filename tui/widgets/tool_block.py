@@ -132,6 +132,9 @@ class ToolBlock(Expandable):
             self.progress = AgentProgress()
         if isinstance(event, SubagentFinished):
             self.progress.finish(event)
+            if event.status == "interrupted":  # no result follows: the turn is over
+                self.status, self.summary = "error", "interrupted"
+                self.set_class(True, "-error")
         else:
             self.progress.observe(event.event)
         self.refresh_content()
