@@ -10,6 +10,8 @@ exceptions mean bugs.
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 import os
 from collections.abc import Callable
@@ -105,13 +107,13 @@ class Tool(Generic[P]):
 
     @classmethod
     def description(cls) -> str:
-        path = Path(__file__).with_name(f"{cls.name.lower()}.md")
-        return path.read_text(encoding="utf-8").strip()
+        return _description(cls.name)
 
     @classmethod
     def input_schema(cls) -> dict[str, Any]:
-        schema = cls.Params.model_json_schema(by_alias=True)
-        return _collapse_optional(_strip_titles(schema))
+        """The parameters' JSON schema (generated once per class: each subagent's tool list
+        is built afresh, and pydantic takes milliseconds per schema); a copy each call."""
+        return copy.deepcopy(_schema(cls.Params))
 
     @classmethod
     def to_api(cls) -> dict[str, Any]:
@@ -152,6 +154,16 @@ class Tool(Generic[P]):
 
     async def run(self, params: P, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError
+
+
+@functools.cache
+def _description(name: str) -> str:
+    return Path(__file__).with_name(f"{name.lower()}.md").read_text(encoding="utf-8").strip()
+
+
+@functools.cache
+def _schema(params: type[ToolParams]) -> dict[str, Any]:
+    return _collapse_optional(_strip_titles(params.model_json_schema(by_alias=True)))
 
 
 def one_line(text: str, limit: int | None = None) -> str:

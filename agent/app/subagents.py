@@ -215,7 +215,12 @@ class Subagents:
     def tools_for(self, definition: AgentDefinition) -> list[Tool]:
         """Fresh built-in tools and the session's others (Skill, MCP), as the definition lists."""
         rt = self.runtime
-        fresh = default_tools(sandbox=rt.sandbox.policy, command_env=env_for_command)
+        fresh = default_tools(command_env=env_for_command)
+        parent_bash = next((t for t in rt.tools if isinstance(t, BashTool)), None)
+        for tool in fresh:
+            if isinstance(tool, BashTool) and parent_bash is not None:
+                # Its own shell state, the session's sandbox (already warmed up).
+                tool.sandbox = parent_bash.sandbox
         names = {tool.name for tool in fresh}
         shared = [tool for tool in rt.tools if tool.name not in names]
         tools = [tool for tool in [*fresh, *shared] if tool.name not in WITHHELD]
