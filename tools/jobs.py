@@ -88,6 +88,7 @@ class JobRegistry:
         self.progress_interval_s = progress_interval_s
         self._jobs: dict[str, Job] = {}
         self._changed = asyncio.Event()
+        self.on_end: Callable[[Job], None] | None = None  # called once as each job ends
 
     # -- running jobs ---------------------------------------------------------------------
 
@@ -152,6 +153,8 @@ class JobRegistry:
         job.ended_at = time.time()
         job.done.set()
         self._signal()
+        if self.on_end is not None:
+            self.on_end(job)
 
     async def stop(self, job_id: str) -> Job:
         """Stop a running job and mark it killed. KeyError for an unknown id; a job that has
@@ -205,6 +208,16 @@ class JobRegistry:
 
     def running(self) -> list[Job]:
         return [job for job in self._jobs.values() if job.running]
+
+    def ended_unannounced(self) -> list[Job]:
+        """Jobs that ended and that the model has neither been told of nor read."""
+        return [
+            j for j in self._jobs.values() if not (j.running or j.announced or j.read_after_end)
+        ]
+
+    def unread(self) -> list[Job]:
+        """Jobs running, or ended and not read since: what a compaction must carry."""
+        return [job for job in self._jobs.values() if job.unread]
 
     def read_new(self, job_id: str, pattern: re.Pattern[str] | None = None) -> tuple[str, bool]:
         """The output written since the model last looked (lines matching ``pattern``, if
