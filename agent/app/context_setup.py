@@ -46,6 +46,8 @@ def build_context_manager(runtime: Runtime) -> ContextManager:
         plan_reminder=runtime.plan.reminder,
         excluded_paths=lambda: _excluded(runtime),
         background_tasks=lambda: _background(runtime),
+        background_jobs=runtime.jobs.unread,
+        agents_listing=runtime.subagents.listing,
         announcements=lambda: [*runtime.nested_instructions, *runtime.mcp.announcements()],
         run_hook=runtime.hooks.run,
         resolve_path=lambda path: normalize_path(runtime.tool_context.resolve(path)),

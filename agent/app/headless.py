@@ -209,7 +209,11 @@ async def _close(driver: SessionDriver) -> None:
 async def _run(driver: SessionDriver, prompt: str, output: HeadlessOutput) -> LineResult:
     await driver.start()
     output.send_init(driver)
-    return await driver.run(prompt)
+    result = await driver.run(prompt)
+    # Background jobs still running: wait, and tell the model as each ends (its last word wins).
+    while not result.is_error and (followed := await driver.follow_jobs()) is not None:
+        result = followed
+    return result
 
 
 def _result(

@@ -21,7 +21,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from agent.core.context_policy import ContextPolicy, NoContextPolicy
 from agent.core.conversation import Conversation, TranscriptLog
@@ -147,10 +147,13 @@ class Agent:
 
     # -- the turn ------------------------------------------------------------------------
 
-    async def submit(self, prompt: str | list[dict[str, Any]]) -> TurnOutcome:
-        """Run the user's prompt to the end of the model's work."""
+    async def submit(
+        self, prompt: str | list[dict[str, Any]], kind: Literal["prompt", "meta"] = "prompt"
+    ) -> TurnOutcome:
+        """Run the user's prompt to the end of the model's work (``kind`` "meta": a turn ccx
+        starts itself, e.g. to tell the model a background job ended)."""
         content = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
-        self.append(Message(role="user", content=content, kind="prompt"))
+        self.append(Message(role="user", content=content, kind=kind))
         turns = 0
         max_tokens = self.config.max_tokens
         continuations = stop_continues = 0
@@ -334,7 +337,7 @@ class Agent:
                 self._pending_reminders.extend(source())
             if self._pending_reminders:
                 message.content.append(
-                    {"type": "text", "text": _reminder_text(self._pending_reminders)}
+                    {"type": "text", "text": reminder_text(self._pending_reminders)}
                 )
                 self._pending_reminders.clear()
         self.conversation.append(message)
@@ -394,7 +397,7 @@ def _shows_text(response: StreamedResponse) -> bool:
     return any(block.get("type") in ("text", "thinking") for block in response.content)
 
 
-def _reminder_text(reminders: list[str]) -> str:
+def reminder_text(reminders: list[str]) -> str:
     return "<system-reminder>\n" + "\n".join(reminders) + "\n</system-reminder>"
 
 
