@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from agent.app.background_agents import start_in_background
 from agent.app.context_setup import build_subagent_context
 from agent.core.events import (
     Event,
@@ -75,6 +76,26 @@ class RunStats:
             )
 
 
+@dataclass(frozen=True)
+class Ended:
+    """How a subagent run ended: ``text`` is its report, or why it failed."""
+
+    status: str  # completed, failed
+    text: str
+    total_tokens: int
+    tool_uses: int
+    duration_ms: int
+
+    def report(self, agent_id: str) -> str:
+        """The tool result: the report, then its figures (as Claude Code gives them)."""
+        report = self.text or "(the agent finished without a report)"
+        return (
+            f"{report}\n\nagentId: {agent_id}\n"
+            f"<usage>total_tokens: {self.total_tokens}\ntool_uses: {self.tool_uses}\n"
+            f"duration_ms: {self.duration_ms}</usage>"
+        )
+
+
 def relay(emit: EventSink, tool_use_id: str, agent_id: str, stats: RunStats) -> EventSink:
     """The subagent's event sink: each event counted, then passed on under its Agent call."""
 
@@ -111,30 +132,47 @@ class Subagents:
                 f"Unknown subagent_type {kind!r}. Available agent types: {known}."
             )
         if params.run_in_background:
+            return start_in_background(self, definition, params, tool_use_id)
+        agent_id = "a" + uuid.uuid4().hex[:16]
+        ended = await self.run(definition, params, tool_use_id, agent_id)
+        if ended.status != "completed":
             return ToolResult.error(
-                "Background agents are not available in this session; call Agent again "
-                "without run_in_background to wait for the agent's report."
+                f"The {definition.name} agent failed before it could report: {ended.text}"
             )
-        return await self.run(definition, params, tool_use_id)
+        meta = {"agent_id": agent_id, "agent_type": definition.name, "tool_uses": ended.tool_uses}
+        return ToolResult(output=ended.report(agent_id), display=_first_line(ended.text), meta=meta)
 
     async def run(
-        self, definition: AgentDefinition, params: AgentParams, tool_use_id: str
-    ) -> ToolResult:
-        """One subagent to its end: its final text as the result, with its figures."""
+        self,
+        definition: AgentDefinition,
+        params: AgentParams,
+        tool_use_id: str,
+        agent_id: str,
+        background: bool = False,
+        on_event: EventSink | None = None,
+    ) -> Ended:
+        """One subagent to its end (its report, or why it failed); an interrupt propagates.
+        ``on_event`` also sees each of its events (a background agent's output file)."""
         emit = self.runtime.emit
-        agent_id = "a" + uuid.uuid4().hex[:16]
         stats = RunStats()
         started = time.perf_counter()
-        sub_emit = relay(emit, tool_use_id, agent_id, stats)
+        relayed = relay(emit, tool_use_id, agent_id, stats)
+        sub_emit = relayed if on_event is None else _both(relayed, on_event)
         emit(
             SubagentStarted(
-                tool_use_id, agent_id, definition.name, params.description, params.prompt
+                tool_use_id,
+                agent_id,
+                definition.name,
+                params.description,
+                params.prompt,
+                background,
             )
         )
         agent = self.build(definition, params, sub_emit, agent_id)
 
-        def finished(status: str, text: str) -> None:
+        def finished(status: str, text: str) -> Ended:
             took = round((time.perf_counter() - started) * 1000)
+            ended = Ended(status, text, stats.last_tokens, stats.tool_uses, took)
             emit(
                 SubagentFinished(
                     tool_use_id,
@@ -148,6 +186,7 @@ class Subagents:
                     round(stats.cost_usd, 6),
                 )
             )
+            return ended
 
         try:
             outcome = await agent.submit(params.prompt)
@@ -155,23 +194,10 @@ class Subagents:
             finished("interrupted", "")
             raise
         except (ApiError, MaxTurnsReached) as exc:
-            message = getattr(exc, "message", None) or str(exc)
-            finished("failed", message)
-            return ToolResult.error(
-                f"The {definition.name} agent failed before it could report: {message}"
-            )
+            return finished("failed", getattr(exc, "message", None) or str(exc))
         finally:
             _release(agent.runner.tools.values())
-        finished("completed", outcome.result)
-        report = outcome.result.strip() or "(the agent finished without a report)"
-        took = round((time.perf_counter() - started) * 1000)
-        text = (
-            f"{report}\n\nagentId: {agent_id}\n"
-            f"<usage>total_tokens: {stats.last_tokens}\ntool_uses: {stats.tool_uses}\n"
-            f"duration_ms: {took}</usage>"
-        )
-        meta = {"agent_id": agent_id, "agent_type": definition.name, "tool_uses": stats.tool_uses}
-        return ToolResult(output=text, display=_first_line(report), meta=meta)
+        return finished("completed", outcome.result.strip())
 
     def build(
         self, definition: AgentDefinition, params: AgentParams, emit: EventSink, agent_id: str
@@ -236,6 +262,14 @@ class Subagents:
             return await hooks.subagent_stop(active, last_text, agent_id, agent_type)
 
         return stop
+
+
+def _both(first: EventSink, second: EventSink) -> EventSink:
+    def sink(event: Event) -> None:
+        first(event)
+        second(event)
+
+    return sink
 
 
 def _release(tools: Iterable[Tool]) -> None:

@@ -8,7 +8,9 @@ user message (the Agent call's prompt), and answered by routes.
 from __future__ import annotations
 
 import json
+import re
 import sys
+import time
 from typing import Any
 
 from agent.fake_api import Fault, text_reply, tool_reply
@@ -270,3 +272,70 @@ def test_plain_repl_shows_a_compact_progress_line_per_subagent_call(ccx: Ccx) ->
     assert lines[start + 1] == "    ✓ Read README.md"
     assert lines[start + 2].startswith("  ⎿ general-purpose completed · 1 tool use · ")
     assert "✓ Agent" in lines[start + 3] and "Parent is done." in run.stdout
+
+
+def _job_id(request: RecordedRequest) -> str:
+    match = re.search(r"agentId: (a[0-9a-z]{8})", json.dumps(request.body))
+    assert match, "no agent id in the request"
+    return match.group(1)
+
+
+def test_background_agent_returns_at_once_and_the_model_is_told_when_it_ends(ccx: Ccx) -> None:
+    """run_in_background: the call answers with an id and an output file before the subagent
+    has its answer; the parent's turn ends; ccx -p waits for the job, tells the model (once),
+    and TaskOutput reads the agent's calls and report from its output file."""
+    readme = str(ccx.repo / "README.md")
+    ccx.api.on(
+        lambda r: "BACKGROUND" in first_user_text(r) and len(r.messages) == 1,
+        tool_reply(("Read", {"file_path": readme})),
+    )
+    ccx.api.on(
+        lambda r: "BACKGROUND" in first_user_text(r) and len(r.messages) > 1,
+        text_reply("background report: all fine", delay_s=1.5),
+    )
+    ccx.api.add(
+        tool_reply(agent_call("BACKGROUND: check", run_in_background=True)),
+        text_reply("Started it; waiting."),
+        lambda r: tool_reply(("TaskOutput", {"task_id": _job_id(r)})),
+        text_reply("The agent says all is fine."),
+    )
+
+    run = ccx.run("-p", "check in the background", "--output-format", "json")
+
+    assert run.returncode == 0, run.stderr
+    assert run.json()["result"] == "The agent says all is fine."
+    parent = [r for r in ccx.api.requests if "BACKGROUND" not in first_user_text(r)]
+    subagent = [r for r in ccx.api.requests if "BACKGROUND" in first_user_text(r)]
+    (started,) = tool_results(parent[1])
+    assert "running in the background" in result_text(started)
+    answered = subagent[-1].received_at + subagent[-1].server_seconds
+    assert parent[1].received_at < answered  # the call returned before the subagent was done
+    job_id = _job_id(parent[1])
+    told = json.dumps(parent[2].messages[-1])
+    assert f"<job-id>{job_id}</job-id>" in told and "<status>completed</status>" in told
+    (output,) = tool_results(parent[3])
+    assert "✓ Read README.md" in result_text(output)
+    assert "background report: all fine" in result_text(output)
+    assert json.dumps(parent[3].body).count("<job-notification>") == 1  # told once
+    assert run.json()["cost_by_purpose"]["subagent"]["requests"] == 2
+
+
+def test_task_stop_ends_a_background_agent(ccx: Ccx) -> None:
+    """TaskStop on a background agent cancels it mid-request: the job is killed, the model
+    is told so, and the run does not wait for the subagent's (30 s) answer."""
+    ccx.api.on(briefed("FOREVER"), text_reply("too late", delay_s=30))
+    ccx.api.add(
+        tool_reply(agent_call("FOREVER: take your time", run_in_background=True)),
+        lambda r: tool_reply(("TaskStop", {"task_id": _job_id(r)})),
+        text_reply("Stopped it."),
+    )
+
+    started = time.monotonic()
+    run = ccx.run("-p", "start and stop", "--output-format", "json")
+
+    assert run.returncode == 0, run.stderr
+    assert time.monotonic() - started < 20
+    assert run.json()["result"] == "Stopped it."
+    (stopped,) = tool_results(ccx.api.requests[-1])
+    assert not stopped.get("is_error"), stopped
+    assert "stop" in result_text(stopped).lower()

@@ -108,6 +108,7 @@ class PlainRenderer:
         self._wrap = StreamWrapper(lambda: self.console.width)
         self._running: dict[str, asyncio.TimerHandle] = {}
         self._tool_labels: dict[str, tuple[str, str]] = {}  # tool_use id -> (name, words)
+        self._background_agents: set[str] = set()  # their calls are not shown, their end is
         self._compaction_started: float | None = None
         self._ticker: asyncio.Task[None] | None = None
 
@@ -196,10 +197,15 @@ class PlainRenderer:
 
     def _on_SubagentStarted(self, event: SubagentStarted) -> None:
         self.quiet_running(event.tool_use_id)
+        if event.background:  # its calls would land among the parent's lines: its end only
+            self._background_agents.add(event.agent_id)
+            return
         self.line(f"  ⎿ {event.agent_type}: {event.description}", "dim")
 
     def _on_SubagentEvent(self, event: SubagentEvent) -> None:
         inner = event.event
+        if event.agent_id in self._background_agents:
+            return
         if isinstance(inner, ToolStarted):
             self._tool_labels[inner.tool_use_id] = (inner.name, call_words(inner.name, inner.label))
         elif isinstance(inner, ToolFinished):

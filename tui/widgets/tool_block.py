@@ -147,6 +147,8 @@ class ToolBlock(Expandable):
         elif self.tool_name == "Bash":
             code = meta.get("exit_code")
             self.summary = f"exit {code}" if code not in (None, 0) else ""
+        elif self.progress is not None and meta.get("background"):
+            self.summary = first_line(display)  # it runs on: /tasks follows it
         elif self.progress is not None:
             self.summary = self.progress.figures()
             preview = preview.split("\n\nagentId: ")[0]  # the report, without its figures
