@@ -20,10 +20,13 @@ GENERAL_PURPOSE = "general-purpose"
 
 
 class AgentParams(ToolParams):
-    description: str = Field(description="A short (3-5 word) description of the task")
-    prompt: str = Field(description="The task for the agent to perform")
+    description: str = Field(description="Three to five words naming the task, for the user")
+    prompt: str = Field(
+        description="The agent's complete brief: what to do, what is known, what to report"
+    )
     subagent_type: str | None = Field(
-        default=None, description="The type of specialized agent to use for this task"
+        default=None,
+        description="Which of the agent types listed above to run (general-purpose if omitted)",
     )
     model: Literal["sonnet", "opus", "haiku"] | None = Field(
         default=None,
