@@ -15,6 +15,7 @@ from typing import Any
 
 from agent.fake_api import Fault, text_reply, tool_reply
 from agent.fake_api.recording import RecordedRequest
+from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from tests.e2e.conftest import Ccx
 
 SECRET = "PARENT-SECRET-4711"
@@ -339,3 +340,54 @@ def test_task_stop_ends_a_background_agent(ccx: Ccx) -> None:
     (stopped,) = tool_results(ccx.api.requests[-1])
     assert not stopped.get("is_error"), stopped
     assert "stop" in result_text(stopped).lower()
+
+
+def test_a_subagent_manages_its_own_context(ccx: Ccx) -> None:
+    """Eight big reads overflow a 30K window inside the subagent: its own context manager
+    clears or compacts them (the parent's secret never reaches its summary request), and none
+    of that reaches the parent, which gets the report alone."""
+    body = "value = 1\n" * 1_500
+    for index in range(8):
+        (ccx.repo / f"big{index}.py").write_text(body)
+    ccx.api.on(
+        lambda r: SUMMARY_MARK in r.last_user_text(),
+        text_reply("<summary>read big files</summary>"),
+    )
+    for index in range(8):
+        ccx.api.on(
+            lambda r, i=index: "BIGREAD" in first_user_text(r) and _reads_done(r) == i,
+            tool_reply(("Read", {"file_path": str(ccx.repo / f"big{index}.py")})),
+        )
+    ccx.api.on(
+        lambda r: "BIGREAD" in first_user_text(r) and _reads_done(r) >= 8,
+        text_reply("eight files of value = 1"),
+    )
+    ccx.api.add(tool_reply(agent_call("BIGREAD: read big0.py to big7.py")), text_reply("ok"))
+
+    run = ccx.run("-p", f"{SECRET} go", "--output-format", "json", "--autocompact", "30000")
+
+    assert run.returncode == 0, run.stderr
+    assert ccx.api.errors == []
+    lines = lambda r: json.dumps(r.body).count("value = 1")  # noqa: E731
+    subagent = [r for r in ccx.api.requests if "BIGREAD" in first_user_text(r)]
+    assert lines(subagent[-1]) < 8 * 1_500  # cleared or summarized, not all kept
+    for request in ccx.api.requests:
+        if SUMMARY_MARK in request.last_user_text():
+            assert SECRET not in json.dumps(request.body)
+    parent = [
+        r for r in ccx.api.requests if r not in subagent and SUMMARY_MARK not in r.last_user_text()
+    ]
+    assert all(lines(r) == 0 for r in parent[:-1])
+    assert "eight files of value = 1" in json.dumps(parent[-1].messages[-1])
+    assert run.json()["compactions"] == []  # the parent's own context was never compacted
+
+
+def _reads_done(request: RecordedRequest) -> int:
+    """How many Read calls the subagent's conversation holds (cleared ones included)."""
+    return sum(
+        1
+        for message in request.messages
+        if message["role"] == "assistant"
+        for block in message["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_use"
+    )
