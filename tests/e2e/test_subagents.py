@@ -391,3 +391,36 @@ def _reads_done(request: RecordedRequest) -> int:
         for block in message["content"]
         if isinstance(block, dict) and block.get("type") == "tool_use"
     )
+
+
+def test_after_a_compaction_the_running_agent_and_the_agents_list_come_back_once(
+    ccx: Ccx,
+) -> None:
+    """/compact while a background agent runs: the next request names the agent's job once
+    (description, running, output file) and carries the list of available agents once in its
+    messages (the Agent tool's description says it too)."""
+    agents = ccx.repo / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "scout.md").write_text("---\ndescription: Finds things\n---\nYou find things.\n")
+    ccx.api.on(briefed("SLOWSCOUT"), text_reply("much later", delay_s=30))
+    ccx.api.add(
+        tool_reply(agent_call("SLOWSCOUT: look", subagent_type="scout", run_in_background=True)),
+        text_reply("Started the scout."),
+        text_reply("<analysis>a</analysis><summary>The user sent a scout.</summary>"),
+        text_reply("It is still looking."),
+    )
+
+    run = ccx.run("--plain", stdin="send a scout\n/compact\nis it back?\n")
+
+    assert run.returncode == 0, run.stderr
+    parent = [r for r in ccx.api.requests if "SLOWSCOUT" not in first_user_text(r)]
+    job_id = _job_id(parent[1])
+    after = parent[-1]
+    assert SUMMARY_MARK in parent[-2].last_user_text() and "is it back?" in after.last_user_text()
+    lines = [line for line in after.all_text().splitlines() if f"- {job_id} (" in line]
+    assert len(lines) == 1, lines
+    assert "look around" in lines[0] and "running" in lines[0] and ".output" in lines[0]
+    messages = json.dumps(after.messages)
+    assert messages.count("- scout: Finds things (Tools: all tools)") == 1
+    assert messages.count("Available agent types") == 1
+    assert "Available agent types" not in json.dumps(parent[0].messages)
