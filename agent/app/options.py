@@ -45,6 +45,7 @@ class RunOptions:
     session_id: str | None = None  # --session-id: the new session's id (a UUID)
     fork_session: bool = False  # --fork-session: -c / -r continue in a new session
     agents: str | None = None  # --agents: subagent definitions as JSON (agent.instructions.agents)
+    subagents: bool = True  # False: no Agent tool (the demo, whose tiny window is all spoken for)
 
 
 def split_rules(values: list[str]) -> list[str]:

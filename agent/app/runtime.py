@@ -175,7 +175,7 @@ class Runtime:
         self.subagents = Subagents(self)
         self.tools = [
             *default_tools(self.sandbox.policy, env_for_command, self.jobs),
-            self.subagents.tool(),
+            *self.subagents.tools(),
             SkillTool(self.skills, on_invoke=self._record_skill),
             ExitPlanModeTool(
                 lambda: self.plan.path,

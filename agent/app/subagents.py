@@ -115,11 +115,14 @@ class Subagents:
         for warning in self.definitions.warnings:
             runtime.emit_notice(warning)
 
-    def tool(self) -> AgentTool:
-        return AgentTool(self.launch, self.listing)
+    def tools(self) -> list[Tool]:
+        """The Agent tool, unless the session runs without subagents."""
+        return [AgentTool(self.launch, self.listing)] if self.runtime.options.subagents else []
 
     def listing(self) -> str:
         """The available agent types, for the tool description and after a compaction."""
+        if not self.runtime.options.subagents:
+            return ""
         return agents_listing(self.definitions.values())
 
     async def launch(self, params: AgentParams, tool_use_id: str) -> ToolResult:
