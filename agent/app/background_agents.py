@@ -82,7 +82,13 @@ async def _run(
     output = _Output(job, jobs)
     try:
         ended = await subagents.run(
-            definition, params, tool_use_id, job.id, background=True, on_event=output.observe
+            definition,
+            params,
+            tool_use_id,
+            job.id,
+            background=True,
+            on_event=output.observe,
+            output_file=str(job.output_path),
         )
     except asyncio.CancelledError:
         output.write("(stopped before it finished)\n")

@@ -120,6 +120,7 @@ class HeadlessOutput:
                 permission_mode=driver.mode,
                 slash_commands=[name for name, _help in driver.commands()],
                 skills=[skill.name for skill in runtime.skills],
+                agents=list(runtime.subagents.definitions) if runtime.options.subagents else [],
                 version=__version__,
             )
         )

@@ -20,7 +20,7 @@ import time
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent.app.background_agents import start_in_background
 from agent.app.context_setup import build_subagent_context
@@ -33,7 +33,13 @@ from agent.core.events import (
     ToolFinished,
     Usage,
 )
-from agent.instructions.agents import AgentDefinition, agents_listing, discover_agents
+from agent.instructions.agents import (
+    AgentDefinition,
+    AgentDefinitions,
+    agents_listing,
+    discover_agents,
+    parse_agents,
+)
 from agent.loop.agent import Agent, AgentConfig, MaxTurnsReached
 from agent.loop.stop_hooks import StopHook
 from agent.loop.tool_hooks import ToolHooks
@@ -119,6 +125,21 @@ class Subagents:
         """The Agent tool, unless the session runs without subagents."""
         return [AgentTool(self.launch, self.listing)] if self.runtime.options.subagents else []
 
+    def add_json(self, agents: dict[str, Any]) -> None:
+        """Agents given as JSON after start-up (the Agent SDK's initialize request): they take
+        precedence, as --agents does, and the tool list the model is sent says so."""
+        warnings: list[str] = []
+        given = AgentDefinitions()
+        for definition in parse_agents(agents, "the SDK's agents", warnings):
+            given.offer(definition)
+        for definition in self.definitions.values():
+            given.offer(definition)
+        given.warnings = [*self.definitions.warnings, *warnings]
+        self.definitions = given
+        for warning in warnings:
+            self.runtime.emit_notice(warning)
+        self.runtime.agent.tools_api = self.runtime.runner.api_tools()
+
     def listing(self) -> str:
         """The available agent types, for the tool description and after a compaction."""
         if not self.runtime.options.subagents:
@@ -153,6 +174,7 @@ class Subagents:
         agent_id: str,
         background: bool = False,
         on_event: EventSink | None = None,
+        output_file: str = "",
     ) -> Ended:
         """One subagent to its end (its report, or why it failed); an interrupt propagates.
         ``on_event`` also sees each of its events (a background agent's output file)."""
@@ -187,6 +209,7 @@ class Subagents:
                     stats.tool_uses,
                     took,
                     round(stats.cost_usd, 6),
+                    output_file,
                 )
             )
             return ended

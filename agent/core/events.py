@@ -267,3 +267,4 @@ class SubagentFinished(Event):
     tool_uses: int = 0
     duration_ms: int = 0
     cost_usd: float = 0.0
+    output_file: str = ""  # a background agent's output file

@@ -128,15 +128,21 @@ def parse_agents_json(text: str, warnings: list[str]) -> list[AgentDefinition]:
     if not isinstance(data, dict):
         warnings.append("--agents must be a JSON object of agents by name; ignored.")
         return []
+    return parse_agents(data, "--agents", warnings)
+
+
+def parse_agents(data: dict[str, Any], source: str, warnings: list[str]) -> list[AgentDefinition]:
+    """Agents as a mapping of name -> {description, prompt, tools, model} (``--agents``, the
+    Agent SDK's ``agents``); an entry that cannot be used is skipped with a warning."""
     definitions = []
     for name, spec in data.items():
         try:
             if not isinstance(spec, dict):
                 raise ValueError("expected an object")
             meta = {**spec, "name": name}
-            definitions.append(definition_from(meta, str(spec.get("prompt", "")), "--agents"))
+            definitions.append(definition_from(meta, str(spec.get("prompt", "")), source))
         except ValueError as exc:
-            warnings.append(f"--agents entry {name!r} is malformed ({exc}); skipped.")
+            warnings.append(f"{source} entry {name!r} is malformed ({exc}); skipped.")
     return definitions
 
 

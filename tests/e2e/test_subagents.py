@@ -424,3 +424,53 @@ def test_after_a_compaction_the_running_agent_and_the_agents_list_come_back_once
     assert messages.count("- scout: Finds things (Tools: all tools)") == 1
     assert messages.count("Available agent types") == 1
     assert "Available agent types" not in json.dumps(parent[0].messages)
+
+
+def test_the_agent_sdk_defines_an_agent_and_sees_its_messages_under_the_call(ccx: Ccx) -> None:
+    """claude-agent-sdk's `agents` option (sent in its initialize request) defines an agent;
+    the SDK parses the subagent's messages with parent_tool_use_id set to the Agent call."""
+    import asyncio
+
+    from claude_agent_sdk import AgentDefinition, AssistantMessage, ClaudeAgentOptions, query
+
+    from tests.e2e.conftest import CCX
+
+    scout = lambda r: "You are SDK-SCOUT" in system_text(r)  # noqa: E731
+    ccx.api.on(scout, text_reply("scouted"))
+    ccx.api.add(
+        tool_reply(
+            (
+                "Agent",
+                {"description": "scout", "prompt": "go", "subagent_type": "sdk-scout"},
+                "toolu_sdkcall",
+            )
+        ),
+        text_reply("The scout is back."),
+    )
+    options = ClaudeAgentOptions(
+        cli_path=CCX,
+        cwd=str(ccx.repo),
+        env=dict(ccx.env),
+        agents={
+            "sdk-scout": AgentDefinition(
+                description="Scouts", prompt="You are SDK-SCOUT.", tools=["Read"]
+            )
+        },
+    )
+
+    async def collect() -> list[Any]:
+        return [m async for m in query(prompt="send the scout", options=options)]
+
+    messages = asyncio.run(collect())
+    (request,) = [r for r in ccx.api.requests if scout(r)]
+    assert tool_names(request) == ["Read"]
+    nested = [
+        m
+        for m in messages
+        if isinstance(m, AssistantMessage) and m.parent_tool_use_id == "toolu_sdkcall"
+    ]
+    assert [m.content[0].text for m in nested] == ["scouted"]  # type: ignore[union-attr]
+    listing = next(
+        t["description"] for t in ccx.api.requests[0].body["tools"] if t["name"] == "Agent"
+    )
+    assert "- sdk-scout: Scouts (Tools: Read)" in listing

@@ -48,6 +48,7 @@ def init_message(
     skills: list[str],
     version: str,
     mcp_servers: list[dict[str, Any]] | None = None,
+    agents: list[str] | None = None,
 ) -> dict[str, Any]:
     """``system``/``init``: what the session runs with, before its first assistant message."""
     return {
@@ -64,7 +65,7 @@ def init_message(
         "claude_code_version": version,
         "ccx_version": version,
         "output_style": "default",
-        "agents": [],
+        "agents": agents or [],
         "skills": skills,
         "plugins": [],
         "uuid": new_uuid(),

@@ -118,6 +118,8 @@ class StreamSession:
         driver = self.driver
         assert driver is not None  # input is read only once the session is built
         if subtype == "initialize":
+            if isinstance(agents := request.get("agents"), dict):  # the Agent SDK's `agents`
+                driver.runtime.subagents.add_json(agents)
             return self._initialize(driver)
         if subtype == "interrupt":
             if self.turn is not None and not self.turn.done():

@@ -63,6 +63,7 @@ def _finished(event: SubagentFinished, session_id: str) -> dict[str, Any]:
         "task_id": event.agent_id,
         "tool_use_id": event.tool_use_id,
         "status": event.status,
+        "output_file": event.output_file,
         "summary": event.result[:2000],
         "usage": {
             "total_tokens": event.total_tokens,
