@@ -183,35 +183,16 @@ class Subagents:
         started = time.perf_counter()
         relayed = relay(emit, tool_use_id, agent_id, stats)
         sub_emit = relayed if on_event is None else _both(relayed, on_event)
-        emit(
-            SubagentStarted(
-                tool_use_id,
-                agent_id,
-                definition.name,
-                params.description,
-                params.prompt,
-                background,
-            )
-        )
+        kind = definition.name
+        brief = (params.description, params.prompt, background)
+        emit(SubagentStarted(tool_use_id, agent_id, kind, *brief))
         agent = self.build(definition, params, sub_emit, agent_id)
 
         def finished(status: str, text: str) -> Ended:
             took = round((time.perf_counter() - started) * 1000)
             ended = Ended(status, text, stats.last_tokens, stats.tool_uses, took)
-            emit(
-                SubagentFinished(
-                    tool_use_id,
-                    agent_id,
-                    definition.name,
-                    status,
-                    text,
-                    stats.last_tokens,
-                    stats.tool_uses,
-                    took,
-                    round(stats.cost_usd, 6),
-                    output_file,
-                )
-            )
+            figures = (ended.total_tokens, ended.tool_uses, took, round(stats.cost_usd, 6))
+            emit(SubagentFinished(tool_use_id, agent_id, kind, status, text, *figures, output_file))
             return ended
 
         try:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-import time
 from typing import Any
 
 from agent.fake_api import Fault, text_reply, tool_reply
@@ -99,10 +98,10 @@ def test_subagent_sees_only_its_brief_and_reports_back(ccx: Ccx) -> None:
 
 
 def test_four_agent_calls_in_one_message_run_at_the_same_time(ccx: Ccx) -> None:
-    """Concurrency: each subagent's request waits a second at the server; all four arrive
-    before the first is answered, and each result goes back to its own call."""
+    """Concurrency: each subagent's request waits 3 s at the server; all four arrive before
+    the first is answered, and each result goes back to its own call."""
     for n in range(4):
-        ccx.api.on(briefed(f"PART-{n}"), text_reply(f"report {n}", delay_s=1.0))
+        ccx.api.on(briefed(f"PART-{n}"), text_reply(f"report {n}", delay_s=3.0))
     calls = [(*agent_call(f"PART-{n}: do part {n}"), f"toolu_part{n}") for n in range(4)]
     ccx.api.add(tool_reply(*calls), text_reply("All four parts done."))
 
@@ -112,7 +111,7 @@ def test_four_agent_calls_in_one_message_run_at_the_same_time(ccx: Ccx) -> None:
     subagent = [r for r in ccx.api.requests if "PART-" in first_user_text(r)]
     assert len(subagent) == 4
     arrivals = sorted(r.received_at for r in subagent)
-    assert arrivals[-1] - arrivals[0] < 1.0  # run one after another, they would be 1 s apart
+    assert arrivals[-1] - arrivals[0] < 3.0  # run one after another, 3 s apart at least
     results = {b["tool_use_id"]: result_text(b) for b in tool_results(ccx.api.requests[-1])}
     for n in range(4):
         assert f"report {n}" in results[f"toolu_part{n}"]
@@ -323,19 +322,18 @@ def test_background_agent_returns_at_once_and_the_model_is_told_when_it_ends(ccx
 
 def test_task_stop_ends_a_background_agent(ccx: Ccx) -> None:
     """TaskStop on a background agent cancels it mid-request: the job is killed, the model
-    is told so, and the run does not wait for the subagent's (30 s) answer."""
-    ccx.api.on(briefed("FOREVER"), text_reply("too late", delay_s=30))
+    is told so, and `ccx -p` does not wait for the subagent's answer (two minutes away: the
+    run's 100 s timeout would expire first)."""
+    ccx.api.on(briefed("FOREVER"), text_reply("too late", delay_s=120))
     ccx.api.add(
         tool_reply(agent_call("FOREVER: take your time", run_in_background=True)),
         lambda r: tool_reply(("TaskStop", {"task_id": _job_id(r)})),
         text_reply("Stopped it."),
     )
 
-    started = time.monotonic()
-    run = ccx.run("-p", "start and stop", "--output-format", "json")
+    run = ccx.run("-p", "start and stop", "--output-format", "json", timeout=100)
 
     assert run.returncode == 0, run.stderr
-    assert time.monotonic() - started < 20
     assert run.json()["result"] == "Stopped it."
     (stopped,) = tool_results(ccx.api.requests[-1])
     assert not stopped.get("is_error"), stopped

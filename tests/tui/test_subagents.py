@@ -33,7 +33,7 @@ async def test_subagent_calls_show_inside_the_agent_block(api: FakeApi, repo: Pa
     api.on(briefed("NESTED", 1), tool_reply(reads[1]))
     api.on(briefed("NESTED", 2), tool_reply(("Glob", {"pattern": "*.md"})))
     api.on(briefed("NESTED", 3), tool_reply(("Grep", {"pattern": "RETRY"})))
-    api.on(briefed("NESTED", 4), text_reply("The limit is 3, set in src/app.py.", delay_s=1.5))
+    api.on(briefed("NESTED", 4), text_reply("The limit is 3, set in src/app.py.", delay_s=3.0))
     api.add(
         tool_reply(("Agent", {"description": "find the limit", "prompt": "NESTED: find it"})),
         text_reply("A subagent found it: 3."),
