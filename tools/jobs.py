@@ -88,7 +88,7 @@ class JobRegistry:
         self.progress_interval_s = progress_interval_s
         self._jobs: dict[str, Job] = {}
         self._changed = asyncio.Event()
-        self.on_end: Callable[[Job], None] | None = None  # called once as each job ends
+        self.end_listeners: list[Callable[[Job], None]] = []  # each called once as a job ends
 
     # -- running jobs ---------------------------------------------------------------------
 
@@ -153,8 +153,9 @@ class JobRegistry:
         job.ended_at = time.time()
         job.done.set()
         self._signal()
-        if self.on_end is not None:
-            self.on_end(job)
+        for listener in list(self.end_listeners):
+            with contextlib.suppress(Exception):  # a listener's bug must not leave a job running
+                listener(job)
 
     async def stop(self, job_id: str) -> Job:
         """Stop a running job and mark it killed. KeyError for an unknown id; a job that has

@@ -23,7 +23,7 @@ def build_jobs(folder: Path | None, emit: EventSink) -> JobRegistry:
         level = "info" if job.status == "completed" else "warning"
         emit(Notice(f"{job_summary(job)} ({job.id}; output: {job.output_path})", level))
 
-    jobs.on_end = ended
+    jobs.end_listeners.append(ended)
     return jobs
 
 

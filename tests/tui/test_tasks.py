@@ -35,3 +35,27 @@ async def test_tasks_dialog_lists_jobs_and_stops_one_from_the_keyboard(
         await wait_for(pilot, lambda: "killed" in screen_text(app))
         assert not isinstance(app.screen, TasksScreen)  # nothing running: the list, no dialog
     assert api.errors == []
+
+
+async def test_a_job_ending_while_the_app_is_idle_is_told_to_the_model_at_once(
+    api: FakeApi, repo: Path
+) -> None:
+    tool_input = {
+        "command": "sleep 0.5; echo built",
+        "description": "build",
+        "run_in_background": True,
+    }
+    api.add(
+        tool_reply(("Bash", tool_input)), text_reply("Started."), text_reply("The build is done.")
+    )
+    app = make_app(repo, permission_mode="bypassPermissions")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await submit(pilot, "build it in the background")
+        await wait_for(pilot, lambda: "The build is done." in screen_text(app))
+        await wait_idle(pilot)
+    assert len(api.requests) == 3
+    told = api.requests[-1]
+    assert "<job-notification>" in told.last_user_text()
+    assert "<status>completed</status>" in told.last_user_text()
+    assert told.all_text().count("<job-notification>") == 1
+    assert api.errors == []
