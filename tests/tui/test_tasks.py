@@ -10,6 +10,8 @@ from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_text
 from tui.screens.tasks import TasksScreen
 
+SLOW_S = 60.0  # the first turn of an app on a loaded machine (CI, several runs at once)
+
 
 async def test_tasks_dialog_lists_jobs_and_stops_one_from_the_keyboard(
     api: FakeApi, repo: Path
@@ -21,7 +23,7 @@ async def test_tasks_dialog_lists_jobs_and_stops_one_from_the_keyboard(
     app = make_app(repo, permission_mode="bypassPermissions")
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "start the docs server")
-        await wait_idle(pilot)
+        await wait_idle(pilot, SLOW_S)
         await wait_for(pilot, lambda: pid_file.exists() and pid_file.read_text().strip())
         pid = int(pid_file.read_text())
         assert alive(pid)
@@ -51,8 +53,8 @@ async def test_a_job_ending_while_the_app_is_idle_is_told_to_the_model_at_once(
     app = make_app(repo, permission_mode="bypassPermissions")
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "build it in the background")
-        await wait_for(pilot, lambda: "The build is done." in screen_text(app))
-        await wait_idle(pilot)
+        await wait_for(pilot, lambda: "The build is done." in screen_text(app), SLOW_S)
+        await wait_idle(pilot, SLOW_S)
     assert len(api.requests) == 3
     told = api.requests[-1]
     assert "<job-notification>" in told.last_user_text()
