@@ -36,6 +36,7 @@ class CappedFile:
         self.written = 0
         self.dropped = 0
         self.on_line = on_line
+        self.last_line = ""
         self._file: BinaryIO | None = path.open("wb")
 
     def feed(self, chunk: bytes) -> None:
@@ -51,6 +52,7 @@ class CappedFile:
             self.written += len(part)
         line = _last_line(chunk)
         if line:
+            self.last_line = line
             self.on_line(line)
 
     def close(self) -> None:
@@ -100,6 +102,8 @@ async def start_background(
         kill=command.kill, tool_use_id=tool_use_id,
     )  # fmt: skip
     command.job = job
+    if sink.last_line:  # output that arrived before the job was registered
+        registry.report_progress(job_id, sink.last_line)
     command.task = asyncio.create_task(command.supervise(timeout_ms), name=f"ccx-job-{job_id}")
     return job
 

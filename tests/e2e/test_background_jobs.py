@@ -185,3 +185,30 @@ def test_a_background_command_is_gated_like_a_foreground_one(ccx: Ccx) -> None:
     assert "denied" in str(ccx.api.requests[-1].messages[-1]["content"][0]["content"])
     time.sleep(0.3)
     assert not marker.exists()
+
+
+def test_a_long_job_with_new_output_is_mentioned_at_most_once_an_interval(ccx: Ccx) -> None:
+    ccx.env["CCX_JOB_PROGRESS_INTERVAL_S"] = "0.5"
+    go = ccx.repo / "go"
+
+    def waiting(_request: RecordedRequest) -> Any:
+        go.touch()  # the build may finish once this turn is over
+        return text_reply("Waiting for the build.")
+
+    command = f"echo compiling a; while [ ! -f {go} ]; do sleep 0.05; done; echo linked"
+    ccx.api.add(
+        background(command, "build"),
+        tool_reply(("Bash", {"command": "sleep 1"})),
+        tool_reply(("Bash", {"command": "true"})),
+        waiting,
+        text_reply("The build finished."),
+    )
+    run = ccx.run("-p", "build it", "--output-format", "json", *BYPASS)
+    assert run.returncode == 0, run.stderr
+    assert run.json()["result"] == "The build finished."
+    progress = [
+        r for r in ccx.api.requests if "is still running and has written" in r.last_user_text()
+    ]
+    assert len(progress) == 1  # new output once; nothing new after that until it ended
+    assert "compiling a" in progress[0].last_user_text()
+    assert "<status>completed</status>" in ccx.api.requests[-1].last_user_text()
