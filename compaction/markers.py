@@ -51,4 +51,6 @@ def _describe(tool: str, params: dict[str, Any]) -> str:
         return f"{tool} `{params.get('pattern', '')}`"
     if tool in ("Edit", "Write"):
         return f"{tool} of {params.get('file_path', '?')}"
+    if tool == "TaskOutput":  # the job's whole output stays in its output file
+        return f"TaskOutput of job {params.get('task_id', '?')}"
     return tool

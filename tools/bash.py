@@ -127,13 +127,7 @@ class BashTool(Tool[BashParams]):
         background = bool(params.run_in_background)
         if background and self.jobs is None:
             return ToolResult.error("Background commands are not available in this session.")
-        default, most = DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
-        if background:
-            default, most = DEFAULT_BACKGROUND_TIMEOUT_MS, MAX_BACKGROUND_TIMEOUT_MS
-        timeout_ms = params.timeout or default
-        if timeout_ms > most:
-            notes.append(f"The timeout {timeout_ms} ms is above the maximum; used {most} ms.")
-            timeout_ms = most
+        timeout_ms = _timeout(params.timeout, background, notes)
         cwd = self._start_dir(ctx, notes)
         self.background_tasks()  # forget ended groups: the guardian must not kill a reused id
         sandbox = None if params.dangerouslyDisableSandbox else self.sandbox
@@ -322,6 +316,18 @@ class BashTool(Tool[BashParams]):
             "display": display,
         }
         return ToolResult(output=output, display=display, is_error=bool(status), meta=meta)
+
+
+def _timeout(asked: int | None, background: bool, notes: list[str]) -> int:
+    """The timeout to use, in ms: the default when none was asked, lowered to the maximum."""
+    default, most = DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
+    if background:
+        default, most = DEFAULT_BACKGROUND_TIMEOUT_MS, MAX_BACKGROUND_TIMEOUT_MS
+    timeout_ms = asked or default
+    if timeout_ms > most:
+        notes.append(f"The timeout {timeout_ms} ms is above the maximum; used {most} ms.")
+        timeout_ms = most
+    return timeout_ms
 
 
 def _sandbox_failed(exc: BaseException) -> str:

@@ -36,6 +36,7 @@ class CappedFile:
         self.written = 0
         self.dropped = 0
         self.on_line = on_line
+        self.last_line = ""
         self._file: BinaryIO | None = path.open("wb")
 
     def feed(self, chunk: bytes) -> None:
@@ -51,6 +52,7 @@ class CappedFile:
             self.written += len(part)
         line = _last_line(chunk)
         if line:
+            self.last_line = line
             self.on_line(line)
 
     def close(self) -> None:
@@ -81,8 +83,8 @@ async def start_background(
     """Start ``argv`` as a background job and return it, running.
 
     ``on_end(job, group)`` runs when it has ended; ``group`` is the process group when
-    processes the command started still hold its output open (else None). Raises OSError when the program cannot be started,
-    SubprocessError when ``preexec`` failed in the child.
+    processes the command started still hold its output open (else None). Raises OSError
+    when the program cannot be started, SubprocessError when ``preexec`` failed in the child.
     """
     job_id = registry.new_id("bash")
     path = registry.output_path(job_id)
@@ -90,59 +92,79 @@ async def start_background(
     limit = int(os.environ.get("CCX_JOB_OUTPUT_MAX_BYTES", "") or MAX_OUTPUT_BYTES)
     sink = CappedFile(path, limit, lambda line: registry.report_progress(job_id, line))
     try:
-        started = await run_process(argv, cwd, env, sink, preexec)
+        proc, closed, transport = await run_process(argv, cwd, env, sink, preexec)
     except BaseException:
         sink.close()
         raise
-    proc, closed, transport = started
-    pgid = proc.pid
-    supervisor: asyncio.Task[None] | None = None
-    stopping: list[bool] = []  # set by stop(): the end is "killed", whatever the exit status
-
-    async def stop() -> None:
-        stopping.append(True)
-        await kill_group(pgid, closed)
-        if supervisor is not None:
-            await asyncio.wait({supervisor}, timeout=KILL_GRACE_S + DRAIN_S + 1)
-
-    def kill() -> None:
-        signal_group(pgid, signal.SIGKILL)
-
+    command = _BackgroundCommand(registry, job_id, proc, closed, transport, sink, on_end)
     job = registry.start(
-        "bash", description, job_id=job_id, output_path=path, stop=stop, kill=kill,
-        tool_use_id=tool_use_id,
+        "bash", description, job_id=job_id, output_path=path, stop=command.stop,
+        kill=command.kill, tool_use_id=tool_use_id,
     )  # fmt: skip
+    command.job = job
+    if sink.last_line:  # output that arrived before the job was registered
+        registry.report_progress(job_id, sink.last_line)
+    command.task = asyncio.create_task(command.supervise(timeout_ms), name=f"ccx-job-{job_id}")
+    return job
 
-    async def supervise() -> None:
+
+class _BackgroundCommand:
+    """One running background command: its process group, output pipe and supervising task."""
+
+    def __init__(
+        self,
+        registry: JobRegistry,
+        job_id: str,
+        proc: asyncio.subprocess.Process,
+        closed: asyncio.Future[None],
+        transport: asyncio.BaseTransport,
+        sink: CappedFile,
+        on_end: Callable[[Job, int | None], None] | None,
+    ) -> None:
+        self.registry, self.job_id, self.proc = registry, job_id, proc
+        self.closed, self.transport, self.sink, self.on_end = closed, transport, sink, on_end
+        self.pgid = proc.pid
+        self.job: Job | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.stopping = False  # set by stop(): the end is "killed", whatever the exit status
+
+    async def stop(self) -> None:
+        self.stopping = True
+        await kill_group(self.pgid, self.closed)
+        if self.task is not None:
+            await asyncio.wait({self.task}, timeout=KILL_GRACE_S + DRAIN_S + 1)
+
+    def kill(self) -> None:
+        signal_group(self.pgid, signal.SIGKILL)
+
+    async def supervise(self, timeout_ms: int) -> None:
+        """Wait for the shell (killing the group at the timeout), then end the job."""
+        proc, registry = self.proc, self.registry
         lingering = False
         try:
             waiter = asyncio.ensure_future(proc.wait())
             done, _ = await asyncio.wait({waiter}, timeout=timeout_ms / 1000)
             if not done:
-                await kill_group(pgid, waiter, closed)
+                await kill_group(self.pgid, waiter, self.closed)
                 await asyncio.wait({waiter}, timeout=KILL_GRACE_S)
-                registry.finish(
-                    job_id, "failed", exit_code=proc.returncode,
-                    error=f"timed out after {timeout_ms / 1000:g} s and was stopped",
-                )  # fmt: skip
-            await asyncio.wait({closed}, timeout=DRAIN_S)
-            lingering = not closed.done()
-            status = "killed" if stopping else "completed" if proc.returncode == 0 else "failed"
-            registry.finish(job_id, status, exit_code=proc.returncode)
+                error = f"timed out after {timeout_ms / 1000:g} s and was stopped"
+                registry.finish(self.job_id, "failed", exit_code=proc.returncode, error=error)
+            await asyncio.wait({self.closed}, timeout=DRAIN_S)
+            lingering = not self.closed.done()
+            ok = proc.returncode == 0
+            status = "killed" if self.stopping else "completed" if ok else "failed"
+            registry.finish(self.job_id, status, exit_code=proc.returncode)
         except asyncio.CancelledError:  # the loop is going away: so does the command
-            signal_group(pgid, signal.SIGKILL)
+            self.kill()
             raise
         finally:
-            transport.close()
-            sink.close()
+            self.transport.close()
+            self.sink.close()
             if not lingering:
-                process_guard().unregister(pgid)
-            registry.finish(job_id, "killed")  # cancelled: the group was killed by stop()
-            if on_end is not None:
-                on_end(job, pgid if lingering else None)
-
-    supervisor = asyncio.create_task(supervise(), name=f"ccx-job-{job_id}")
-    return job
+                process_guard().unregister(self.pgid)
+            registry.finish(self.job_id, "killed")  # cancelled: the group was killed above
+            if self.on_end is not None and self.job is not None:
+                self.on_end(self.job, self.pgid if lingering else None)
 
 
 def _last_line(chunk: bytes) -> str:

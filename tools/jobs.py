@@ -53,6 +53,7 @@ class Job:
     read_after_end: bool = False  # the model looked after the job ended: nothing to announce
     announced: bool = False  # the job's end was announced to the model
     last_progress_note: float = 0.0  # time.monotonic() of the last progress announcement
+    noted_size: int = 0  # output bytes the last progress announcement spoke of
     stop_cb: Callable[[], Awaitable[None]] | None = field(default=None, repr=False)
     kill_cb: Callable[[], None] | None = field(default=None, repr=False)
     done: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
@@ -88,7 +89,7 @@ class JobRegistry:
         self.progress_interval_s = progress_interval_s
         self._jobs: dict[str, Job] = {}
         self._changed = asyncio.Event()
-        self.on_end: Callable[[Job], None] | None = None  # called once as each job ends
+        self.end_listeners: list[Callable[[Job], None]] = []  # each called once as a job ends
 
     # -- running jobs ---------------------------------------------------------------------
 
@@ -153,8 +154,9 @@ class JobRegistry:
         job.ended_at = time.time()
         job.done.set()
         self._signal()
-        if self.on_end is not None:
-            self.on_end(job)
+        for listener in list(self.end_listeners):
+            with contextlib.suppress(Exception):  # a listener's bug must not leave a job running
+                listener(job)
 
     async def stop(self, job_id: str) -> Job:
         """Stop a running job and mark it killed. KeyError for an unknown id; a job that has
@@ -260,11 +262,10 @@ class JobRegistry:
                 if not job.announced and not job.read_after_end:
                     notes.append(notification_text(job))
                 job.announced = True
-            elif (
-                now - job.last_progress_note >= self.progress_interval_s
-                and job.size() > job.read_offset
-            ):
-                job.last_progress_note = now
+            elif now - job.last_progress_note >= self.progress_interval_s and (
+                size := job.size()
+            ) > max(job.read_offset, job.noted_size):
+                job.last_progress_note, job.noted_size = now, size
                 notes.append(progress_text(job))
         return notes
 

@@ -1,4 +1,5 @@
-"""Slash commands (/compact, /context, /undo-compact, /cost, /clear, /model, /plan, /mcp, /help, /exit).
+"""Slash commands (/compact, /context, /undo-compact, /cost, /clear, /model, /plan, /mcp, /tasks,
+/help, /exit).
 
 Shared by every front end through the session driver: each returns a
 ``CommandResult`` with text for the user, so headless mode can print it and
@@ -254,6 +255,24 @@ async def _mcp(runtime: Runtime, args: str) -> CommandResult:
         known = ", ".join(names) or "none configured"
         return CommandResult(f"Usage: /mcp [enable|disable NAME] (servers: {known})", True)
     return CommandResult(runtime.mcp.answer(words[1], approve=words[0] == "enable"))
+
+
+@command("tasks", "/tasks [stop ID]", "Background jobs: list them, or stop one")
+async def _tasks(runtime: Runtime, args: str) -> CommandResult:
+    from agent.app.jobs_setup import job_rows, render_jobs
+
+    words = args.split()
+    jobs = runtime.jobs
+    if not words:
+        return CommandResult(render_jobs(jobs.jobs()), data={"jobs": job_rows(jobs.jobs())})
+    job = jobs.get(words[1]) if len(words) == 2 and words[0] == "stop" else None
+    if job is None:
+        running = ", ".join(j.id for j in jobs.running()) or "none running"
+        return CommandResult(f"Usage: /tasks [stop ID] (jobs: {running})", True)
+    if not job.running:
+        return CommandResult(f"Job {job.id} is not running ({job.status}).", True)
+    await jobs.stop(job.id)
+    return CommandResult(f"Stopped job {job.id} ({job.description}).")
 
 
 @command("exit", "/exit", "Quit ccx (also /quit)")

@@ -157,12 +157,18 @@ class SessionDriver:
             if not jobs.running():
                 return None
             await jobs.wait_for_change()
-        notes = jobs.take_notifications()
+        return await self.tell_ended_jobs()
+
+    async def tell_ended_jobs(self) -> LineResult | None:
+        """A turn that tells the model which background jobs ended (None: none to tell)."""
+        if not self.runtime.jobs.ended_unannounced():
+            return None
+        notes = self.runtime.jobs.take_notifications()
         try:
             outcome = await self.runtime.agent.submit(reminder_text(notes), kind="meta")
         except asyncio.CancelledError:
             raise
-        except Exception as error:  # reported as the run's failure, like any turn's
+        except Exception as error:  # reported as the line's failure, like any turn's
             failure = failure_of(error)
             return LineResult("", None, failure.message, True, failure)
         return LineResult("", None, outcome.result)

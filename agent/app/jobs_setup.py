@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.events import EventSink, Notice
-from tools.jobs import Job, JobRegistry, job_summary
+from tools.jobs import Job, JobRegistry, format_runtime, job_summary
 
 
 def build_jobs(folder: Path | None, emit: EventSink) -> JobRegistry:
@@ -23,7 +23,7 @@ def build_jobs(folder: Path | None, emit: EventSink) -> JobRegistry:
         level = "info" if job.status == "completed" else "warning"
         emit(Notice(f"{job_summary(job)} ({job.id}; output: {job.output_path})", level))
 
-    jobs.on_end = ended
+    jobs.end_listeners.append(ended)
     return jobs
 
 
@@ -41,3 +41,32 @@ def mark_output_reads(
         path = tool_input.get("file_path")
         if isinstance(path, str) and (job_id := outputs.get(str(resolve(path)))) is not None:
             jobs.mark_read(job_id)
+
+
+def job_rows(jobs: list[Job]) -> list[dict[str, Any]]:
+    """The jobs as plain rows (id, kind, status, runtime_s, description, output path)."""
+    return [
+        {
+            "id": job.id,
+            "kind": job.kind,
+            "status": job.status,
+            "runtime_s": round(job.runtime_s, 1),
+            "description": job.description,
+            "output_path": str(job.output_path),
+        }
+        for job in jobs
+    ]
+
+
+def render_jobs(jobs: list[Job]) -> str:
+    """/tasks: one line a job, newest last, with how to stop one."""
+    if not jobs:
+        return "No background jobs in this session."
+    lines = [
+        f"{job.id}  {job.kind:<5}  {job.status:<9}  {format_runtime(job.runtime_s):>7}  "
+        f"{job.description}"
+        for job in jobs
+    ]
+    if any(job.running for job in jobs):
+        lines.append("Stop one with /tasks stop ID.")
+    return "\n".join(lines)

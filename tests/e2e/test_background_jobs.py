@@ -139,9 +139,12 @@ def test_after_a_compaction_the_running_job_is_named_once(ccx: Ccx) -> None:
         text_reply("<analysis>a</analysis><summary>The user asked for a server.</summary>"),
         text_reply("It is still running."),
     )
-    run = ccx.run("--plain", *BYPASS, stdin="start the server\n/compact\nis it up?\n")
+    stdin = "start the server\n/compact\nis it up?\n/tasks\n"
+    run = ccx.run("--plain", *BYPASS, stdin=stdin)
     assert run.returncode == 0, run.stderr
     job_id = job_id_in(ccx.api.requests[1])
+    listed = [line for line in run.stdout.splitlines() if line.strip().startswith(job_id)]
+    assert len(listed) == 1 and "running" in listed[0] and "serve the docs" in listed[0]
     (summary,) = [r for r in ccx.api.requests if SUMMARY_REQUEST_MARK in r.last_user_text()]
     after = ccx.api.requests[-1]
     assert after is not summary and "is it up?" in after.last_user_text()
@@ -150,3 +153,62 @@ def test_after_a_compaction_the_running_job_is_named_once(ccx: Ccx) -> None:
     assert "serve the docs" in lines[0] and "running" in lines[0] and ".output" in lines[0]
     assert ccx.api.errors == []
     assert json.dumps(after.body).count(f"- {job_id} (") == 1
+
+
+def test_a_job_that_ends_during_a_turn_is_told_in_the_next_tool_result(ccx: Ccx) -> None:
+    ccx.api.add(
+        background("echo quick", "a quick one"),
+        tool_reply(("Bash", {"command": "sleep 1"})),
+        text_reply("Both done."),
+    )
+    run = ccx.run("-p", "go", "--output-format", "json", *BYPASS)
+    assert run.returncode == 0, run.stderr
+    assert run.json()["result"] == "Both done."
+    assert len(ccx.api.requests) == 3  # no extra turn: the notice rode on a tool result
+    last = ccx.api.requests[-1]
+    assert "<job-notification>" in last.last_user_text()
+    assert "<status>completed</status>" in last.last_user_text()
+    assert last.all_text().count("<job-notification>") == 1
+
+
+def test_a_background_command_is_gated_like_a_foreground_one(ccx: Ccx) -> None:
+    marker = ccx.repo / "ran.txt"
+    ccx.api.add(background(f"touch {marker}"), text_reply("Could not."))
+    run = ccx.run("-p", "go", "--output-format", "json")  # default mode, nobody to ask
+    assert run.returncode == 0, run.stderr
+    result = ccx.api.requests[1].messages[-1]["content"][0]
+    assert result["is_error"] and "denied" in str(result["content"])
+    ccx.api.add(background(f"touch {marker}"), text_reply("Denied."))
+    denied = ccx.run("-p", "go", "--permission-mode", "bypassPermissions",
+                     "--disallowedTools", "Bash(touch:*)")  # fmt: skip
+    assert denied.returncode == 0, denied.stderr
+    assert "denied" in str(ccx.api.requests[-1].messages[-1]["content"][0]["content"])
+    time.sleep(0.3)
+    assert not marker.exists()
+
+
+def test_a_long_job_with_new_output_is_mentioned_at_most_once_an_interval(ccx: Ccx) -> None:
+    ccx.env["CCX_JOB_PROGRESS_INTERVAL_S"] = "0.5"
+    go = ccx.repo / "go"
+
+    def waiting(_request: RecordedRequest) -> Any:
+        go.touch()  # the build may finish once this turn is over
+        return text_reply("Waiting for the build.")
+
+    command = f"echo compiling a; while [ ! -f {go} ]; do sleep 0.05; done; echo linked"
+    ccx.api.add(
+        background(command, "build"),
+        tool_reply(("Bash", {"command": "sleep 1"})),
+        tool_reply(("Bash", {"command": "true"})),
+        waiting,
+        text_reply("The build finished."),
+    )
+    run = ccx.run("-p", "build it", "--output-format", "json", *BYPASS)
+    assert run.returncode == 0, run.stderr
+    assert run.json()["result"] == "The build finished."
+    progress = [
+        r for r in ccx.api.requests if "is still running and has written" in r.last_user_text()
+    ]
+    assert len(progress) == 1  # new output once; nothing new after that until it ended
+    assert "compiling a" in progress[0].last_user_text()
+    assert "<status>completed</status>" in ccx.api.requests[-1].last_user_text()

@@ -74,6 +74,10 @@ def test_progress_of_a_running_job_is_rate_limited(tmp_path: Path) -> None:
     jobs.report_progress(job.id, "compiling a")
     (note,) = jobs.take_notifications()
     assert job.id in note and "compiling a" in note
+    assert jobs.take_notifications() == []  # nothing new since that note
+    with job.output_path.open("a") as handle:
+        handle.write("compiling b\n")
+    assert len(jobs.take_notifications()) == 1
     slow = JobRegistry(tmp_path, progress_interval_s=3600)
     other = slow.start("bash", "build")
     other.output_path.write_text("x\n")
