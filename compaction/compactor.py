@@ -45,6 +45,7 @@ from compaction.restore import (
     text_item,
     visible_skill_names,
 )
+from compaction.restore_jobs import background_items
 from compaction.services import CompactionServices, ConversationHost
 from compaction.summary import PartialMode, latest_request, summary_message_text
 from compaction.thresholds import ContextLimits
@@ -301,7 +302,7 @@ class Compactor:
         limits: ContextLimits,
         files_cap: int | None = None,
     ) -> Restoration:
-        """Recent files re-read now, invoked skills, the plan, announcements, background tasks."""
+        """Recent files re-read now, invoked skills, the plan, announcements, background work."""
         services = self.services
         paths = services.files_to_restore(kept, snapshot)
         # Budgets shrink with small windows, so what is restored can never refill the context.
@@ -329,9 +330,7 @@ class Compactor:
             restoration.items.append(text_item("plan_mode", "plan mode", reminder))
         for announcement in services.announcements():
             restoration.items.append(text_item("announcement", "instructions", announcement))
-        if tasks := services.background_tasks():
-            text = "Background tasks still running:\n" + "\n".join(f"- {t}" for t in tasks)
-            restoration.items.append(text_item("tasks", "background tasks", text))
+        restoration.items += background_items(services, kept)
         return restoration
 
     async def _session_start_hook(self, restoration: Restoration) -> None:

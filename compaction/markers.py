@@ -53,4 +53,6 @@ def _describe(tool: str, params: dict[str, Any]) -> str:
         return f"{tool} of {params.get('file_path', '?')}"
     if tool == "WebFetch":
         return f"WebFetch `{str(params.get('url', '?'))[:200]}`"
+    if tool == "TaskOutput":  # the job's whole output stays in its output file
+        return f"TaskOutput of job {params.get('task_id', '?')}"
     return tool

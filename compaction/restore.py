@@ -28,7 +28,7 @@ CHARS_PER_TOKEN = 4
 
 @dataclass
 class RestoredItem:
-    kind: str  # "file", "skill", "plan", "plan_mode", "tasks", "hook", "announcement"
+    kind: str  # "file", "skill", "plan", "plan_mode", "jobs", "tasks", "agents", "hook", ...
     label: str  # a path or a name, for the result line
     text: str
     tokens: int

@@ -20,6 +20,7 @@ from agent.core.messages import Message
 from agent.model.client import ApiError
 from compaction.restore import choose_files, visible_read_paths
 from tools.file_state import FileState, FileStateCache, normalize_path
+from tools.jobs import Job
 
 HookRun = Callable[[str, "str | None", dict[str, Any]], Awaitable[Any]]
 
@@ -41,7 +42,11 @@ class CompactionServices:
     plan: Callable[[], tuple[str, str] | None] = lambda: None
     plan_reminder: Callable[[], str | None] = lambda: None
     excluded_paths: Callable[[], set[str]] = set
-    background_tasks: Callable[[], list[str]] = list
+    background_tasks: Callable[[], list[str]] = list  # processes foreground commands left
+    # Background jobs still running or ended and unread (tools.jobs.JobRegistry), and the
+    # agents the model may start (the Agent tool's listing): both restored after a compaction.
+    background_jobs: Callable[[], list[Job]] = list
+    agents_listing: Callable[[], str | None] = lambda: None
     announcements: Callable[[], list[str]] = list
     run_hook: HookRun | None = None
     on_compacted: Callable[[], None] = lambda: None

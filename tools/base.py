@@ -15,6 +15,7 @@ import functools
 import json
 import os
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar, cast, get_args, get_origin
@@ -31,6 +32,10 @@ class ToolParams(BaseModel):
 
 P = TypeVar("P", bound=ToolParams)
 StrPath = str | os.PathLike[str]
+
+# The id of the tool_use being run, set by the tool runner around each call (one per task,
+# so calls running side by side each see their own); None outside a call.
+CURRENT_TOOL_USE: ContextVar[str | None] = ContextVar("ccx_current_tool_use", default=None)
 
 
 @dataclass
@@ -88,6 +93,8 @@ class Tool(Generic[P]):
     # A tool that may change things by our count but says it only reads (an MCP tool's
     # readOnlyHint): plan mode lets it run, still through the usual permission question.
     declares_read_only: bool = False
+    # Other names the model may call the tool by (Claude Code's older names, e.g. Task).
+    aliases: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -103,11 +110,12 @@ class Tool(Generic[P]):
 
     @classmethod
     def description(cls) -> str:
-        path = Path(__file__).with_name(f"{cls.name.lower()}.md")
-        return path.read_text(encoding="utf-8").strip()
+        return _description(cls.name)
 
     @classmethod
     def input_schema(cls) -> dict[str, Any]:
+        """The parameters' JSON schema (generated once per class: each subagent's tool list
+        is built afresh, and pydantic takes milliseconds per schema); a copy each call."""
         return copy.deepcopy(params_schema(cls.Params))
 
     @classmethod
@@ -149,6 +157,11 @@ class Tool(Generic[P]):
 
     async def run(self, params: P, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError
+
+
+@functools.cache
+def _description(name: str) -> str:
+    return Path(__file__).with_name(f"{name.lower()}.md").read_text(encoding="utf-8").strip()
 
 
 def one_line(text: str, limit: int | None = None) -> str:

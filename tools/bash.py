@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import shlex
 import signal
 import subprocess
@@ -22,14 +21,20 @@ import tempfile
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, ClassVar
+from typing import ClassVar
 
 from pydantic import Field
 
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
+from tools.bash_background import (
+    DEFAULT_BACKGROUND_TIMEOUT_MS,
+    MAX_BACKGROUND_TIMEOUT_MS,
+    start_background,
+)
+from tools.bash_output import CapturedOutput, OutputCapture
 from tools.bash_process import Outcome, run_command, signal_group
+from tools.jobs import Job, JobRegistry
 from tools.process_guard import process_guard
 from tools.sandbox import Launch, Sandbox, SandboxPolicy, protected_note
 from tools.sandbox.protect import Snapshot
@@ -48,150 +53,6 @@ _QUIET_ENV = {
 }
 
 
-MAX_OUTPUT_CHARS = 30_000
-_HALF = MAX_OUTPUT_CHARS // 2
-# A UTF-8 character is at most 4 bytes: this many bytes always decode to >= _HALF characters.
-_KEEP_BYTES = 4 * _HALF
-_SNAP_CHARS = 2_000  # how far a cut may move to land on a line boundary
-_UTF8_CONTINUATION = bytes(range(0x80, 0xC0))
-_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
-
-
-@dataclass
-class CapturedOutput:
-    head: str  # the whole output when nothing was cut
-    tail: str = ""
-    cut: bool = False
-    chars_cut: int = 0
-    lines_cut: int = 0
-    total_lines: int = 0
-    full_output_path: Path | None = None
-
-    def render(self) -> str:
-        if not self.cut:
-            return self.head.rstrip()
-        lines = f" in {self.lines_cut} lines" if self.lines_cut else ""
-        note = f"... [{self.chars_cut} characters{lines} cut] ..."
-        return f"{self.head.rstrip()}\n\n{note}\n\n{self.tail.rstrip()}"
-
-
-class OutputCapture:
-    """Streams output into a bounded head and tail; the middle is only counted.
-
-    Once the output is too large to keep, everything is also written to
-    ``spill_path`` as it arrives, so the model can read the part that was cut.
-    """
-
-    def __init__(self, spill_path: Path | None) -> None:
-        self.spill_path = spill_path
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total_chars = 0  # approximate for invalid UTF-8
-        self.total_newlines = 0
-        self.dropped = False  # bytes between head and tail were discarded
-        self._spill: BinaryIO | None = None
-
-    def feed(self, chunk: bytes) -> None:
-        self.total_chars += len(chunk.translate(None, _UTF8_CONTINUATION))
-        self.total_newlines += chunk.count(b"\n")
-        if self._spill is not None:
-            self._write_spill(chunk)
-        room = _KEEP_BYTES - len(self.head)
-        if room > 0:
-            self.head += chunk[:room]
-            chunk = chunk[room:]
-        if not chunk:
-            return
-        self.tail += chunk
-        if len(self.tail) > _KEEP_BYTES:
-            if not self.dropped:
-                self._open_spill()  # head + tail still hold everything so far
-            del self.tail[: len(self.tail) - _KEEP_BYTES]
-            self.dropped = True
-
-    def finish(self) -> CapturedOutput:
-        """Close the spill file and build what the model sees."""
-        if self.dropped:
-            head = _clean(_decode(self.head))[:_HALF]
-            tail = _clean(_decode(self.tail))[-_HALF:]
-            chars, newlines = self.total_chars, self.total_newlines
-        else:
-            text = _clean(_decode(self.head + self.tail))
-            if len(text) <= MAX_OUTPUT_CHARS:
-                self.close()
-                self._discard_spill()
-                return CapturedOutput(text, total_lines=text.count("\n") + 1)
-            self._open_spill()
-            head, tail = text[:_HALF], text[-_HALF:]
-            chars, newlines = len(text), text.count("\n")
-        self.close()
-        head, tail = _snap(head, tail)
-        return CapturedOutput(
-            head,
-            tail,
-            cut=True,
-            chars_cut=max(0, chars - len(head) - len(tail)),
-            lines_cut=max(0, newlines - head.count("\n") - tail.count("\n")),
-            total_lines=newlines + 1,
-            full_output_path=self.spill_path,
-        )
-
-    def close(self) -> None:
-        if self._spill is not None:
-            self._spill.close()
-            self._spill = None
-
-    def _open_spill(self) -> None:
-        if self.spill_path is None or self._spill is not None:
-            return
-        try:
-            self.spill_path.parent.mkdir(parents=True, exist_ok=True)
-            self._spill = self.spill_path.open("wb")
-        except OSError:
-            self.spill_path = None
-            return
-        self._write_spill(self.head + self.tail)
-
-    def _write_spill(self, data: bytes | bytearray) -> None:
-        assert self._spill is not None
-        try:
-            self._spill.write(data)
-        except OSError:  # disk full: keep going without the full copy
-            self.close()
-            self._discard_spill()
-
-    def _discard_spill(self) -> None:
-        if self.spill_path is not None:
-            with contextlib.suppress(OSError):
-                self.spill_path.unlink(missing_ok=True)
-        self.spill_path = None
-
-
-def _decode(data: bytes | bytearray) -> str:
-    return bytes(data).decode("utf-8", errors="replace")
-
-
-def _clean(text: str) -> str:
-    """Drop terminal colour codes and progress lines overwritten with carriage returns."""
-    if "\x1b" in text:
-        text = _ANSI_ESCAPE.sub("", text)
-    if "\r" in text:
-        lines = text.replace("\r\n", "\n").split("\n")
-        text = "\n".join(line.rstrip("\r").rsplit("\r", 1)[-1] for line in lines)
-    return text
-
-
-def _snap(head: str, tail: str) -> tuple[str, str]:
-    """Move the cut points to line boundaries when one is near."""
-    end = head.rfind("\n", max(0, len(head) - _SNAP_CHARS))
-    if end > 0:
-        head = head[: end + 1]
-    start = tail.find("\n", 0, _SNAP_CHARS)
-    if 0 <= start < len(tail) - 1:
-        tail = tail[start + 1 :]
-    return head, tail
-
-
 class BashParams(ToolParams):
     command: str = Field(description="The shell command to run.")
     timeout: int | None = Field(
@@ -199,12 +60,21 @@ class BashParams(ToolParams):
         ge=1,
         description=(
             f"Timeout in milliseconds (default {DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS}; "
-            "larger values are lowered to the max)."
+            "larger values are lowered to the max). With run_in_background: how long the "
+            f"command may run (default {DEFAULT_BACKGROUND_TIMEOUT_MS}, "
+            f"max {MAX_BACKGROUND_TIMEOUT_MS})."
         ),
     )
     description: str | None = Field(
         default=None,
         description="A short (5-10 words) description of what the command does, shown to the user.",
+    )
+    run_in_background: bool | None = Field(
+        default=None,
+        description=(
+            "Run the command as a background job: the call returns at once with the job's id "
+            "and output file, and you are told when it ends."
+        ),
     )
     dangerouslyDisableSandbox: bool | None = Field(  # Claude Code's name
         default=None,
@@ -229,15 +99,18 @@ class BashTool(Tool[BashParams]):
         env: dict[str, str] | None = None,
         sandbox: SandboxPolicy | None = None,
         command_env: CommandEnv | None = None,
+        jobs: JobRegistry | None = None,
     ) -> None:
         """``command_env(command, cwd)``: variables for one command on top of ``env`` (the
-        session uses it to run read-only git with the repository's commands turned off)."""
+        session uses it to run read-only git with the repository's commands turned off);
+        ``jobs``: where background commands are registered (none: they cannot be started)."""
         self.shell = shell or ("/bin/bash" if os.access("/bin/bash", os.X_OK) else "/bin/sh")
         self.extra_env = dict(env or {})
         self.command_env = command_env
         self.sandbox = Sandbox(sandbox) if sandbox is not None and sandbox.enabled else None
         if self.sandbox is not None:
             self.sandbox.warm_up()
+        self.jobs = jobs
         self.cwd: Path | None = None  # persists between calls, like a real shell
         self._lingering_groups: dict[int, str] = {}  # process group -> the command that left it
 
@@ -251,12 +124,10 @@ class BashTool(Tool[BashParams]):
 
     async def run(self, params: BashParams, ctx: ToolContext) -> ToolResult:
         notes: list[str] = []
-        timeout_ms = params.timeout or DEFAULT_TIMEOUT_MS
-        if timeout_ms > MAX_TIMEOUT_MS:
-            notes.append(
-                f"The timeout {timeout_ms} ms is above the maximum; used {MAX_TIMEOUT_MS} ms."
-            )
-            timeout_ms = MAX_TIMEOUT_MS
+        background = bool(params.run_in_background)
+        if background and self.jobs is None:
+            return ToolResult.error("Background commands are not available in this session.")
+        timeout_ms = _timeout(params.timeout, background, notes)
         cwd = self._start_dir(ctx, notes)
         self.background_tasks()  # forget ended groups: the guardian must not kill a reused id
         sandbox = None if params.dangerouslyDisableSandbox else self.sandbox
@@ -264,6 +135,8 @@ class BashTool(Tool[BashParams]):
             launch = sandbox.launch(cwd) if sandbox is not None else Launch([], None, None)
         except OSError as exc:
             return ToolResult.error(_sandbox_failed(exc))
+        if background:
+            return await self._start_job(params, ctx, cwd, launch, timeout_ms, notes)
         spill = None
         if ctx.session_dir is not None:
             spill = Path(ctx.session_dir) / "tool-outputs" / f"{uuid.uuid4()}.txt"
@@ -303,6 +176,45 @@ class BashTool(Tool[BashParams]):
         )
         result.meta["sandbox"] = launch.backend
         return result
+
+    async def _start_job(
+        self,
+        params: BashParams,
+        ctx: ToolContext,
+        cwd: Path,
+        launch: Launch,
+        timeout_ms: int,
+        notes: list[str],
+    ) -> ToolResult:
+        """Start the command as a background job; the result names its id and output file."""
+        assert self.jobs is not None
+        env = await self._env(params.command, cwd)
+        argv = [*launch.prefix, self.shell, "-c", params.command]
+        description = (params.description or "").strip() or one_line(params.command, LABEL_CHARS)
+        try:
+            job = await start_background(
+                self.jobs, description, argv, cwd, env, timeout_ms,
+                preexec=launch.preexec, on_end=self._job_ended,
+            )  # fmt: skip
+        except OSError as exc:
+            return ToolResult.error(f"Could not start {self.shell}: {exc}")
+        except subprocess.SubprocessError as exc:
+            return ToolResult.error(_sandbox_failed(exc))
+        output = (
+            f"Command running in the background as job {job.id}; its output is written to "
+            f"{job.output_path}. You will be told when it ends. Read new output with TaskOutput "
+            "(or Read the file); stop it with TaskStop."
+        )
+        display = f"Running in the background as {job.id}"
+        meta = {"command": params.command, "job_id": job.id, "background": True,
+                "output_path": str(job.output_path), "sandbox": launch.backend}  # fmt: skip
+        return ToolResult("\n".join([output, *notes]), display=display, meta=meta)
+
+    def _job_ended(self, job: Job, lingering_group: int | None) -> None:
+        """Processes a job started that outlive it are killed with the session, like those a
+        foreground command leaves, and are named after a compaction."""
+        if lingering_group is not None:
+            self._lingering_groups[lingering_group] = job.description
 
     def kill_background(self) -> None:
         """Kill process groups left running by earlier commands (call on shutdown)."""
@@ -354,12 +266,16 @@ class BashTool(Tool[BashParams]):
         # The trap records where the command left the shell, keeping its exit status;
         # it shares line 1 with the command so bash's error line numbers stay right.
         script = f"trap 'pwd -P >| {shlex.quote(cwd_file)} 2>/dev/null' EXIT; {command}"
+        env = await self._env(command, cwd)
+        argv = [*launch.prefix, self.shell, "-c", script]
+        return await run_command(argv, cwd, env, capture, timeout_ms, launch.preexec)
+
+    async def _env(self, command: str, cwd: Path) -> dict[str, str]:
         env = {**os.environ, **_QUIET_ENV, **self.extra_env}
         if self.command_env is not None:
             env.update(await asyncio.to_thread(self.command_env, command, cwd))
         env.setdefault("TERM", "dumb")
-        argv = [*launch.prefix, self.shell, "-c", script]
-        return await run_command(argv, cwd, env, capture, timeout_ms, launch.preexec)
+        return env
 
     def _result(
         self,
@@ -400,6 +316,18 @@ class BashTool(Tool[BashParams]):
             "display": display,
         }
         return ToolResult(output=output, display=display, is_error=bool(status), meta=meta)
+
+
+def _timeout(asked: int | None, background: bool, notes: list[str]) -> int:
+    """The timeout to use, in ms: the default when none was asked, lowered to the maximum."""
+    default, most = DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS
+    if background:
+        default, most = DEFAULT_BACKGROUND_TIMEOUT_MS, MAX_BACKGROUND_TIMEOUT_MS
+    timeout_ms = asked or default
+    if timeout_ms > most:
+        notes.append(f"The timeout {timeout_ms} ms is above the maximum; used {most} ms.")
+        timeout_ms = most
+    return timeout_ms
 
 
 def _sandbox_failed(exc: BaseException) -> str:

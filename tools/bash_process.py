@@ -53,6 +53,26 @@ async def run_command(
     Raises OSError when the program cannot be started, and SubprocessError when
     ``preexec`` failed in the child (nothing ran then).
     """
+    proc, closed, transport = await run_process(argv, cwd, env, sink, preexec)
+    try:
+        outcome = await _supervise(proc, closed, timeout_ms)
+        if not outcome.lingering:
+            process_guard().unregister(proc.pid)
+        return outcome
+    finally:
+        transport.close()
+
+
+async def run_process(
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str],
+    sink: OutputSink,
+    preexec: Callable[[], None] | None = None,
+) -> tuple[asyncio.subprocess.Process, asyncio.Future[None], asyncio.BaseTransport]:
+    """Start ``argv`` in a new session and process group, registered with the process guard,
+    its merged output fed to ``sink``: the process, a future set when the output pipe closes,
+    and the pipe's transport (the caller closes it). Raises as ``run_command`` does."""
     loop = asyncio.get_running_loop()
     read_fd, write_fd = os.pipe()
     _grow_pipe(write_fd)
@@ -76,13 +96,11 @@ async def run_command(
             )  # fmt: skip
         finally:
             os.close(write_fd)
-        process_guard().register(proc.pid)
-        outcome = await _supervise(proc, reader, timeout_ms)
-        if not outcome.lingering:
-            process_guard().unregister(proc.pid)
-        return outcome
-    finally:
+    except BaseException:
         transport.close()
+        raise
+    process_guard().register(proc.pid)
+    return proc, reader.closed, transport
 
 
 def _with_registration(preexec: Callable[[], None] | None) -> Callable[[], None] | None:
@@ -103,7 +121,7 @@ def _with_registration(preexec: Callable[[], None] | None) -> Callable[[], None]
 
 
 async def _supervise(
-    proc: asyncio.subprocess.Process, reader: _PipeReader, timeout_ms: int
+    proc: asyncio.subprocess.Process, closed: asyncio.Future[None], timeout_ms: int
 ) -> Outcome:
     """Wait for the command within its timeout; kill its group on timeout or cancellation."""
     waiter = asyncio.ensure_future(proc.wait())
@@ -111,13 +129,13 @@ async def _supervise(
         done, _ = await asyncio.wait({waiter}, timeout=timeout_ms / 1000)
         timed_out = not done
         if timed_out:
-            await kill_group(proc.pid, waiter, reader.closed)
-        await asyncio.wait({reader.closed}, timeout=DRAIN_S)
-        lingering = not reader.closed.done()
+            await kill_group(proc.pid, waiter, closed)
+        await asyncio.wait({closed}, timeout=DRAIN_S)
+        lingering = not closed.done()
         await asyncio.wait({waiter}, timeout=KILL_GRACE_S)
         return Outcome(proc.returncode, timed_out, lingering, proc.pid)
     except asyncio.CancelledError:
-        await kill_group(proc.pid, waiter, reader.closed)
+        await kill_group(proc.pid, waiter, closed)
         process_guard().unregister(proc.pid)
         raise
     finally:

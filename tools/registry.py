@@ -11,32 +11,40 @@ from tools.bash import BashTool, CommandEnv
 from tools.edit import EditTool
 from tools.glob import GlobTool
 from tools.grep import GrepTool
+from tools.jobs import JobRegistry
 from tools.read import ReadTool
 from tools.sandbox import SandboxPolicy
+from tools.task_tools import TaskOutputTool, TaskStopTool
 from tools.web_fetch import WebFetchTool
 from tools.write import WriteTool
 
 
 def default_tools(
-    sandbox: SandboxPolicy | None = None, command_env: CommandEnv | None = None
+    sandbox: SandboxPolicy | None = None,
+    command_env: CommandEnv | None = None,
+    jobs: JobRegistry | None = None,
 ) -> list[Tool]:
     """``sandbox``: the policy Bash commands run under (None: unsandboxed); ``command_env``:
-    per-command environment for Bash (see BashTool)."""
-    return [
+    per-command environment for Bash (see BashTool); ``jobs``: the session's background jobs
+    (with it, Bash may run commands in the background, and TaskOutput and TaskStop come)."""
+    tools: list[Tool] = [
         ReadTool(),
         WriteTool(),
         EditTool(),
-        BashTool(sandbox=sandbox, command_env=command_env),
+        BashTool(sandbox=sandbox, command_env=command_env, jobs=jobs),
         GlobTool(),
         GrepTool(),
         WebFetchTool(),  # its page reader is connected by the runtime (agent/app/page_reader.py)
     ]
+    if jobs is not None:
+        tools += [TaskOutputTool(jobs), TaskStopTool(jobs)]
+    return tools
 
 
 @functools.cache
 def _labellers() -> dict[str, Tool]:
     """One instance of each built-in tool that needs nothing to be built, to label with."""
-    return {tool.name: tool for tool in default_tools()}
+    return {tool.name: tool for tool in default_tools(jobs=JobRegistry())}
 
 
 def label_call(name: str, tool_input: dict[str, Any], cwd: str | os.PathLike[str]) -> str:

@@ -95,6 +95,14 @@ class JobFinished(Message):
         self.error = error
 
 
+class BackgroundJobEnded(Message):
+    """A background job (``tools.jobs``) ended: an idle app tells the model at once."""
+
+    def __init__(self, job_id: str) -> None:
+        super().__init__()
+        self.job_id = job_id
+
+
 class PermissionAsked(Message):
     def __init__(self, request: PermissionRequest, answer: concurrent.futures.Future[str]) -> None:
         super().__init__()

@@ -31,6 +31,7 @@ try:
     from tui.agent_messages import (
         AgentEvent,
         ArgumentsParsed,
+        BackgroundJobEnded,
         HistoryLoaded,
         JobFinished,
         PermissionAsked,
@@ -196,7 +197,7 @@ class CcxApp(App[int]):
             job.widget.remove_class("-queued")
         job.id = self.bridge.submit(job.kind, job.text)
         if self.ready:
-            label = "Thinking…" if job.kind == "prompt" else f"Running {job.text.split()[0]}…"
+            label = f"Running {job.text.split()[0]}…" if job.kind == "command" else "Thinking…"
             self.query_one(StatusLine).show(label)
 
     def action_interrupt(self) -> None:
@@ -399,6 +400,12 @@ class CcxApp(App[int]):
         for welcome in self.query(Welcome):
             welcome.show_model(status.model)
         self.view.show_state(status.context)
+
+    def on_background_job_ended(self, _message: BackgroundJobEnded) -> None:
+        """Idle when a background job ends: a turn tells the model (else the next request will)."""
+        if self.ready and self.running is None and not self.queue:
+            self.queue.append(Job("jobs", "", None))
+            self.pump()
 
     async def on_job_finished(self, message: JobFinished) -> None:
         job = self.running

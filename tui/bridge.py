@@ -36,6 +36,7 @@ from agent.core.events import (
 from tui.agent_messages import (
     AgentEvent,
     ArgumentsParsed,
+    BackgroundJobEnded,
     HistoryLoaded,
     JobFinished,
     PermissionAsked,
@@ -180,6 +181,7 @@ class AgentBridge:
             log.exception("runtime start failed")
             return self._fail(f"{type(error).__name__}: {error}")
         self.driver = driver
+        driver.runtime.jobs.end_listeners.append(lambda j: self._post(BackgroundJobEnded(j.id)))
         self.mode_cycle = driver.mode_cycle
         self._shown.clear()
         self._post(RuntimeReady(self._ready_info(driver, fallback, preloaded is not None)))
@@ -358,8 +360,9 @@ class AgentBridge:
                 if self.driver is None:
                     error = f"ccx could not start: {self._startup_error or 'unknown error'}"
                 else:
-                    result = await self.driver.run(text)
-                    error = result.failure.message if result.failure else None
+                    run = self.driver.tell_ended_jobs() if kind == "jobs" else self.driver.run(text)
+                    result = await run
+                    error = result.failure.message if result and result.failure else None
         except asyncio.CancelledError:
             outcome = "interrupted"
         if error is not None:

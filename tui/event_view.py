@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent.core.events import (
     ApiRetry,
@@ -20,6 +20,9 @@ from agent.core.events import (
     RequestStarted,
     ResponseDiscarded,
     SessionStarted,
+    SubagentEvent,
+    SubagentFinished,
+    SubagentStarted,
     TextDelta,
     ThinkingDelta,
     ToolFinished,
@@ -81,6 +84,10 @@ class EventView:
             )
         elif isinstance(event, PermissionDenied):
             transcript.tool_denied(event.tool_use_id, event.reason)
+        elif isinstance(event, (SubagentEvent, SubagentFinished)):
+            transcript.subagent_event(event)
+        elif isinstance(event, SubagentStarted):
+            self.status.show(f"Running the {event.agent_type} agent: {event.description}…")
         elif isinstance(event, ContextUpdate):
             self.show_state(event.state)
         elif isinstance(event, Usage):
@@ -158,6 +165,10 @@ class EventView:
 
             transcript.add(ContextView(result.data["context"], transcript.cwd))
             return
+        if result.command == "tasks" and any(
+            r["status"] == "running" for r in result.data.get("jobs", [])
+        ):
+            self._pick_job(result.data["jobs"])
         if "compaction" in result.data and not result.is_error:
             return  # the CompactionFinished event already showed it
         if result.command == "clear" and not result.is_error:
@@ -165,3 +176,16 @@ class EventView:
         if result.is_error:
             self.cancel_compaction()
         transcript.add_line(result.text, "error" if result.is_error else "output")
+
+    def _pick_job(self, rows: list[dict[str, Any]]) -> None:
+        """/tasks with jobs running: the dialog; the job chosen is stopped through the driver."""
+        from tui.screens.tasks import TasksScreen
+        from tui.widgets.prompt_box import PromptBox
+
+        app = self.transcript.app
+
+        def chosen(job_id: str | None) -> None:
+            if job_id:
+                app.post_message(PromptBox.Submitted(f"/tasks stop {job_id}"))
+
+        app.push_screen(TasksScreen(rows), chosen)

@@ -1,4 +1,5 @@
-"""Slash commands (/compact, /context, /undo-compact, /cost, /clear, /model, /plan, /mcp, /help, /exit).
+"""Slash commands (/compact, /context, /undo-compact, /cost, /clear, /model, /plan, /mcp, /tasks,
+/help, /exit).
 
 Shared by every front end through the session driver: each returns a
 ``CommandResult`` with text for the user, so headless mode can print it and
@@ -211,6 +212,7 @@ PURPOSE_LABELS = {
     "summary": "compaction summaries",
     "notes": "session notes (background)",
     "web_fetch": "WebFetch page reading",
+    "subagent": "subagents",
 }
 
 
@@ -270,6 +272,24 @@ async def _mcp(runtime: Runtime, args: str) -> CommandResult:
             return CommandResult(f"MCP server {words[1]} did not reconnect: {exc}", True)
         return CommandResult(f"MCP server {words[1]} reconnected")
     return CommandResult(runtime.mcp.answer(words[1], approve=words[0] == "enable"))
+
+
+@command("tasks", "/tasks [stop ID]", "Background jobs: list them, or stop one")
+async def _tasks(runtime: Runtime, args: str) -> CommandResult:
+    from agent.app.jobs_setup import job_rows, render_jobs
+
+    words = args.split()
+    jobs = runtime.jobs
+    if not words:
+        return CommandResult(render_jobs(jobs.jobs()), data={"jobs": job_rows(jobs.jobs())})
+    job = jobs.get(words[1]) if len(words) == 2 and words[0] == "stop" else None
+    if job is None:
+        running = ", ".join(j.id for j in jobs.running()) or "none running"
+        return CommandResult(f"Usage: /tasks [stop ID] (jobs: {running})", True)
+    if not job.running:
+        return CommandResult(f"Job {job.id} is not running ({job.status}).", True)
+    await jobs.stop(job.id)
+    return CommandResult(f"Stopped job {job.id} ({job.description}).")
 
 
 @command("exit", "/exit", "Quit ccx (also /quit)")

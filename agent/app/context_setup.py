@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from agent.core.events import EventSink
 from agent.model.catalog import ModelLimits, limits_for
 from compaction.manager import CompactionServices, ContextManager
 from compaction.notes import NotesStore
@@ -22,7 +23,7 @@ from compaction.notes_writer import SessionNotes
 from compaction.server_editing import resolve_server_editing
 from compaction.thresholds import ContextLimits, resolve_window
 from tools.bash import BashTool
-from tools.file_state import normalize_path
+from tools.file_state import FileStateCache, normalize_path
 
 if TYPE_CHECKING:
     from agent.app.runtime import Runtime
@@ -45,6 +46,8 @@ def build_context_manager(runtime: Runtime) -> ContextManager:
         plan_reminder=runtime.plan.reminder,
         excluded_paths=lambda: _excluded(runtime),
         background_tasks=lambda: _background(runtime),
+        background_jobs=runtime.jobs.unread,
+        agents_listing=runtime.subagents.listing,
         announcements=lambda: [*runtime.nested_instructions, *runtime.mcp.announcements()],
         run_hook=runtime.hooks.run,
         resolve_path=lambda path: normalize_path(runtime.tool_context.resolve(path)),
@@ -63,6 +66,33 @@ def build_context_manager(runtime: Runtime) -> ContextManager:
     for warning in [*window.warnings, *switch_warnings]:
         runtime.emit_notice(warning)
     return manager
+
+
+def build_subagent_context(
+    runtime: Runtime, model: str, file_state: FileStateCache, emit: EventSink
+) -> ContextManager:
+    """A subagent's own context manager: the session's window settings for its model, its
+    own file reads to restore, no transcript and no session notes."""
+    window = resolve_window(
+        limits_for(model).context_window,
+        runtime.options.autocompact,
+        runtime.settings.auto_compact_window,
+        os.environ,
+    )
+    services = CompactionServices(
+        file_state=file_state,
+        resolve_path=lambda path: normalize_path(runtime.tool_context.resolve(path)),
+    )
+    server_editing, _warnings = resolve_server_editing(
+        runtime.settings.server_context_editing, os.environ
+    )
+    return ContextManager(
+        limits_for=lambda name: _limits(runtime, name),
+        window=window,
+        services=services,
+        emit=emit,
+        server_editing=server_editing,
+    )
 
 
 def _session_memory(runtime: Runtime, services: CompactionServices) -> SessionNotes | None:

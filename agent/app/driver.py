@@ -27,7 +27,7 @@ from agent.app.runtime import ApprovePlan, Runtime
 from agent.app.slash import command_name
 from agent.core.events import EventSink
 from agent.core.messages import Message
-from agent.loop.agent import BudgetExceeded, MaxTurnsReached
+from agent.loop.agent import BudgetExceeded, MaxTurnsReached, reminder_text
 from agent.loop.cost import CostTracker
 from agent.loop.tool_runner import AskPermission
 from agent.mcp.prompts import McpPromptError, is_prompt_command
@@ -158,6 +158,30 @@ class SessionDriver:
         except Exception as error:  # a failing line must not end the session
             failure = failure_of(error, f"/{name}" if name else None)
             return LineResult(line, name, failure.message, True, failure)
+
+    async def follow_jobs(self) -> LineResult | None:
+        """After a -p turn: wait while background jobs run; when one ends, run a turn that
+        tells the model (as Claude Code does). None once no job runs and none is left to tell."""
+        jobs = self.runtime.jobs
+        while not jobs.ended_unannounced():
+            if not jobs.running():
+                return None
+            await jobs.wait_for_change()
+        return await self.tell_ended_jobs()
+
+    async def tell_ended_jobs(self) -> LineResult | None:
+        """A turn that tells the model which background jobs ended (None: none to tell)."""
+        if not self.runtime.jobs.ended_unannounced():
+            return None
+        notes = self.runtime.jobs.take_notifications()
+        try:
+            outcome = await self.runtime.agent.submit(reminder_text(notes), kind="meta")
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # reported as the line's failure, like any turn's
+            failure = failure_of(error)
+            return LineResult("", None, failure.message, True, failure)
+        return LineResult("", None, outcome.result)
 
     # -- the mode --------------------------------------------------------------------------
 

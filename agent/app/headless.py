@@ -126,9 +126,9 @@ class HeadlessOutput:
                     *(name for name, _help in prompt_commands(runtime.mcp)),
                 ],
                 skills=[skill.name for skill in runtime.skills],
+                agents=list(runtime.subagents.definitions) if runtime.options.subagents else [],
                 version=__version__,
                 mcp_servers=init_entries(runtime.mcp.status()),
-                agents=list(runtime.options.agents),
             )
         )
 
@@ -217,7 +217,11 @@ async def _close(driver: SessionDriver) -> None:
 async def _run(driver: SessionDriver, prompt: str, output: HeadlessOutput) -> LineResult:
     await driver.start()
     output.send_init(driver)
-    return await driver.run(prompt)
+    result = await driver.run(prompt)
+    # Background jobs still running: wait, and tell the model as each ends (its last word wins).
+    while not result.is_error and (followed := await driver.follow_jobs()) is not None:
+        result = followed
+    return result
 
 
 def _result(

@@ -60,6 +60,7 @@ class RunOptions:
     strict_mcp_config: bool = False  # only --mcp-config's servers
     resume_session_at: str | None = None  # -r up to this message uuid
     agents: dict[str, Any] = field(default_factory=dict)  # --agents / initialize's agents
+    subagents: bool = True  # False: no Agent tool (the demo, whose tiny window is all spoken for)
 
 
 def split_rules(values: list[str]) -> list[str]:

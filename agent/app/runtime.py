@@ -15,12 +15,14 @@ from typing import Any
 
 from agent.app import sdk_setup
 from agent.app.context_setup import build_context_manager
+from agent.app.jobs_setup import build_jobs, mark_output_reads
 from agent.app.mcp_setup import build_mcp_servers, start_mcp_servers
 from agent.app.options import PERMISSION_MODES, RunOptions, StartupError
 from agent.app.page_reader import connect_web_fetch
 from agent.app.sandbox_setup import build_sandbox
 from agent.app.session_hooks import SessionHooks
 from agent.app.session_setup import open_session, permission_gate
+from agent.app.subagents import Subagents
 from agent.core.events import EventSink, ModeChanged, Notice, SessionStarted
 from agent.core.locations import config_dir
 from agent.core.messages import Message
@@ -176,8 +178,11 @@ class Runtime:
         self.sandbox = build_sandbox(self.options, self.settings, self.gate, self.cwd)
         for text, level in self.sandbox.notices:
             self.emit_notice(text, level)
+        self.jobs = build_jobs(self.session.folder, self.emit)
+        self.subagents = Subagents(self)
         self.tools = [
-            *default_tools(sandbox=self.sandbox.policy, command_env=env_for_command),
+            *default_tools(self.sandbox.policy, env_for_command, self.jobs),
+            *self.subagents.tools(),
             SkillTool(self.skills, on_invoke=self._record_skill),
             ExitPlanModeTool(
                 lambda: self.plan.path,
@@ -220,6 +225,7 @@ class Runtime:
                 self._drain_hook_context,
                 self.mcp.instruction_reminders,
                 self.mcp.mentioned,
+                self.jobs.take_notifications,
             ],
             on_tool_results=self._after_tools,
             stop_hook=self.session_hooks.stop,
@@ -315,7 +321,7 @@ class Runtime:
         self.session = Session.create(self.cwd, self.model)
         self._watch_session()
         self.agent.conversation.restart(self.session)
-        self.tool_context.session_dir = self.session.folder
+        self.tool_context.session_dir = self.jobs.folder = self.session.folder
         self.invoked_skills.clear()
         self.plan.path = plan_file_path(config_dir(), self.session.id)
         self.gate.plan_file = self.plan.path
@@ -405,6 +411,7 @@ class Runtime:
         if bash is not None and bash.cwd is not None:
             self.gate.shell_cwd = bash.cwd
         reminders = self.tool_hooks.drain_notes()
+        mark_output_reads(self.jobs, uses, self.tool_context.resolve)
         for use in uses:
             if use.get("name") != "Read" or not isinstance(use.get("input"), dict):
                 continue
@@ -422,7 +429,8 @@ class Runtime:
         return reminders
 
     def close(self) -> None:
-        """Release the parts that need no event loop: shells, the file watcher, the transcript."""
+        """Release the parts that need no event loop: jobs, shells, the watcher, the transcript."""
+        self.jobs.kill_all()
         for tool in self.tools:
             if isinstance(tool, BashTool):
                 tool.kill_background()
@@ -434,6 +442,7 @@ class Runtime:
         connections (they need the loop)."""
         if (notes := self.context.session_memory) is not None:
             await notes.aclose()
+        await self.jobs.stop_all()
         self.close()
         if self._mcp_question is not None:
             self._mcp_question.cancel()

@@ -65,16 +65,23 @@ class SessionHooks:
         """Stop: why the agent should go on, or None to let it stop."""
         return await self._stop_event("Stop", active, last_text)
 
-    async def subagent_stop(self, active: bool, last_text: str) -> str | None:
-        """SubagentStop, for the subagents of issue 13: the same contract as ``stop``."""
-        return await self._stop_event("SubagentStop", active, last_text)
+    async def subagent_stop(
+        self, active: bool, last_text: str, agent_id: str = "", agent_type: str = ""
+    ) -> str | None:
+        """SubagentStop, when a subagent would end: the same contract as ``stop``; the hook
+        also reads which agent it is (``agent_id``, ``agent_type``)."""
+        extra = {"agent_id": agent_id, "agent_type": agent_type}
+        return await self._stop_event("SubagentStop", active, last_text, extra)
 
-    async def _stop_event(self, event: str, active: bool, last_text: str) -> str | None:
+    async def _stop_event(
+        self, event: str, active: bool, last_text: str, extra: dict[str, str] | None = None
+    ) -> str | None:
         if not self.hooks.has(event):
             return None
         payload: dict[str, object] = {
             "stop_hook_active": active,
             "last_assistant_message": last_text,
+            **(extra or {}),
         }
         if event == "Stop":  # Claude Code's keys; ccx has no crons, its background shells end
             payload.update(background_tasks=[], session_crons=[])

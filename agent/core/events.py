@@ -262,3 +262,43 @@ class Microcompacted(Event):
     cleared: int
     tokens_freed: int
     saved_paths: list[str] = field(default_factory=list)
+
+
+@dataclass
+class SubagentStarted(Event):
+    """An Agent call started a subagent (``tool_use_id`` is the parent's Agent call)."""
+
+    type: ClassVar[str] = "subagent_started"
+    tool_use_id: str
+    agent_id: str
+    agent_type: str
+    description: str
+    prompt: str
+    background: bool = False
+
+
+@dataclass
+class SubagentEvent(Event):
+    """An event of a running subagent, relayed to the front ends under its Agent call."""
+
+    type: ClassVar[str] = "subagent_event"
+    tool_use_id: str
+    agent_id: str
+    event: Event
+
+
+@dataclass
+class SubagentFinished(Event):
+    """A subagent's end: ``status`` completed, failed or interrupted, with its figures."""
+
+    type: ClassVar[str] = "subagent_finished"
+    tool_use_id: str
+    agent_id: str
+    agent_type: str
+    status: str
+    result: str
+    total_tokens: int = 0
+    tool_uses: int = 0
+    duration_ms: int = 0
+    cost_usd: float = 0.0
+    output_file: str = ""  # a background agent's output file

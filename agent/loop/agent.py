@@ -21,7 +21,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from agent.core.context_policy import ContextPolicy, NoContextPolicy
 from agent.core.conversation import Conversation, TranscriptLog
@@ -103,6 +103,7 @@ class AgentConfig:
     request_extra: dict[str, Any] = field(default_factory=dict)
     # A model's context window and output limit (the runtime prefers the Models API's figures).
     limits: Callable[[str], ModelLimits] = limits_for
+    purpose: str = "agent"  # what the loop's requests count as in CostTracker.by_purpose
 
 
 class Agent:
@@ -120,7 +121,9 @@ class Agent:
         reminder_sources: list[Callable[[], list[str]]] | None = None,
         on_tool_results: Callable[[list[dict[str, Any]], Message], list[str]] | None = None,
         stop_hook: StopHook | None = None,
+        costs: CostTracker | None = None,
     ) -> None:
+        """``costs``: the tracker to count in (a subagent counts in its parent's)."""
         self.config = config
         self.model = config.model
         self.client = client
@@ -133,7 +136,7 @@ class Agent:
         self.reminder_sources = reminder_sources or []
         self.on_tool_results = on_tool_results
         self.stop_hook = stop_hook
-        self.costs = CostTracker()
+        self.costs = costs if costs is not None else CostTracker()
         self.turns_total = 0
         self._pending_reminders: list[str] = []
         self._checked_system: list[dict[str, Any]] | None = None
@@ -159,12 +162,16 @@ class Agent:
     # -- the turn ------------------------------------------------------------------------
 
     async def submit(
-        self, prompt: str | list[dict[str, Any]], uuid: str | None = None
+        self,
+        prompt: str | list[dict[str, Any]],
+        uuid: str | None = None,
+        kind: Literal["prompt", "meta"] = "prompt",
     ) -> TurnOutcome:
         """Run the user's prompt (its message's ``uuid`` given, or a new one) to the end of
-        the model's work."""
+        the model's work (``kind`` "meta": a turn ccx starts itself, e.g. to tell the model a
+        background job ended)."""
         content = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
-        message = Message(role="user", content=content, kind="prompt")
+        message = Message(role="user", content=content, kind=kind)
         if uuid:
             message.uuid = uuid
         self.append(message)
@@ -368,7 +375,7 @@ class Agent:
                 self._pending_reminders.extend(source())
             if self._pending_reminders:
                 message.content.append(
-                    {"type": "text", "text": _reminder_text(self._pending_reminders)}
+                    {"type": "text", "text": reminder_text(self._pending_reminders)}
                 )
                 self._pending_reminders.clear()
         self.conversation.append(message)
@@ -407,7 +414,8 @@ class Agent:
 
     def _record_usage(self, response: StreamedResponse) -> None:
         usage = response.usage
-        cost = self.costs.add(response.model or self.model, usage, response.duration_s)
+        model = response.model or self.model
+        cost = self.costs.add(model, usage, response.duration_s, purpose=self.config.purpose)
         self.emit(
             Usage(
                 input_tokens=usage.get("input_tokens", 0),
@@ -428,7 +436,7 @@ def _shows_text(response: StreamedResponse) -> bool:
     return any(block.get("type") in ("text", "thinking") for block in response.content)
 
 
-def _reminder_text(reminders: list[str]) -> str:
+def reminder_text(reminders: list[str]) -> str:
     return "<system-reminder>\n" + "\n".join(reminders) + "\n</system-reminder>"
 
 

@@ -21,7 +21,7 @@ from agent.core.messages import tool_result_block
 from agent.loop.tool_hooks import PreToolVerdict, ToolHooks, check_gate
 from agent.permissions.gate import PermissionGate
 from agent.permissions.rules import Decision, Rule
-from tools.base import Tool, ToolContext, ToolParams, ToolResult
+from tools.base import CURRENT_TOOL_USE, Tool, ToolContext, ToolParams, ToolResult
 from tools.surrogates import escape_text, escape_value
 
 log = logging.getLogger(__name__)
@@ -91,6 +91,7 @@ class ToolRunner:
         hooks: ToolHooks | None = None,
     ) -> None:
         self.tools = {tool.name: tool for tool in tools}
+        self.aliases = {alias: tool for tool in tools for alias in tool.aliases}
         self.ctx = ctx
         self.gate = gate
         self.emit = emit
@@ -103,6 +104,10 @@ class ToolRunner:
     def api_tools(self) -> list[dict[str, Any]]:
         return [tool.to_api() for tool in self.tools.values()]
 
+    def tool_named(self, name: str) -> Tool | None:
+        """The tool called ``name``, or the one that has it as an alias."""
+        return self.tools.get(name) or self.aliases.get(name)
+
     async def run(
         self,
         uses: list[dict[str, Any]],
@@ -110,7 +115,7 @@ class ToolRunner:
         results: dict[str, dict[str, Any]],
     ) -> None:
         """Fill ``results`` (tool_use id -> tool_result block) as each call finishes."""
-        calls = [ToolCall(use, self.tools.get(use["name"])) for use in uses]
+        calls = [ToolCall(use, self.tool_named(use["name"])) for use in uses]
         for batch in _batches(calls):
             if len(batch) == 1:
                 await self._run_one(batch[0], invalid_inputs, results)
@@ -124,7 +129,11 @@ class ToolRunner:
         label = self._label(call, params)
         self.emit(ToolStarted(call.id, call.use["name"], call.use.get("input", {}), label))
         started = time.perf_counter()
-        result = escape_result(await self._execute(call, params, label))
+        token = CURRENT_TOOL_USE.set(call.id)
+        try:
+            result = escape_result(await self._execute(call, params, label))
+        finally:
+            CURRENT_TOOL_USE.reset(token)
         content = _api_content(result)
         results[call.id] = tool_result_block(call.id, content, result.is_error)
         meta = dict(result.meta, duration_s=round(time.perf_counter() - started, 4))

@@ -248,9 +248,11 @@ def test_schema_and_labels(bash: BashTool) -> None:
         "command",
         "timeout",
         "description",
+        "run_in_background",
         "dangerouslyDisableSandbox",
-    }
+    }  # Claude Code 2.1.328's properties, exactly
     assert schema["properties"]["dangerouslyDisableSandbox"]["type"] == "boolean"
+    assert schema["properties"]["run_in_background"]["type"] == "boolean"
     assert_schema_matches_snapshot(BashTool)
     assert "Read" in BashTool.description()
     params = BashParams(command="npm test -- --watch=false")

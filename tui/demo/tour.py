@@ -84,6 +84,7 @@ def demo_options(root: Path) -> RunOptions:
         banner=BANNER,
         resume_hint=False,  # the session lives in a throwaway config folder
         show_cost=False,  # the scripted model bills nothing; /cost still shows the counts
+        subagents=False,  # the script never delegates, and its tiny window has no room to spare
     )
 
 

@@ -32,6 +32,9 @@ from agent.core.events import (
     Microcompacted,
     Notice,
     ResponseDiscarded,
+    SubagentEvent,
+    SubagentFinished,
+    SubagentStarted,
     TextDelta,
     ThinkingDelta,
     ToolFinished,
@@ -105,6 +108,7 @@ class PlainRenderer:
         self._wrap = StreamWrapper(lambda: self.console.width)
         self._running: dict[str, asyncio.TimerHandle] = {}
         self._tool_labels: dict[str, tuple[str, str]] = {}  # tool_use id -> (name, words)
+        self._background_agents: set[str] = set()  # their calls are not shown, their end is
         self._compaction_started: float | None = None
         self._ticker: asyncio.Task[None] | None = None
 
@@ -188,6 +192,33 @@ class PlainRenderer:
         if tail:
             text += f" [dim]· {escape(tail)}[/]"
         self.markup(text)
+
+    # A subagent: one dim line per tool call it makes, under its Agent call, and its end.
+
+    def _on_SubagentStarted(self, event: SubagentStarted) -> None:
+        self.quiet_running(event.tool_use_id)
+        if event.background:  # its calls would land among the parent's lines: its end only
+            self._background_agents.add(event.agent_id)
+            return
+        self.line(f"  ⎿ {event.agent_type}: {event.description}", "dim")
+
+    def _on_SubagentEvent(self, event: SubagentEvent) -> None:
+        inner = event.event
+        if event.agent_id in self._background_agents:
+            return
+        if isinstance(inner, ToolStarted):
+            self._tool_labels[inner.tool_use_id] = (inner.name, call_words(inner.name, inner.label))
+        elif isinstance(inner, ToolFinished):
+            name, label = self._tool_labels.pop(inner.tool_use_id, (inner.name, ""))
+            mark = "✗" if inner.is_error else "✓"
+            self.line(f"    {mark} {name} {label}".rstrip(), "dim")
+
+    def _on_SubagentFinished(self, event: SubagentFinished) -> None:
+        calls = f"{event.tool_uses} tool use{'s' if event.tool_uses != 1 else ''}"
+        figures = f"{calls} · {format_tokens(event.total_tokens)} tokens"
+        took = f"{event.duration_ms / 1000:.1f}s"
+        style = "dim" if event.status == "completed" else "red"
+        self.line(f"  ⎿ {event.agent_type} {event.status} · {figures} · {took}", style)
 
     def _on_ApiRetry(self, event: ApiRetry) -> None:
         # A printed line cannot count down: it says how long the wait is.

@@ -6,12 +6,15 @@ from typing import Any
 
 from rich.text import Text
 
+from agent.core.events import SubagentEvent, SubagentFinished
+from tui.widgets.agent_progress import AgentProgress
 from tui.widgets.expandable import Expandable
 
 BODY_LINES = 12
 DIFF_LINES = 40
 ARG_WIDTH = 90
 EXPANDED_BY_DEFAULT = {"Edit", "Write", "MultiEdit", "Bash"}
+AGENT_TOOLS = {"Agent", "Task"}
 
 
 def _fit(label: str) -> str:
@@ -99,6 +102,8 @@ class ToolBlock(Expandable):
         self.status = "running"
         self.summary = ""
         self.body: Text | None = None
+        # An Agent call: its subagent's latest calls and tokens, drawn under the label.
+        self.progress = AgentProgress() if name in AGENT_TOOLS else None
 
     @classmethod
     def from_history(cls, view: Any) -> ToolBlock:
@@ -115,10 +120,24 @@ class ToolBlock(Expandable):
         return block
 
     def can_expand(self) -> bool:
-        return self.body is not None
+        return self.body is not None or (self.progress is not None and self.progress.hidden() > 0)
 
     def hidden_lines(self) -> int:
-        return len(self.body.plain.splitlines()) if self.body is not None else 0
+        hidden = self.progress.hidden() if self.progress is not None else 0
+        return hidden + (len(self.body.plain.splitlines()) if self.body is not None else 0)
+
+    def subagent(self, event: SubagentEvent | SubagentFinished) -> None:
+        """A subagent's event, from under this Agent call."""
+        if self.progress is None:
+            self.progress = AgentProgress()
+        if isinstance(event, SubagentFinished):
+            self.progress.finish(event)
+            if event.status == "interrupted":  # no result follows: the turn is over
+                self.status, self.summary = "error", "interrupted"
+                self.set_class(True, "-error")
+        else:
+            self.progress.observe(event.event)
+        self.refresh_content()
 
     def finish(self, is_error: bool, display: str, preview: str, meta: dict[str, Any]) -> None:
         self.status = "error" if is_error else "done"
@@ -128,6 +147,11 @@ class ToolBlock(Expandable):
         elif self.tool_name == "Bash":
             code = meta.get("exit_code")
             self.summary = f"exit {code}" if code not in (None, 0) else ""
+        elif self.progress is not None and meta.get("background"):
+            self.summary = first_line(display)  # it runs on: /tasks follows it
+        elif self.progress is not None:
+            self.summary = self.progress.figures()
+            preview = preview.split("\n\nagentId: ")[0]  # the report, without its figures
         else:
             self.summary = first_line(meta.get("display") or display)
         self.body = self._body(is_error, display, preview, meta)
@@ -176,6 +200,11 @@ class ToolBlock(Expandable):
             text.append("  running…", style="dim italic")
         elif self.summary:
             text.append(f"  ⎿ {self.summary}", style="red" if self.status != "done" else "dim")
+        if self.progress is not None and (
+            self.status == "running" or (self.expanded and self.progress.steps)
+        ):
+            text.append("\n")
+            text.append_text(indented(self.progress.lines(self.expanded)))
         if self.body is not None:
             text.append(self.marker(), style="dim")
             if self.expanded:

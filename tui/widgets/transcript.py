@@ -20,6 +20,7 @@ from tui.widgets.tool_block import ToolBlock
 from tui.words import relative
 
 if TYPE_CHECKING:
+    from agent.core.events import SubagentEvent, SubagentFinished
     from tui.history import Entry
     from tui.widgets.expandable import Expandable
 
@@ -133,6 +134,12 @@ class Transcript(VerticalScroll):
         block = self._tools.pop(tool_use_id, None)
         if block is not None:
             block.finish(is_error, relative(display, self.cwd), relative(preview, self.cwd), meta)
+
+    def subagent_event(self, event: SubagentEvent | SubagentFinished) -> None:
+        """A subagent's event, drawn in the block of the Agent call that started it."""
+        block = self._tools.get(event.tool_use_id)
+        if block is not None:
+            block.subagent(event)
 
     def tool_denied(self, tool_use_id: str, reason: str) -> None:
         block = self._tools.pop(tool_use_id, None)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from agent.app.stream_json.subagent_lines import subagent_lines
 from agent.core.events import (
     AssistantMessage,
     Event,
@@ -21,6 +22,9 @@ from agent.core.events import (
     HookStarted,
     SessionStarted,
     StreamEvent,
+    SubagentEvent,
+    SubagentFinished,
+    SubagentStarted,
     TextDelta,
     ThinkingDelta,
     ToolFinished,
@@ -171,4 +175,14 @@ def to_lines(event: Event, session_id: str, include_partial: bool) -> list[dict[
         return [hook_message(event, session_id)]
     if isinstance(event, NOT_SENT):
         return []
+    if isinstance(event, SubagentEvent):  # a subagent's messages, under its Agent call
+        if not isinstance(event.event, (AssistantMessage, ToolFinished)):
+            return []
+        lines = to_lines(event.event, session_id, include_partial=False)
+        return [
+            {**line, "parent_tool_use_id": event.tool_use_id, "agent_id": event.agent_id}
+            for line in lines
+        ]
+    if isinstance(event, (SubagentStarted, SubagentFinished)):
+        return subagent_lines(event, session_id)
     return [ccx_message(event, session_id)]

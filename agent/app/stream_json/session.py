@@ -145,8 +145,12 @@ class StreamSession:
             return await mcp_control.answer(driver.runtime.mcp, request)
         if subtype == "get_context_usage":
             return control.context_usage(driver)
-        if subtype == "stop_task":
-            raise ValueError(f"no running task {request.get('task_id')!r}: ccx runs no tasks")
+        if subtype == "stop_task":  # a background job (Bash or agent) by its id
+            task_id = str(request.get("task_id") or "")
+            if driver.runtime.jobs.get(task_id) is None:
+                raise ValueError(f"no background task {task_id!r}")
+            await driver.runtime.jobs.stop(task_id)
+            return {}
         if subtype == "rewind_files":
             return control.rewind_files(driver, str(request.get("user_message_id") or ""))
         raise ValueError(f"ccx does not support the control request {subtype!r}")
@@ -155,6 +159,7 @@ class StreamSession:
         """The client's hooks and agents registered; what the session offers."""
         if isinstance(agents := request.get("agents"), dict):
             driver.runtime.options.agents.update(agents)
+            driver.runtime.subagents.add_json(agents)
         if request.get("hooks"):
             for warning in driver.runtime.hooks.add_callbacks(request["hooks"], self.call_hook):
                 self._complain(warning)

@@ -1,0 +1,474 @@
+"""Subagents end to end: the real `ccx -p` with the Agent tool against the fake API.
+
+The parent's requests take the script in order; a subagent's requests are told
+apart by their system prompt (the agent definition's body) or by their first
+user message (the Agent call's prompt), and answered by routes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from typing import Any
+
+from agent.fake_api import Fault, text_reply, tool_reply
+from agent.fake_api.recording import RecordedRequest
+from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
+from tests.e2e.conftest import Ccx
+
+SECRET = "PARENT-SECRET-4711"
+
+
+def first_user_text(request: RecordedRequest) -> str:
+    first = request.messages[0]["content"] if request.messages else ""
+    if isinstance(first, str):
+        return first
+    return "\n".join(b.get("text", "") for b in first if isinstance(b, dict))
+
+
+def system_text(request: RecordedRequest) -> str:
+    system = request.body.get("system") or []
+    if isinstance(system, str):
+        return system
+    return "\n".join(b.get("text", "") for b in system)
+
+
+def briefed(marker: str) -> Any:
+    """A route predicate: the request of the subagent whose prompt holds ``marker``."""
+    return lambda request: marker in first_user_text(request)
+
+
+def tool_names(request: RecordedRequest) -> list[str]:
+    return [tool["name"] for tool in request.body.get("tools", [])]
+
+
+def tool_results(request: RecordedRequest) -> list[dict[str, Any]]:
+    return [b for b in request.messages[-1]["content"] if b.get("type") == "tool_result"]
+
+
+def result_text(block: dict[str, Any]) -> str:
+    content = block["content"]
+    return content if isinstance(content, str) else json.dumps(content)
+
+
+def agent_call(prompt: str, **extra: Any) -> tuple[str, dict[str, Any]]:
+    return ("Agent", {"description": "look around", "prompt": prompt, **extra})
+
+
+def test_subagent_sees_only_its_brief_and_reports_back(ccx: Ccx) -> None:
+    """Isolation: no request of the subagent carries the parent's conversation; its final text
+    is the Agent call's result; it has no Agent tool; its cost counts under "subagent"."""
+    readme = str(ccx.repo / "README.md")
+    ccx.api.on(
+        lambda r: "BRIEF-1" in first_user_text(r) and len(r.messages) == 1,
+        tool_reply(("Read", {"file_path": readme})),
+    )
+    ccx.api.on(
+        lambda r: "BRIEF-1" in first_user_text(r) and len(r.messages) > 1,
+        text_reply("README says: a sample project."),
+    )
+    ccx.api.add(
+        tool_reply(agent_call("BRIEF-1: summarize README.md")),
+        text_reply("The subagent says it is a sample project."),
+    )
+
+    run = ccx.run("-p", f"remember {SECRET} and delegate", "--output-format", "json")
+
+    assert run.returncode == 0, run.stderr
+    subagent = [r for r in ccx.api.requests if "BRIEF-1" in first_user_text(r)]
+    parent = [r for r in ccx.api.requests if r not in subagent]
+    assert len(subagent) == 2 and len(parent) == 2
+    for request in subagent:
+        assert SECRET not in json.dumps(request.body)
+        assert "Agent" not in tool_names(request) and "Task" not in tool_names(request)
+        assert "Read" in tool_names(request) and "Bash" in tool_names(request)
+        assert "general-purpose agent" not in system_text(request)  # its own system prompt
+    assert "Agent" in tool_names(parent[0])
+    assert "general-purpose" in next(
+        t["description"] for t in parent[0].body["tools"] if t["name"] == "Agent"
+    )
+    (result,) = tool_results(parent[1])
+    assert not result.get("is_error")
+    assert "README says: a sample project." in result_text(result)
+    assert "tool_uses: 1" in result_text(result)
+    out = run.json()
+    assert out["result"] == "The subagent says it is a sample project."
+    assert out["cost_by_purpose"]["subagent"]["requests"] == 2
+
+
+def test_four_agent_calls_in_one_message_run_at_the_same_time(ccx: Ccx) -> None:
+    """Concurrency: each subagent's request waits 3 s at the server; all four arrive before
+    the first is answered, and each result goes back to its own call."""
+    for n in range(4):
+        ccx.api.on(briefed(f"PART-{n}"), text_reply(f"report {n}", delay_s=3.0))
+    calls = [(*agent_call(f"PART-{n}: do part {n}"), f"toolu_part{n}") for n in range(4)]
+    ccx.api.add(tool_reply(*calls), text_reply("All four parts done."))
+
+    run = ccx.run("-p", "split the work", "--output-format", "json")
+
+    assert run.returncode == 0, run.stderr
+    subagent = [r for r in ccx.api.requests if "PART-" in first_user_text(r)]
+    assert len(subagent) == 4
+    arrivals = sorted(r.received_at for r in subagent)
+    assert arrivals[-1] - arrivals[0] < 3.0  # run one after another, 3 s apart at least
+    results = {b["tool_use_id"]: result_text(b) for b in tool_results(ccx.api.requests[-1])}
+    for n in range(4):
+        assert f"report {n}" in results[f"toolu_part{n}"]
+
+
+def test_custom_agent_from_claude_agents_gets_only_its_tools_and_model(ccx: Ccx) -> None:
+    """A project agent: its body is the system prompt, `tools` restricts what it may call
+    (a call to anything else is refused), `model: haiku` picks its model; the Task alias
+    runs it; a malformed agent file is skipped with a warning."""
+    agents = ccx.repo / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews code for bugs\ntools: Read, Grep\n"
+        "model: haiku\n---\nYou are REVIEWER-PROMPT, a careful reviewer.\n"
+    )
+    (agents / "broken.md").write_text("---\nname: broken\n")  # frontmatter never closed
+    reviewer = lambda r: "REVIEWER-PROMPT" in system_text(r)  # noqa: E731
+    ccx.api.on(
+        lambda r: reviewer(r) and len(r.messages) == 1,
+        tool_reply(("Bash", {"command": "touch pwned.txt"})),
+    )
+    ccx.api.on(lambda r: reviewer(r) and len(r.messages) > 1, text_reply("No bugs found."))
+    ccx.api.add(
+        tool_reply(
+            (
+                "Task",
+                {"description": "review", "prompt": "review app.py", "subagent_type": "reviewer"},
+            )
+        ),
+        text_reply("Reviewed."),
+    )
+
+    run = ccx.run("-p", "review", "--permission-mode", "bypassPermissions")
+
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "Reviewed.\n"
+    assert "broken.md is malformed" in run.stderr
+    first, second = [r for r in ccx.api.requests if reviewer(r)]
+    assert sorted(tool_names(first)) == ["Grep", "Read"]
+    assert first.body["model"] == "claude-haiku-5-5"
+    assert "You are REVIEWER-PROMPT" in system_text(first)
+    (refused,) = tool_results(second)
+    assert refused["is_error"] is True and "No tool named 'Bash'" in result_text(refused)
+    assert not (ccx.repo / "pwned.txt").exists()
+    parent = [r for r in ccx.api.requests if not reviewer(r)]
+    listing = next(t["description"] for t in parent[0].body["tools"] if t["name"] == "Agent")
+    assert "- reviewer: Reviews code for bugs (Tools: Read, Grep)" in listing
+    assert "broken" not in listing
+    (report,) = tool_results(parent[1])
+    assert "No bugs found." in result_text(report)
+
+
+def test_unknown_type_and_a_failing_subagent_are_tool_errors_and_the_parent_goes_on(
+    ccx: Ccx,
+) -> None:
+    ccx.api.on(briefed("DOOMED"), Fault(400, "invalid_request_error", "bad things"))
+    ccx.api.add(
+        tool_reply(agent_call("anything", subagent_type="no-such-agent")),
+        tool_reply(agent_call("DOOMED: try this")),
+        text_reply("Carried on without them."),
+    )
+
+    run = ccx.run("-p", "go", "--output-format", "json")
+
+    assert run.returncode == 0, run.stderr
+    parent = [r for r in ccx.api.requests if "DOOMED" not in first_user_text(r)]
+    (unknown,) = tool_results(parent[1])
+    assert unknown["is_error"] is True
+    assert "Unknown subagent_type 'no-such-agent'" in result_text(unknown)
+    assert "general-purpose" in result_text(unknown)
+    (failed,) = tool_results(parent[2])
+    assert failed["is_error"] is True and "bad things" in result_text(failed)
+    assert run.json()["result"] == "Carried on without them."
+
+
+def test_subagent_stop_hook_sends_the_subagent_on_once(ccx: Ccx) -> None:
+    """SubagentStop blocks the first stop (the subagent goes on, told why) and lets the
+    second one through (stop_hook_active); the parent's Stop hook is not asked for it."""
+    log = ccx.repo / "stop.jsonl"
+    hook = ccx.repo / "hook.py"
+    hook.write_text(
+        "import json, sys\n"
+        "data = json.load(sys.stdin)\n"
+        f"open({str(log)!r}, 'a').write(json.dumps(data) + '\\n')\n"
+        "if not data['stop_hook_active']:\n"
+        "    print('check the tests too', file=sys.stderr)\n"
+        "    sys.exit(2)\n"
+    )
+    command = {"hooks": [{"type": "command", "command": f"{sys.executable} {hook}"}]}
+    (ccx.repo / ".claude").mkdir()
+    (ccx.repo / ".claude" / "settings.json").write_text(
+        json.dumps({"hooks": {"SubagentStop": [command]}})
+    )
+    ccx.api.on(
+        lambda r: "HOOKED" in first_user_text(r) and len(r.messages) == 1,
+        text_reply("first report"),
+    )
+    ccx.api.on(
+        lambda r: "HOOKED" in first_user_text(r) and len(r.messages) > 1,
+        text_reply("second report, tests checked"),
+    )
+    ccx.api.add(tool_reply(agent_call("HOOKED: work")), text_reply("done"))
+
+    run = ccx.run("-p", "go", "--output-format", "json")
+
+    assert run.returncode == 0, run.stderr
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [c["stop_hook_active"] for c in calls] == [False, True]
+    assert calls[0]["hook_event_name"] == "SubagentStop"
+    assert calls[0]["agent_type"] == "general-purpose" and calls[0]["agent_id"]
+    second = [r for r in ccx.api.requests if "HOOKED" in first_user_text(r)][1]
+    assert "check the tests too" in json.dumps(second.messages[-1])
+    (report,) = tool_results(ccx.api.requests[-1])
+    assert "second report, tests checked" in result_text(report)
+
+
+def test_stream_json_shows_the_subagent_under_its_agent_call(ccx: Ccx) -> None:
+    """As Claude Code: task_started, the brief and the subagent's messages with
+    parent_tool_use_id set to the Agent call, then task_notification."""
+    ccx.api.on(briefed("STREAMED"), text_reply("streamed report"))
+    ccx.api.add(tool_reply((*agent_call("STREAMED: look"), "toolu_agentcall1")), text_reply("ok"))
+
+    run = ccx.run("-p", "go", "--output-format", "stream-json", "--verbose")
+
+    assert run.returncode == 0, run.stderr
+    lines = run.events()
+    nested = [line for line in lines if line.get("parent_tool_use_id") == "toolu_agentcall1"]
+    assert [line["type"] for line in nested] == ["user", "assistant"]
+    assert nested[0]["message"]["content"][0]["text"] == "STREAMED: look"
+    assert nested[1]["message"]["content"][0]["text"] == "streamed report"
+    started = next(line for line in lines if line.get("subtype") == "task_started")
+    assert started["tool_use_id"] == "toolu_agentcall1"
+    assert started["subagent_type"] == "general-purpose"
+    done = next(line for line in lines if line.get("subtype") == "task_notification")
+    assert done["status"] == "completed" and done["task_id"] == nested[1]["agent_id"]
+    top = [line for line in lines if line["type"] == "assistant" and not line["parent_tool_use_id"]]
+    assert len(top) == 2
+
+
+def test_plain_repl_shows_a_compact_progress_line_per_subagent_call(ccx: Ccx) -> None:
+    """Piped stdin runs the plain REPL: the subagent's calls as dim lines under its Agent
+    call, then one line with its figures."""
+    readme = str(ccx.repo / "README.md")
+    ccx.api.on(
+        lambda r: "PLAIN" in first_user_text(r) and len(r.messages) == 1,
+        tool_reply(("Read", {"file_path": readme})),
+    )
+    ccx.api.on(
+        lambda r: "PLAIN" in first_user_text(r) and len(r.messages) > 1, text_reply("plain report")
+    )
+    ccx.api.add(tool_reply(agent_call("PLAIN: read the readme")), text_reply("Parent is done."))
+
+    run = ccx.run(stdin="delegate it\n")
+
+    assert run.returncode == 0, run.stderr
+    lines = [line.rstrip() for line in run.stdout.splitlines()]
+    start = lines.index("  ⎿ general-purpose: look around")
+    assert lines[start + 1] == "    ✓ Read README.md"
+    assert lines[start + 2].startswith("  ⎿ general-purpose completed · 1 tool use · ")
+    assert "✓ Agent" in lines[start + 3] and "Parent is done." in run.stdout
+
+
+def _job_id(request: RecordedRequest) -> str:
+    match = re.search(r"agentId: (a[0-9a-z]{8})", json.dumps(request.body))
+    assert match, "no agent id in the request"
+    return match.group(1)
+
+
+def test_background_agent_returns_at_once_and_the_model_is_told_when_it_ends(ccx: Ccx) -> None:
+    """run_in_background: the call answers with an id and an output file before the subagent
+    has its answer; the parent's turn ends; ccx -p waits for the job, tells the model (once),
+    and TaskOutput reads the agent's calls and report from its output file."""
+    readme = str(ccx.repo / "README.md")
+    ccx.api.on(
+        lambda r: "BACKGROUND" in first_user_text(r) and len(r.messages) == 1,
+        tool_reply(("Read", {"file_path": readme})),
+    )
+    ccx.api.on(
+        lambda r: "BACKGROUND" in first_user_text(r) and len(r.messages) > 1,
+        text_reply("background report: all fine", delay_s=1.5),
+    )
+    ccx.api.add(
+        tool_reply(agent_call("BACKGROUND: check", run_in_background=True)),
+        text_reply("Started it; waiting."),
+        lambda r: tool_reply(("TaskOutput", {"task_id": _job_id(r)})),
+        text_reply("The agent says all is fine."),
+    )
+
+    run = ccx.run("-p", "check in the background", "--output-format", "json")
+
+    assert run.returncode == 0, run.stderr
+    assert run.json()["result"] == "The agent says all is fine."
+    parent = [r for r in ccx.api.requests if "BACKGROUND" not in first_user_text(r)]
+    subagent = [r for r in ccx.api.requests if "BACKGROUND" in first_user_text(r)]
+    (started,) = tool_results(parent[1])
+    assert "running in the background" in result_text(started)
+    answered = subagent[-1].received_at + subagent[-1].server_seconds
+    assert parent[1].received_at < answered  # the call returned before the subagent was done
+    job_id = _job_id(parent[1])
+    told = json.dumps(parent[2].messages[-1])
+    assert f"<job-id>{job_id}</job-id>" in told and "<status>completed</status>" in told
+    (output,) = tool_results(parent[3])
+    assert "✓ Read README.md" in result_text(output)
+    assert "background report: all fine" in result_text(output)
+    assert json.dumps(parent[3].body).count("<job-notification>") == 1  # told once
+    assert run.json()["cost_by_purpose"]["subagent"]["requests"] == 2
+
+
+def test_task_stop_ends_a_background_agent(ccx: Ccx) -> None:
+    """TaskStop on a background agent cancels it mid-request: the job is killed, the model
+    is told so, and `ccx -p` does not wait for the subagent's answer (two minutes away: the
+    run's 100 s timeout would expire first)."""
+    ccx.api.on(briefed("FOREVER"), text_reply("too late", delay_s=120))
+    ccx.api.add(
+        tool_reply(agent_call("FOREVER: take your time", run_in_background=True)),
+        lambda r: tool_reply(("TaskStop", {"task_id": _job_id(r)})),
+        text_reply("Stopped it."),
+    )
+
+    run = ccx.run("-p", "start and stop", "--output-format", "json", timeout=100)
+
+    assert run.returncode == 0, run.stderr
+    assert run.json()["result"] == "Stopped it."
+    (stopped,) = tool_results(ccx.api.requests[-1])
+    assert not stopped.get("is_error"), stopped
+    assert "stop" in result_text(stopped).lower()
+
+
+def test_a_subagent_manages_its_own_context(ccx: Ccx) -> None:
+    """Eight big reads overflow a 30K window inside the subagent: its own context manager
+    clears or compacts them (the parent's secret never reaches its summary request), and none
+    of that reaches the parent, which gets the report alone."""
+    body = "value = 1\n" * 1_500
+    for index in range(8):
+        (ccx.repo / f"big{index}.py").write_text(body)
+    ccx.api.on(
+        lambda r: SUMMARY_MARK in r.last_user_text(),
+        text_reply("<summary>read big files</summary>"),
+    )
+    for index in range(8):
+        ccx.api.on(
+            lambda r, i=index: "BIGREAD" in first_user_text(r) and _reads_done(r) == i,
+            tool_reply(("Read", {"file_path": str(ccx.repo / f"big{index}.py")})),
+        )
+    ccx.api.on(
+        lambda r: "BIGREAD" in first_user_text(r) and _reads_done(r) >= 8,
+        text_reply("eight files of value = 1"),
+    )
+    ccx.api.add(tool_reply(agent_call("BIGREAD: read big0.py to big7.py")), text_reply("ok"))
+
+    run = ccx.run("-p", f"{SECRET} go", "--output-format", "json", "--autocompact", "30000")
+
+    assert run.returncode == 0, run.stderr
+    assert ccx.api.errors == []
+    lines = lambda r: json.dumps(r.body).count("value = 1")  # noqa: E731
+    subagent = [r for r in ccx.api.requests if "BIGREAD" in first_user_text(r)]
+    assert lines(subagent[-1]) < 8 * 1_500  # cleared or summarized, not all kept
+    for request in ccx.api.requests:
+        if SUMMARY_MARK in request.last_user_text():
+            assert SECRET not in json.dumps(request.body)
+    parent = [
+        r for r in ccx.api.requests if r not in subagent and SUMMARY_MARK not in r.last_user_text()
+    ]
+    assert all(lines(r) == 0 for r in parent[:-1])
+    assert "eight files of value = 1" in json.dumps(parent[-1].messages[-1])
+    assert run.json()["compactions"] == []  # the parent's own context was never compacted
+
+
+def _reads_done(request: RecordedRequest) -> int:
+    """How many Read calls the subagent's conversation holds (cleared ones included)."""
+    return sum(
+        1
+        for message in request.messages
+        if message["role"] == "assistant"
+        for block in message["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_use"
+    )
+
+
+def test_after_a_compaction_the_running_agent_and_the_agents_list_come_back_once(
+    ccx: Ccx,
+) -> None:
+    """/compact while a background agent runs: the next request names the agent's job once
+    (description, running, output file) and carries the list of available agents once in its
+    messages (the Agent tool's description says it too)."""
+    agents = ccx.repo / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "scout.md").write_text("---\ndescription: Finds things\n---\nYou find things.\n")
+    ccx.api.on(briefed("SLOWSCOUT"), text_reply("much later", delay_s=30))
+    ccx.api.add(
+        tool_reply(agent_call("SLOWSCOUT: look", subagent_type="scout", run_in_background=True)),
+        text_reply("Started the scout."),
+        text_reply("<analysis>a</analysis><summary>The user sent a scout.</summary>"),
+        text_reply("It is still looking."),
+    )
+
+    run = ccx.run("--plain", stdin="send a scout\n/compact\nis it back?\n")
+
+    assert run.returncode == 0, run.stderr
+    parent = [r for r in ccx.api.requests if "SLOWSCOUT" not in first_user_text(r)]
+    job_id = _job_id(parent[1])
+    after = parent[-1]
+    assert SUMMARY_MARK in parent[-2].last_user_text() and "is it back?" in after.last_user_text()
+    lines = [line for line in after.all_text().splitlines() if f"- {job_id} (" in line]
+    assert len(lines) == 1, lines
+    assert "look around" in lines[0] and "running" in lines[0] and ".output" in lines[0]
+    messages = json.dumps(after.messages)
+    assert messages.count("- scout: Finds things (Tools: all tools)") == 1
+    assert messages.count("Available agent types") == 1
+    assert "Available agent types" not in json.dumps(parent[0].messages)
+
+
+def test_the_agent_sdk_defines_an_agent_and_sees_its_messages_under_the_call(ccx: Ccx) -> None:
+    """claude-agent-sdk's `agents` option (sent in its initialize request) defines an agent;
+    the SDK parses the subagent's messages with parent_tool_use_id set to the Agent call."""
+    import asyncio
+
+    from claude_agent_sdk import AgentDefinition, AssistantMessage, ClaudeAgentOptions, query
+
+    from tests.e2e.conftest import CCX
+
+    scout = lambda r: "You are SDK-SCOUT" in system_text(r)  # noqa: E731
+    ccx.api.on(scout, text_reply("scouted"))
+    ccx.api.add(
+        tool_reply(
+            (
+                "Agent",
+                {"description": "scout", "prompt": "go", "subagent_type": "sdk-scout"},
+                "toolu_sdkcall",
+            )
+        ),
+        text_reply("The scout is back."),
+    )
+    options = ClaudeAgentOptions(
+        cli_path=CCX,
+        cwd=str(ccx.repo),
+        env=dict(ccx.env),
+        agents={
+            "sdk-scout": AgentDefinition(
+                description="Scouts", prompt="You are SDK-SCOUT.", tools=["Read"]
+            )
+        },
+    )
+
+    async def collect() -> list[Any]:
+        return [m async for m in query(prompt="send the scout", options=options)]
+
+    messages = asyncio.run(collect())
+    (request,) = [r for r in ccx.api.requests if scout(r)]
+    assert tool_names(request) == ["Read"]
+    nested = [
+        m
+        for m in messages
+        if isinstance(m, AssistantMessage) and m.parent_tool_use_id == "toolu_sdkcall"
+    ]
+    assert [m.content[0].text for m in nested] == ["scouted"]  # type: ignore[union-attr]
+    listing = next(
+        t["description"] for t in ccx.api.requests[0].body["tools"] if t["name"] == "Agent"
+    )
+    assert "- sdk-scout: Scouts (Tools: Read)" in listing
