@@ -84,7 +84,10 @@ def demo_options(root: Path) -> RunOptions:
         banner=BANNER,
         resume_hint=False,  # the session lives in a throwaway config folder
         show_cost=False,  # the scripted model bills nothing; /cost still shows the counts
-        subagents=False,  # the script never delegates, and its tiny window has no room to spare
+        # The script reads, edits and runs commands only, and its tiny window has no room for
+        # the definitions of tools it never calls (WebFetch, background jobs, subagents).
+        subagents=False,
+        tools=["Read", "Write", "Edit", "Bash", "Grep", "Glob", "Skill", "ExitPlanMode"],
     )
 
 
