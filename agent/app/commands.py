@@ -54,6 +54,11 @@ def command(name: str, usage: str, help_text: str) -> Callable[[Handler], Handle
     return register
 
 
+def builtin_commands() -> list[tuple[str, str]]:
+    """(name, help) of every built-in command."""
+    return [(name, command.help) for name, command in COMMANDS.items()]
+
+
 def parse(line: str) -> tuple[Command, str] | None:
     """The command and its argument text, or None when the line is not a known command."""
     name = command_name(line)
@@ -262,7 +267,12 @@ async def _exit(_runtime: Runtime, _args: str) -> CommandResult:
 
 @command("help", "/help", "List the commands")
 async def _help(runtime: Runtime, _args: str) -> CommandResult:
-    width = max(len(c.usage) for c in COMMANDS.values())
-    lines = [f"{c.usage.ljust(width)}  {c.help}" for c in COMMANDS.values()]
+    from agent.app.custom_commands import shadowed_commands, visible_commands
+
     rows = [(c.usage, c.help) for c in COMMANDS.values()]
+    rows += [(c.usage, c.help) for c in visible_commands(runtime)]
+    for hidden in shadowed_commands(runtime):
+        rows.append((f"({hidden.usage})", f"{hidden.path}: a built-in command of that name wins"))
+    width = max(len(usage) for usage, _ in rows)
+    lines = [f"{usage.ljust(width)}  {words}" for usage, words in rows]
     return CommandResult("\n".join(lines), data={"help": rows})

@@ -21,12 +21,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agent.app.commands import COMMANDS, run_command
+from agent.app.commands import builtin_commands, run_command
+from agent.app.custom_commands import (
+    CommandRefused,
+    find_custom,
+    run_custom_command,
+    visible_commands,
+)
 from agent.app.options import RunOptions
 from agent.app.runtime import ApprovePlan, Runtime
 from agent.app.slash import command_name
 from agent.core.events import EventSink
 from agent.core.messages import Message
+from agent.instructions.custom_commands import CustomCommand
 from agent.loop.agent import MaxTurnsReached
 from agent.loop.cost import CostTracker
 from agent.loop.tool_runner import AskPermission
@@ -134,6 +141,9 @@ class SessionDriver:
 
     async def _run(self, line: str, name: str | None) -> LineResult:
         try:
+            custom = find_custom(self.runtime, name) if name is not None else None
+            if custom is not None:
+                return await self._run_custom(line, custom)
             if name is not None:
                 result = await run_command(self.runtime, line.strip())
                 return LineResult(
@@ -148,6 +158,17 @@ class SessionDriver:
         except Exception as error:  # a failing line must not end the session
             failure = failure_of(error, f"/{name}" if name else None)
             return LineResult(line, name, failure.message, True, failure)
+
+    async def _run_custom(self, line: str, command: CustomCommand) -> LineResult:
+        """A custom command's turn; refused (nothing sent) when a ``!`cmd``` is not allowed."""
+        if (blocked := await self.runtime.submit_hooks(line)) is not None:
+            return LineResult(line, None, blocked)
+        words = line.strip().split(maxsplit=1)
+        try:
+            outcome = await run_custom_command(self.runtime, command, words[1] if words[1:] else "")
+        except CommandRefused as refused:
+            return LineResult(line, command.name, str(refused), True)
+        return LineResult(line, None, outcome.result)
 
     # -- the mode --------------------------------------------------------------------------
 
@@ -207,10 +228,14 @@ class SessionDriver:
         """Model calls of the whole session."""
         return self.runtime.agent.turns_total
 
-    @staticmethod
-    def commands() -> list[tuple[str, str]]:
-        """(name, help) of every slash command, for completion."""
-        return [(name, command.help) for name, command in COMMANDS.items()]
+    def commands(self) -> list[tuple[str, str]]:
+        """(name, help) of every slash command, for completion: the built-in ones, then the
+        custom ones (a custom command named like a built-in one is left out: it never runs)."""
+        return [*builtin_commands(), *((c.name, c.help) for c in visible_commands(self.runtime))]
+
+    def argument_hints(self) -> dict[str, str]:
+        """name -> argument hint, for the custom commands that have one."""
+        return {c.name: c.argument_hint for c in visible_commands(self.runtime) if c.argument_hint}
 
     def transcript_failure(self) -> str | None:
         """What to say when a transcript write failed during the session; None if none did."""

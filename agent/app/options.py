@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent.permissions.rules import split_rules  # noqa: F401 - the CLI's rule lists
+
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
 
@@ -44,24 +46,3 @@ class RunOptions:
     settings: str | None = None  # --settings: a settings file's path, or its JSON
     session_id: str | None = None  # --session-id: the new session's id (a UUID)
     fork_session: bool = False  # --fork-session: -c / -r continue in a new session
-
-
-def split_rules(values: list[str]) -> list[str]:
-    """`--allowedTools "Read,Bash(git log *)" Edit` -> ["Read", "Bash(git log *)", "Edit"]."""
-    rules: list[str] = []
-    for value in values:
-        depth, current = 0, ""
-        for char in value:
-            if char == "(":
-                depth += 1
-            elif char == ")":
-                depth = max(0, depth - 1)
-            if depth == 0 and (char == "," or char.isspace()):
-                if current.strip():
-                    rules.append(current.strip())
-                current = ""
-                continue
-            current += char
-        if current.strip():
-            rules.append(current.strip())
-    return rules

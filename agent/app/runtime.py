@@ -22,6 +22,7 @@ from agent.app.session_setup import open_session, permission_gate
 from agent.core.events import EventSink, ModeChanged, Notice, SessionStarted
 from agent.core.locations import config_dir
 from agent.core.messages import Message
+from agent.instructions.custom_commands import discover_commands
 from agent.instructions.hooks import HookRunner, additional_context_text
 from agent.instructions.memory import MemoryFile, MemoryFiles
 from agent.instructions.plan import PlanState, plan_file_path
@@ -134,6 +135,9 @@ class Runtime:
         for warning in self.skills.warnings:
             self.emit_notice(warning)
         self.invoked_skills = InvokedSkills.rebuild(self._loaded_events, self.skills)
+        self.custom_commands = discover_commands(self.cwd)
+        for warning in self.custom_commands.warnings:
+            self.emit_notice(warning)
         self.plan = PlanState(
             plan_file_path(config_dir(), self.session.id), active=self.gate.mode == "plan"
         )

@@ -24,6 +24,7 @@ from rich.markdown import Markdown
 from rich.markup import escape
 
 from agent import __version__
+from agent.app.commands import builtin_commands
 from agent.app.driver import Failure, LineResult, SessionDriver
 from agent.app.options import RunOptions, StartupError
 from agent.app.runtime import Runtime
@@ -71,8 +72,10 @@ class PlainRepl:
         self.observers: list[EventSink] = []
         self.driver: SessionDriver | None = None
         self.renderer = PlainRenderer(self.console, str(options.cwd), self.context_state)
+        # Shared with the completer: the session's custom commands join once it is built.
+        self.completions = {**dict(builtin_commands()), **interactive_completions()}
         self.source: LineSource = source or PromptSource(
-            {**dict(SessionDriver.commands()), **interactive_completions()},
+            self.completions,
             self.toolbar,
             self.cycle_mode,
             history_path=history_path if history_path is not None else config_dir() / "history",
@@ -100,6 +103,7 @@ class PlainRepl:
         except StartupError as exc:
             self.renderer.line(f"ccx: {exc}", "red")
             return 1
+        self.completions.update(driver.commands())
         try:
             try:
                 await self._cancellable(driver.start())
