@@ -1,4 +1,5 @@
-"""Slash commands (/compact, /context, /undo-compact, /cost, /clear, /model, /plan, /mcp, /help, /exit).
+"""Slash commands (/compact, /context, /undo-compact, /cost, /clear, /model, /plan, /mcp,
+/output-style, /help, /exit).
 
 Shared by every front end through the session driver: each returns a
 ``CommandResult`` with text for the user, so headless mode can print it and
@@ -258,6 +259,26 @@ async def _mcp(runtime: Runtime, args: str) -> CommandResult:
         known = ", ".join(names) or "none configured"
         return CommandResult(f"Usage: /mcp [enable|disable NAME] (servers: {known})", True)
     return CommandResult(runtime.mcp.answer(words[1], approve=words[0] == "enable"))
+
+
+@command("output-style", "/output-style [name]", "Show the output styles, or switch to one")
+async def _output_style(runtime: Runtime, args: str) -> CommandResult:
+    from agent.app.output_style_setup import switch_output_style
+
+    current = runtime.output_style
+    data = {"output_style": current.name, "available": runtime.output_styles.names}
+    if not args:
+        lines = [f"Output style: {current.name}"]
+        for style in runtime.output_styles.styles:
+            mark = "*" if style is current else " "
+            where = "" if style.source == "built-in" else f" ({style.source})"
+            lines.append(f" {mark} {style.name}{where}: {style.description or '(no description)'}")
+        return CommandResult("\n".join(lines), data=data)
+    try:
+        text = switch_output_style(runtime, args)
+    except ValueError as exc:
+        return CommandResult(str(exc), is_error=True, data=data)
+    return CommandResult(text, data={**data, "output_style": runtime.output_style.name})
 
 
 @command("exit", "/exit", "Quit ccx (also /quit)")

@@ -121,6 +121,7 @@ class HeadlessOutput:
                 slash_commands=[name for name, _help in driver.commands()],
                 skills=[skill.name for skill in runtime.skills],
                 version=__version__,
+                output_style=runtime.output_style.name,
             )
         )
 

@@ -44,6 +44,7 @@ def init_message(
     skills: list[str],
     version: str,
     mcp_servers: list[dict[str, Any]] | None = None,
+    output_style: str = "default",
 ) -> dict[str, Any]:
     """``system``/``init``: what the session runs with, before its first assistant message."""
     return {
@@ -59,7 +60,7 @@ def init_message(
         "apiKeySource": "ANTHROPIC_API_KEY",
         "claude_code_version": version,
         "ccx_version": version,
-        "output_style": "default",
+        "output_style": output_style,
         "agents": [],
         "skills": skills,
         "plugins": [],

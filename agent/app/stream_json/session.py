@@ -136,14 +136,16 @@ class StreamSession:
 
     @staticmethod
     def _initialize(driver: SessionDriver) -> dict[str, Any]:
+        hints = driver.argument_hints()
         commands = [
-            {"name": name, "description": text, "argumentHint": ""}
+            {"name": name, "description": text, "argumentHint": hints.get(name, "")}
             for name, text in driver.commands()
         ]
+        runtime = driver.runtime
         return {
             "commands": commands,
-            "output_style": "default",
-            "available_output_styles": ["default"],
+            "output_style": runtime.output_style.name,
+            "available_output_styles": runtime.output_styles.names,
             "models": [],
             "account": {},
             "pid": os.getpid(),
