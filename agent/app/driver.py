@@ -31,6 +31,7 @@ from agent.app.custom_commands import (
 from agent.app.options import RunOptions
 from agent.app.runtime import ApprovePlan, Runtime
 from agent.app.slash import command_name
+from agent.app.status_line import build_status_line
 from agent.core.events import EventSink
 from agent.core.messages import Message
 from agent.instructions.custom_commands import CustomCommand
@@ -122,6 +123,7 @@ class SessionDriver:
         self.interactive = ask is not None  # someone reads and answers: idle notifications
         bypass = ("bypassPermissions",) if self.runtime.gate.mode == "bypassPermissions" else ()
         self.mode_cycle: tuple[str, ...] = (*CYCLED_MODES, *bypass)
+        self.status_line = build_status_line(self)  # the statusLine command; None without one
 
     async def start(self) -> None:
         """Model limits from the Models API, SessionStart hooks."""
@@ -249,6 +251,8 @@ class SessionDriver:
     async def aclose(self, reason: str = "other") -> None:
         """SessionEnd hooks (``reason``: clear, logout, prompt_input_exit, other), then release
         the session's parts: shells, the file watcher, the transcript, the client."""
+        if self.status_line is not None:
+            await self.status_line.aclose()
         try:
             await self.runtime.session_hooks.session_end(reason)
         finally:
