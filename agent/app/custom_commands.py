@@ -77,20 +77,25 @@ class PreparedCommand:
 
     content: list[dict[str, Any]]
     grants: list[Rule]
-    notes: list[str]
 
 
 async def run_custom_command(runtime: Runtime, command: CustomCommand, args: str) -> TurnOutcome:
     """Prepare the command and run its turn (CommandRefused before anything is sent)."""
-    prepared = await prepare(runtime, command, args)
-    for note in prepared.notes:
-        runtime.emit_notice(note, "info")
+    notes: list[str] = []
+    try:
+        prepared = await prepare(runtime, command, args, notes)
+    finally:  # said also when the command is refused: "not trusted" may be why
+        for note in notes:
+            runtime.emit_notice(note, "info")
     with granted(runtime, prepared.grants), turn_model(runtime, command.model):
         return await runtime.agent.submit(prepared.content)
 
 
-async def prepare(runtime: Runtime, command: CustomCommand, args: str) -> PreparedCommand:
-    notes: list[str] = []
+async def prepare(
+    runtime: Runtime, command: CustomCommand, args: str, notes: list[str]
+) -> PreparedCommand:
+    """The message's blocks, ``!`cmd``` run and ``@file`` attached; what to tell the user goes
+    to ``notes``. CommandRefused when a snippet is not allowed (then nothing has run)."""
     grants = command_grants(runtime, command, notes)
     body = fill_arguments(command.body, args)
     snippets = shell_snippets(body)
@@ -110,7 +115,7 @@ async def prepare(runtime: Runtime, command: CustomCommand, args: str) -> Prepar
         {"type": "text", "text": body},
     ]
     content += attachments(runtime, command, body, notes)
-    return PreparedCommand(content, grants, notes)
+    return PreparedCommand(content, grants)
 
 
 def command_grants(runtime: Runtime, command: CustomCommand, notes: list[str]) -> list[Rule]:
