@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent.app.slash import EXIT_NAMES, command_name
+from agent.app.slash import EXIT_NAMES, command_name, interactive_completions
 from agent.core.compaction_record import CompactionRecord
 from compaction.breakdown import context_breakdown, render_breakdown
 from compaction.full import CompactionError
@@ -23,6 +23,7 @@ from compaction.thresholds import format_tokens
 
 if TYPE_CHECKING:
     from agent.app.runtime import Runtime
+    from agent.instructions.custom_commands import CustomCommand
 
 
 @dataclass
@@ -58,6 +59,32 @@ def command(name: str, usage: str, help_text: str) -> Callable[[Handler], Handle
 def builtin_commands() -> list[tuple[str, str]]:
     """(name, help) of every built-in command."""
     return [(name, command.help) for name, command in COMMANDS.items()]
+
+
+# -- custom commands (agent.app.custom_commands runs them): built-in names win ------------
+
+
+def builtin_names() -> set[str]:
+    return {*COMMANDS, *EXIT_NAMES, *interactive_completions()}
+
+
+def find_custom(runtime: Runtime, name: str) -> CustomCommand | None:
+    """The custom command ``/name`` runs; None when there is none or a built-in one wins."""
+    if name.lower() in builtin_names():
+        return None
+    return runtime.custom_commands.get(name)
+
+
+def visible_commands(runtime: Runtime) -> list[CustomCommand]:
+    """The custom commands that can run (a built-in one wins on a name clash)."""
+    builtin = builtin_names()
+    return [c for c in runtime.custom_commands if c.name.lower() not in builtin]
+
+
+def shadowed_commands(runtime: Runtime) -> list[CustomCommand]:
+    """The custom commands a built-in one hides, for /help to say so."""
+    builtin = builtin_names()
+    return [c for c in runtime.custom_commands if c.name.lower() in builtin]
 
 
 def parse(line: str) -> tuple[Command, str] | None:
@@ -288,8 +315,6 @@ async def _exit(_runtime: Runtime, _args: str) -> CommandResult:
 
 @command("help", "/help", "List the commands")
 async def _help(runtime: Runtime, _args: str) -> CommandResult:
-    from agent.app.custom_commands import shadowed_commands, visible_commands
-
     rows = [(c.usage, c.help) for c in COMMANDS.values()]
     rows += [(c.usage, c.help) for c in visible_commands(runtime)]
     for hidden in shadowed_commands(runtime):

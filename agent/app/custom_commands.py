@@ -22,8 +22,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from agent.app.commands import COMMANDS
-from agent.app.slash import EXIT_NAMES, interactive_completions
 from agent.instructions.custom_commands import (
     CustomCommand,
     command_header,
@@ -42,29 +40,6 @@ if TYPE_CHECKING:
 
 MAX_ATTACHED_BYTES = 100_000
 SNIPPET_TIMEOUT_MS = 30_000
-
-
-def builtin_names() -> set[str]:
-    return {*COMMANDS, *EXIT_NAMES, *interactive_completions()}
-
-
-def find_custom(runtime: Runtime, name: str) -> CustomCommand | None:
-    """The custom command ``/name`` runs; None when there is none or a built-in one wins."""
-    if name.lower() in builtin_names():
-        return None
-    return runtime.custom_commands.get(name)
-
-
-def visible_commands(runtime: Runtime) -> list[CustomCommand]:
-    """The custom commands that can run (a built-in one wins on a name clash)."""
-    builtin = builtin_names()
-    return [c for c in runtime.custom_commands if c.name.lower() not in builtin]
-
-
-def shadowed_commands(runtime: Runtime) -> list[CustomCommand]:
-    """The custom commands a built-in one hides, for /help to say so."""
-    builtin = builtin_names()
-    return [c for c in runtime.custom_commands if c.name.lower() in builtin]
 
 
 class CommandRefused(Exception):

@@ -21,13 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agent.app.commands import builtin_commands, run_command
-from agent.app.custom_commands import (
-    CommandRefused,
-    find_custom,
-    run_custom_command,
-    visible_commands,
-)
+from agent.app.commands import builtin_commands, find_custom, run_command, visible_commands
+from agent.app.custom_commands import CommandRefused, run_custom_command
 from agent.app.options import RunOptions
 from agent.app.runtime import ApprovePlan, Runtime
 from agent.app.slash import command_name

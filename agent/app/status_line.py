@@ -178,7 +178,12 @@ class StatusLineRunner:
         if self._task is not None and not self._task.done():
             self._again = True
             return
-        self._task = asyncio.get_running_loop().create_task(self._run(on_text))
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # not on the session's loop: skip this refresh, never fail
+            log.warning("a statusLine refresh was asked for outside the session's loop")
+            return
+        self._task = loop.create_task(self._run(on_text))
 
     async def _run(self, on_text: Callable[[str | None], None]) -> None:
         while True:
