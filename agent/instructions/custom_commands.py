@@ -36,6 +36,11 @@ MAX_COMMAND_FILE_BYTES = 256 * 1024
 NAME_PART = re.compile(r"[A-Za-z][\w.-]*")
 PLACEHOLDER = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$(\d+)")
 BANG = re.compile(r"!`([^`\n]+)`")
+HEADER = re.compile(
+    r"<command-message>[^<]*</command-message>\n<command-name>/([^<]*)</command-name>\n"
+    r"<command-args>(.*)</command-args>\n",
+    re.DOTALL,
+)
 PLAIN_FIELD = re.compile(r"([A-Za-z][\w-]*):\s*(.*)")
 FILE_REF = re.compile(r"(?<![\w@`])@((?:[\w.~-]|/)+[\w/-])")
 
@@ -238,6 +243,15 @@ def command_header(name: str, args: str) -> str:
         f"<command-name>/{name}</command-name>\n"
         f"<command-args>{args}</command-args>\n"
     )
+
+
+def typed_line(header: str) -> str | None:
+    """What the user typed (``/name args``), read back from ``command_header``'s block; None
+    for any other text (a resumed session shows the line, not the expanded body)."""
+    match = HEADER.fullmatch(header)
+    if match is None:
+        return None
+    return f"/{match.group(1)} {match.group(2)}".rstrip()
 
 
 def _one_line(value: Any) -> str:

@@ -15,6 +15,7 @@ from agent.instructions.custom_commands import (
     read_frontmatter,
     shell_snippets,
     tool_rules,
+    typed_line,
 )
 
 
@@ -117,3 +118,9 @@ def test_snippets_file_references_and_the_header() -> None:
         "<command-name>/a:b</command-name>\n"
         "<command-args>x y</command-args>\n"
     )
+
+
+def test_the_typed_line_is_read_back_from_the_header() -> None:
+    assert typed_line(command_header("a:b", "x <y> z")) == "/a:b x <y> z"
+    assert typed_line(command_header("fix", "")) == "/fix"
+    assert typed_line("Fix the bug") is None
