@@ -1,4 +1,4 @@
-"""The ``statusLine`` setting: a command whose first line of output the full-screen app shows.
+"""The ``statusLine`` setting: a command whose first line of output the front ends show.
 
 ``{"statusLine": {"type": "command", "command": "~/.claude/statusline.sh", "padding": 0}}``,
 Claude Code's schema. The command gets Claude Code's JSON payload on stdin

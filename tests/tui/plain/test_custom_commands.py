@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from prompt_toolkit.completion import CompleteEvent
@@ -29,3 +30,22 @@ async def test_custom_commands_complete_and_run(workspace: tuple[FakeApi, Path])
         await session.until(lambda: "Built." in session.text)
     (request,) = api.requests
     assert request.last_user_text().endswith("Build web")
+
+
+async def test_the_status_line_joins_the_toolbar_after_the_meter(
+    workspace: tuple[FakeApi, Path],  # noqa: F811
+) -> None:
+    api, root = workspace
+    config = root.parent / "config"
+    config.mkdir(exist_ok=True)
+    command = "cat > /dev/null; printf '\\033[1mSTATUS-OK\\033[0m\\nsecond\\n'"
+    (config / "settings.json").write_text(json.dumps({"statusLine": {"command": command}}))
+    api.add(text_reply("Fine."))
+    async with plain_session(root) as session:
+        repl = session.repl
+        await session.until(lambda: repl.driver and repl.driver.status_line.text)
+        session.pipe.send_text("hi" + ENTER)
+        await session.until(lambda: "Fine." in session.text)
+        toolbar = "".join(text for _style, text, *_ in repl.toolbar())
+    assert "STATUS-OK" in toolbar and "second" not in toolbar and "\x1b" not in toolbar
+    assert toolbar.index("STATUS-OK") > toolbar.index("/")  # after the meter's figures
