@@ -76,6 +76,14 @@ class StatusChanged(Message):
         self.status = status
 
 
+class StatusCommandText(Message):
+    """The statusLine command printed a new first line ("" when it failed or printed none)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
 class JobFinished(Message):
     """A line ended: ``outcome`` is "done", "interrupted" or "error" (``error`` says what)."""
 

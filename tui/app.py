@@ -39,6 +39,7 @@ try:
         RuntimeFailed,
         RuntimeReady,
         StatusChanged,
+        StatusCommandText,
         TrustAsked,
     )
     from tui.bridge import AgentBridge
@@ -389,6 +390,9 @@ class CcxApp(App[int]):
         self.query_one(Transcript).add_line(
             f"ccx could not start the session: {message.error}", "error"
         )
+
+    def on_status_command_text(self, message: StatusCommandText) -> None:
+        self.query_one(StatusFooter).status_text = message.text
 
     def on_status_changed(self, message: StatusChanged) -> None:
         if not self.live:

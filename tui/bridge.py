@@ -45,6 +45,7 @@ from tui.agent_messages import (
     RuntimeFailed,
     RuntimeReady,
     StatusChanged,
+    StatusCommandText,
     TrustAsked,
 )
 
@@ -306,6 +307,9 @@ class AgentBridge:
             gc.freeze()
 
     def _status(self, driver: SessionDriver) -> StatusSnapshot:
+        """The snapshot; the statusLine command is asked to refresh (in the background)."""
+        if driver.status_line is not None:
+            driver.status_line.refresh(lambda text: self._post(StatusCommandText(text or "")))
         return driver.status()
 
     async def _restart(self, options: RunOptions) -> None:

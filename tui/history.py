@@ -54,6 +54,11 @@ def result_text(block: dict[str, Any]) -> str:
 
 
 def _user_text(message: Message) -> str:
+    from agent.instructions.custom_commands import typed_line  # only when a session is drawn
+
+    first = message.content[0] if message.content else {}
+    if first.get("type") == "text" and (line := typed_line(str(first.get("text", "")))):
+        return line  # a custom command: the line typed, not its expanded body
     texts = [
         b.get("text", "")
         for b in message.content

@@ -1,5 +1,5 @@
 """Slash commands (/compact, /context, /undo-compact, /cost, /clear, /model, /plan, /mcp, /tasks,
-/help, /exit).
+/output-style, /help, /exit).
 
 Shared by every front end through the session driver: each returns a
 ``CommandResult`` with text for the user, so headless mode can print it and
@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from agent.app.slash import EXIT_NAMES, command_name
+from agent.app.slash import EXIT_NAMES, command_name, interactive_completions
 from agent.core.compaction_record import CompactionRecord
 from compaction.breakdown import context_breakdown, render_breakdown
 from compaction.full import CompactionError
@@ -23,6 +23,7 @@ from compaction.thresholds import format_tokens
 
 if TYPE_CHECKING:
     from agent.app.runtime import Runtime
+    from agent.instructions.custom_commands import CustomCommand
 
 
 @dataclass
@@ -53,6 +54,37 @@ def command(name: str, usage: str, help_text: str) -> Callable[[Handler], Handle
         return handler
 
     return register
+
+
+def builtin_commands() -> list[tuple[str, str]]:
+    """(name, help) of every built-in command."""
+    return [(name, command.help) for name, command in COMMANDS.items()]
+
+
+# -- custom commands (agent.app.custom_commands runs them): built-in names win ------------
+
+
+def builtin_names() -> set[str]:
+    return {*COMMANDS, *EXIT_NAMES, *interactive_completions()}
+
+
+def find_custom(runtime: Runtime, name: str) -> CustomCommand | None:
+    """The custom command ``/name`` runs; None when there is none or a built-in one wins."""
+    if name.lower() in builtin_names():
+        return None
+    return runtime.custom_commands.get(name)
+
+
+def visible_commands(runtime: Runtime) -> list[CustomCommand]:
+    """The custom commands that can run (a built-in one wins on a name clash)."""
+    builtin = builtin_names()
+    return [c for c in runtime.custom_commands if c.name.lower() not in builtin]
+
+
+def shadowed_commands(runtime: Runtime) -> list[CustomCommand]:
+    """The custom commands a built-in one hides, for /help to say so."""
+    builtin = builtin_names()
+    return [c for c in runtime.custom_commands if c.name.lower() in builtin]
 
 
 def parse(line: str) -> tuple[Command, str] | None:
@@ -292,6 +324,26 @@ async def _tasks(runtime: Runtime, args: str) -> CommandResult:
     return CommandResult(f"Stopped job {job.id} ({job.description}).")
 
 
+@command("output-style", "/output-style [name]", "Show the output styles, or switch to one")
+async def _output_style(runtime: Runtime, args: str) -> CommandResult:
+    from agent.app.output_style_setup import switch_output_style
+
+    current = runtime.output_style
+    data = {"output_style": current.name, "available": runtime.output_styles.names}
+    if not args:
+        lines = [f"Output style: {current.name}"]
+        for style in runtime.output_styles.styles:
+            mark = "*" if style is current else " "
+            where = "" if style.source == "built-in" else f" ({style.source})"
+            lines.append(f" {mark} {style.name}{where}: {style.description or '(no description)'}")
+        return CommandResult("\n".join(lines), data=data)
+    try:
+        text = switch_output_style(runtime, args)
+    except ValueError as exc:
+        return CommandResult(str(exc), is_error=True, data=data)
+    return CommandResult(text, data={**data, "output_style": runtime.output_style.name})
+
+
 @command("exit", "/exit", "Quit ccx (also /quit)")
 async def _exit(_runtime: Runtime, _args: str) -> CommandResult:
     return CommandResult("", exit=True)
@@ -299,7 +351,10 @@ async def _exit(_runtime: Runtime, _args: str) -> CommandResult:
 
 @command("help", "/help", "List the commands")
 async def _help(runtime: Runtime, _args: str) -> CommandResult:
-    width = max(len(c.usage) for c in COMMANDS.values())
-    lines = [f"{c.usage.ljust(width)}  {c.help}" for c in COMMANDS.values()]
     rows = [(c.usage, c.help) for c in COMMANDS.values()]
+    rows += [(c.usage, c.help) for c in visible_commands(runtime)]
+    for hidden in shadowed_commands(runtime):
+        rows.append((f"({hidden.usage})", f"{hidden.path}: a built-in command of that name wins"))
+    width = max(len(usage) for usage, _ in rows)
+    lines = [f"{usage.ljust(width)}  {words}" for usage, words in rows]
     return CommandResult("\n".join(lines), data={"help": rows})

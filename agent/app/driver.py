@@ -21,12 +21,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from agent.app.commands import COMMANDS, run_command
+from agent.app.commands import builtin_commands, find_custom, run_command, visible_commands
+from agent.app.custom_commands import CommandRefused, run_custom_command
 from agent.app.options import RunOptions
 from agent.app.runtime import ApprovePlan, Runtime
 from agent.app.slash import command_name
+from agent.app.status_line import build_status_line
 from agent.core.events import EventSink
 from agent.core.messages import Message
+from agent.instructions.custom_commands import CustomCommand
 from agent.loop.agent import BudgetExceeded, MaxTurnsReached, reminder_text
 from agent.loop.cost import CostTracker
 from agent.loop.tool_runner import AskPermission
@@ -119,6 +122,7 @@ class SessionDriver:
         self.interactive = ask is not None  # someone reads and answers: idle notifications
         bypass = ("bypassPermissions",) if self.runtime.gate.mode == "bypassPermissions" else ()
         self.mode_cycle: tuple[str, ...] = (*CYCLED_MODES, *bypass)
+        self.status_line = build_status_line(self)  # the statusLine command; None without one
 
     async def start(self) -> None:
         """Model limits from the Models API, SessionStart hooks."""
@@ -141,6 +145,9 @@ class SessionDriver:
         try:
             if name is not None and is_prompt_command(name):  # an MCP server's prompt
                 line, name = await expand_prompt(self.runtime.mcp, line), None
+            custom = find_custom(self.runtime, name) if name is not None else None
+            if custom is not None:
+                return await self._run_custom(line, custom)
             if name is not None:
                 result = await run_command(self.runtime, line.strip())
                 return LineResult(
@@ -182,6 +189,17 @@ class SessionDriver:
             failure = failure_of(error)
             return LineResult("", None, failure.message, True, failure)
         return LineResult("", None, outcome.result)
+
+    async def _run_custom(self, line: str, command: CustomCommand) -> LineResult:
+        """A custom command's turn; refused (nothing sent) when a ``!`cmd``` is not allowed."""
+        if (blocked := await self.runtime.submit_hooks(line)) is not None:
+            return LineResult(line, None, blocked)
+        words = line.strip().split(maxsplit=1)
+        try:
+            outcome = await run_custom_command(self.runtime, command, words[1] if words[1:] else "")
+        except CommandRefused as refused:
+            return LineResult(line, command.name, str(refused), True)
+        return LineResult(line, None, outcome.result)
 
     # -- the mode --------------------------------------------------------------------------
 
@@ -241,10 +259,14 @@ class SessionDriver:
         """Model calls of the whole session."""
         return self.runtime.agent.turns_total
 
-    @staticmethod
-    def commands() -> list[tuple[str, str]]:
-        """(name, help) of every slash command, for completion."""
-        return [(name, command.help) for name, command in COMMANDS.items()]
+    def commands(self) -> list[tuple[str, str]]:
+        """(name, help) of every slash command, for completion: the built-in ones, then the
+        custom ones (a custom command named like a built-in one is left out: it never runs)."""
+        return [*builtin_commands(), *((c.name, c.help) for c in visible_commands(self.runtime))]
+
+    def argument_hints(self) -> dict[str, str]:
+        """name -> argument hint, for the custom commands that have one."""
+        return {c.name: c.argument_hint for c in visible_commands(self.runtime) if c.argument_hint}
 
     def transcript_failure(self) -> str | None:
         """What to say when a transcript write failed during the session; None if none did."""
@@ -258,6 +280,8 @@ class SessionDriver:
     async def aclose(self, reason: str = "other") -> None:
         """SessionEnd hooks (``reason``: clear, logout, prompt_input_exit, other), then release
         the session's parts: shells, the file watcher, the transcript, the client."""
+        if self.status_line is not None:
+            await self.status_line.aclose()
         try:
             await self.runtime.session_hooks.session_end(reason)
         finally:

@@ -129,6 +129,7 @@ class HeadlessOutput:
                 agents=list(runtime.subagents.definitions) if runtime.options.subagents else [],
                 version=__version__,
                 mcp_servers=init_entries(runtime.mcp.status()),
+                output_style=runtime.output_style.name,
             )
         )
 

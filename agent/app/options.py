@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.permissions.rules import split_rules  # noqa: F401 - the CLI's rule lists
+
 PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
 
 
@@ -62,23 +64,3 @@ class RunOptions:
     agents: dict[str, Any] = field(default_factory=dict)  # --agents / initialize's agents
     subagents: bool = True  # False: no Agent tool (the demo, whose tiny window is all spoken for)
 
-
-def split_rules(values: list[str]) -> list[str]:
-    """`--allowedTools "Read,Bash(git log *)" Edit` -> ["Read", "Bash(git log *)", "Edit"]."""
-    rules: list[str] = []
-    for value in values:
-        depth, current = 0, ""
-        for char in value:
-            if char == "(":
-                depth += 1
-            elif char == ")":
-                depth = max(0, depth - 1)
-            if depth == 0 and (char == "," or char.isspace()):
-                if current.strip():
-                    rules.append(current.strip())
-                current = ""
-                continue
-            current += char
-        if current.strip():
-            rules.append(current.strip())
-    return rules

@@ -19,6 +19,7 @@ from agent.app.jobs_setup import build_jobs, mark_output_reads
 from agent.app.mcp_setup import build_mcp_servers, start_mcp_servers
 from agent.app.options import PERMISSION_MODES, RunOptions, StartupError
 from agent.app.page_reader import connect_web_fetch
+from agent.app.output_style_setup import load_output_styles
 from agent.app.sandbox_setup import build_sandbox
 from agent.app.session_hooks import SessionHooks
 from agent.app.session_setup import open_session, permission_gate
@@ -26,8 +27,10 @@ from agent.app.subagents import Subagents
 from agent.core.events import EventSink, ModeChanged, Notice, SessionStarted
 from agent.core.locations import config_dir
 from agent.core.messages import Message
+from agent.instructions.custom_commands import discover_commands
 from agent.instructions.hooks import HookRunner, additional_context_text
 from agent.instructions.memory import MemoryFile, MemoryFiles
+from agent.instructions.output_styles import style_section
 from agent.instructions.plan import PlanState, plan_file_path
 from agent.instructions.skills import InvokedSkills, discover_skills, skills_listing
 from agent.instructions.system_prompt import build_system_prompt
@@ -142,6 +145,10 @@ class Runtime:
         for warning in self.skills.warnings:
             self.emit_notice(warning)
         self.invoked_skills = InvokedSkills.rebuild(self._loaded_events, self.skills)
+        self.custom_commands = discover_commands(self.cwd)
+        self.output_styles, self.output_style = load_output_styles(self)
+        for warning in self.custom_commands.warnings:
+            self.emit_notice(warning)
         self.plan = PlanState(
             plan_file_path(config_dir(), self.session.id), active=self.gate.mode == "plan"
         )
@@ -366,6 +373,8 @@ class Runtime:
             text = system[-1]["text"] + "\n\n" + self.options.append_system_prompt
             system[-1] = {**system[-1], "text": text}
         self.memory_texts = [m.content for m in self.memory_files]
+        if section := style_section(self.output_style):
+            system[-1] = {**system[-1], "text": system[-1]["text"] + "\n\n" + section}
         if self.skills_text:
             system[-1] = {**system[-1], "text": system[-1]["text"] + "\n\n" + self.skills_text}
         return system

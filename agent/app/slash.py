@@ -1,7 +1,7 @@
 """The one rule for "is this line a slash command", shared by every front end and headless.
 
-A line whose first word is ``/name`` (a letter, then letters, digits, ``_`` or
-``-``) is a command, known or not: an unknown one is answered "Unknown
+A line whose first word is ``/name`` (a letter, then letters, digits, ``_``,
+``-``, ``.`` or ``:``, which custom commands' namespaces use) is a command, known or not: an unknown one is answered "Unknown
 command", never sent to the model. Anything else (``/etc/hosts is odd``, a
 lone ``/``) is a prompt. Kept free of heavy imports: the full-screen app reads
 it before the session is built.
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-COMMAND_WORD = re.compile(r"/([A-Za-z][\w-]*)")
+COMMAND_WORD = re.compile(r"/([A-Za-z][\w.:-]*)")
 EXIT_NAMES = ("exit", "quit")
 # Commands the interactive front ends answer themselves (the session driver never sees them).
 INTERACTIVE_COMMANDS = (

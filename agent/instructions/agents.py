@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.locations import config_dir as user_config_dir
-from agent.instructions.skills import parse_yaml_frontmatter
+from agent.instructions.skills import parse_frontmatter
 from agent.permissions.settings import project_root
 from tools.agent import GENERAL_PURPOSE
 from tools.skill import FrontmatterError, split_frontmatter
@@ -114,7 +114,7 @@ def load_agent_file(path: Path, warnings: list[str]) -> AgentDefinition | None:
             return None
         text = path.read_text(encoding="utf-8")
         raw, body = split_frontmatter(text)
-        meta = parse_yaml_frontmatter(raw)
+        meta = parse_frontmatter(raw)
         return definition_from(meta, body, str(path), default_name=path.stem)
     except (OSError, UnicodeDecodeError) as exc:
         warnings.append(f"Could not read agent file {path}: {exc}; skipped.")

@@ -76,7 +76,7 @@ def load_skill(path: Path, warnings: list[str]) -> SkillInfo | None:
         return None
     try:
         raw, body = split_frontmatter(text)
-        meta = parse_yaml_frontmatter(raw)
+        meta = parse_frontmatter(raw)
     except (FrontmatterError, ValueError) as exc:
         warnings.append(f"Skill file {path} has malformed frontmatter ({exc}); skipped.")
         return None
@@ -204,7 +204,7 @@ def _skills_in(directory: Path, warnings: list[str]) -> list[SkillInfo]:
     return skills
 
 
-def parse_yaml_frontmatter(raw: str | None) -> dict[str, Any]:
+def parse_frontmatter(raw: str | None) -> dict[str, Any]:
     """The frontmatter as a mapping; ValueError when it is not YAML or not a mapping."""
     if raw is None or not raw.strip():
         return {}

@@ -102,3 +102,24 @@ def _bash_regex(pattern: str) -> re.Pattern[str]:
             pieces.append(re.escape(c))
             i += 1
     return re.compile("".join(pieces), re.DOTALL)
+
+
+def split_rules(values: list[str]) -> list[str]:
+    """`--allowedTools "Read,Bash(git log *)" Edit` -> ["Read", "Bash(git log *)", "Edit"]."""
+    rules: list[str] = []
+    for value in values:
+        depth, current = 0, ""
+        for char in value:
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                depth = max(0, depth - 1)
+            if depth == 0 and (char == "," or char.isspace()):
+                if current.strip():
+                    rules.append(current.strip())
+                current = ""
+                continue
+            current += char
+        if current.strip():
+            rules.append(current.strip())
+    return rules

@@ -27,7 +27,9 @@ RULE_LISTS = ("allow", "ask", "deny")
 # What a project's settings may set before the folder is trusted (agent.permissions.trust): rules that
 # only restrict, and keys that neither run anything nor loosen a check.
 RESTRICTING_RULES = ("deny", "ask")
-HARMLESS_KEYS = frozenset({"$schema", "model", "fallbackModel", "autoCompactWindow"})
+HARMLESS_KEYS = frozenset(
+    {"$schema", "model", "fallbackModel", "autoCompactWindow", "outputStyle"}  # words, no commands
+)
 
 
 @dataclass
@@ -221,6 +223,25 @@ def add_permission_rule(path: Path, behavior: str, rule: str) -> None:
         atomic_write(
             path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode(), durable=True
         )
+
+
+def set_setting(path: Path, key: str, value: Any) -> None:
+    """Set one top-level key of the settings file at ``path``, keeping the rest (the same
+    lock, atomic replace and refusals as ``add_permission_rule``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _directory_lock(path.parent):
+        data: dict[str, Any] = {}
+        if path.exists():
+            try:
+                data = json.loads(path.read_text(encoding="utf-8") or "{}")
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise ValueError(f"{path} is not valid JSON ({exc}); not changed") from exc
+            if not isinstance(data, dict):
+                raise ValueError(f"{path} does not hold a JSON object; not changed")
+        data[key] = value
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        atomic_write(path, text.encode(), durable=True)
 
 
 def _read_json(path: Path, warnings: list[str]) -> dict[str, Any] | None:

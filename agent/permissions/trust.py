@@ -84,7 +84,10 @@ def _enabled_by(path: Path, project: Path) -> list[str]:
         mode = permissions.get("defaultMode")
         if isinstance(mode, str) and mode != "default":
             found.append(f"the permission mode {mode}")
-    others = sorted(set(data) - {"hooks", "env", "permissions"} - HARMLESS_KEYS)
+    status_line = data.get("statusLine")
+    if isinstance(status_line, dict) and status_line.get("command"):
+        found.append(f"a status line command ({_short([status_line['command']])})")
+    others = sorted(set(data) - {"hooks", "env", "permissions", "statusLine"} - HARMLESS_KEYS)
     if others:
         found.append(f"other settings ({', '.join(others)})")
     return [f"{os.path.relpath(path, project)}: {'; '.join(found)}"] if found else []

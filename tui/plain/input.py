@@ -83,7 +83,7 @@ class SlashCommandCompleter(Completer):
             return
         typed = text[1:].lower()
         for name, help_text in self.commands.items():
-            if name.startswith(typed):
+            if name.lower().startswith(typed):
                 yield Completion("/" + name, start_position=-len(text), display_meta=help_text)
 
 

@@ -24,6 +24,7 @@ from rich.markdown import Markdown
 from rich.markup import escape
 
 from agent import __version__
+from agent.app.commands import builtin_commands
 from agent.app.driver import Failure, LineResult, SessionDriver
 from agent.app.options import RunOptions, StartupError
 from agent.app.runtime import Runtime
@@ -71,8 +72,10 @@ class PlainRepl:
         self.observers: list[EventSink] = []
         self.driver: SessionDriver | None = None
         self.renderer = PlainRenderer(self.console, str(options.cwd), self.context_state)
+        # Shared with the completer: the session's custom commands join once it is built.
+        self.completions = {**dict(builtin_commands()), **interactive_completions()}
         self.source: LineSource = source or PromptSource(
-            {**dict(SessionDriver.commands()), **interactive_completions()},
+            self.completions,
             self.toolbar,
             self.cycle_mode,
             history_path=history_path if history_path is not None else config_dir() / "history",
@@ -100,6 +103,7 @@ class PlainRepl:
         except StartupError as exc:
             self.renderer.line(f"ccx: {exc}", "red")
             return 1
+        self.completions.update(driver.commands())
         try:
             try:
                 await self._cancellable(driver.start())
@@ -109,6 +113,7 @@ class PlainRepl:
                 self.renderer.line(f"ccx: start-up failed: {type(exc).__name__}: {exc}", "red")
                 return 1
             self._welcome()
+            self._refresh_status_line()
             if self.initial_prompt and not await self.handle(self.initial_prompt):
                 return 0
             while True:
@@ -149,6 +154,7 @@ class PlainRepl:
             keep_going = True
         else:
             keep_going = self._show(result)
+        self._refresh_status_line()
         if not self.source.interactive:
             self.renderer.line(f"── {self.status()}", "dim")
         return keep_going
@@ -346,13 +352,30 @@ class PlainRepl:
             return ""
         status = self.driver.status()
         state = status.context
-        return toolbar_fragments(
+        fragments = toolbar_fragments(
             status.model,
             status.mode,
             meter_text(state) if state is not None else None,
             state.level if state is not None else "ok",
             self.renderer.warning(),
         )
+        command = self.driver.status_line
+        if command is None or not command.text:
+            return fragments
+        from prompt_toolkit.formatted_text import ANSI, to_formatted_text
+
+        return [*fragments, ("", " · "), *to_formatted_text(ANSI(command.text))]  # meter first
+
+    def _refresh_status_line(self) -> None:
+        """The statusLine command, re-run in the background; the toolbar redrawn when it prints."""
+        from prompt_toolkit.application import get_app_or_none
+
+        def redraw(_text: str | None) -> None:
+            if (app := get_app_or_none()) is not None:
+                app.invalidate()
+
+        if self.driver is not None and self.driver.status_line is not None:
+            self.driver.status_line.refresh(redraw)
 
     # -- words ------------------------------------------------------------------------------
 

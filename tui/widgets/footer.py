@@ -1,4 +1,4 @@
-"""The always-visible footer: model, permission mode, cost and the context meter.
+"""The always-visible footer: model, permission mode, cost, the statusLine text and the meter.
 
 The meter has priority at every width: when the line is short, the mode's key
 hint goes first, then the model's ``claude-`` prefix, then the mode's long
@@ -11,12 +11,12 @@ choice as a pure function of the width, so tests can check every width.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.events import Resize
 from textual.reactive import reactive
 from textual.widgets import Static
@@ -67,12 +67,34 @@ class FooterLayout:
     hint: bool
     cost: str
     bar_width: int
+    status_width: int = 0  # cells of the statusLine command's text; 0 hides it
+    status_apart: bool = False  # on a line of its own above the footer
 
 
 def fit_footer(
+    width: int,
+    model: str,
+    mode: str,
+    cost_usd: float,
+    state: ContextState | None,
+    status: str = "",
+) -> FooterLayout:
+    """The richest footer that fits ``width`` cells, giving way in the module's order; the
+    statusLine command's text (``status``, plain) goes after the cost when it fits whole,
+    else on a line of its own, cut with an ellipsis at ``width``: never at the meter's cost."""
+    layout = _fit_line(width, model, mode, cost_usd, state)
+    cells = Text(status).cell_len
+    if not cells:
+        return layout
+    free = width - meter_text(state, layout.bar_width).cell_len - SPACER - _left_width(layout)
+    if cells + GAP <= free:
+        return replace(layout, status_width=cells)
+    return replace(layout, status_width=min(cells, width), status_apart=True)
+
+
+def _fit_line(
     width: int, model: str, mode: str, cost_usd: float, state: ContextState | None
 ) -> FooterLayout:
-    """The richest footer that fits ``width`` cells, giving way in the module's order."""
     bar = BAR_WIDTH
     while bar > 0 and meter_text(state, bar).cell_len > width:
         bar -= 1
@@ -132,26 +154,34 @@ class ContextMeter(Static):
         return meter_text(self.state, self.bar_width)
 
 
-class StatusFooter(Horizontal):
-    """One line: model · permission mode · cost, and the context meter on the right."""
+class StatusFooter(Vertical):
+    """One line: model · permission mode · cost (· the statusLine text), and the context meter
+    on the right; the statusLine text moves to a line above when it does not fit whole."""
 
     DEFAULT_CSS = """
     StatusFooter {
-        height: 1;
+        height: auto;
         dock: bottom;
         padding: 0 1;
         background: $panel;
     }
-    StatusFooter > Static {
+    StatusFooter > #footer-status-apart {
+        height: 1;
+        display: none;
+    }
+    StatusFooter > #footer-row {
+        height: 1;
+    }
+    #footer-row > Static {
         width: auto;
         height: 1;
         margin-right: 2;
     }
-    StatusFooter > #footer-spacer {
+    #footer-row > #footer-spacer {
         width: 1fr;
         margin: 0;
     }
-    StatusFooter > ContextMeter {
+    #footer-row > ContextMeter {
         margin: 0;
     }
     """
@@ -160,13 +190,17 @@ class StatusFooter(Horizontal):
     mode: reactive[str] = reactive("default")
     cost_usd: reactive[float] = reactive(0.0)
     state: reactive[ContextState | None] = reactive(None)
+    status_text: reactive[str] = reactive("")  # the statusLine command's first line (ANSI kept)
 
     def compose(self) -> ComposeResult:
-        yield Static(id="footer-model")
-        yield Static(id="footer-mode")
-        yield Static(id="footer-cost")
-        yield Static(id="footer-spacer")
-        yield ContextMeter()
+        yield Static(id="footer-status-apart")
+        with Horizontal(id="footer-row"):
+            yield Static(id="footer-model")
+            yield Static(id="footer-mode")
+            yield Static(id="footer-cost")
+            yield Static(id="footer-status")
+            yield Static(id="footer-spacer")
+            yield ContextMeter()
 
     def on_mount(self) -> None:
         self._fit()
@@ -186,11 +220,20 @@ class StatusFooter(Horizontal):
     def watch_state(self, _state: ContextState | None) -> None:
         self._fit()
 
+    def watch_status_text(self, _text: str) -> None:
+        self._fit()
+
     def _fit(self) -> None:
         if not self.is_mounted:
             return
         width = self.content_size.width or self.app.size.width - 2
-        layout = fit_footer(width, self.model or "…", self.mode, self.cost_usd, self.state)
+        status = Text.from_ansi(self.status_text) if self.status_text else Text()
+        layout = fit_footer(
+            width, self.model or "…", self.mode, self.cost_usd, self.state, status.plain
+        )
+        status.truncate(layout.status_width, overflow="ellipsis")
+        self._set("#footer-status", status if not layout.status_apart else Text())
+        self._set("#footer-status-apart", status if layout.status_apart else Text())
         style = MODE_LABELS.get(self.mode, (self.mode, ""))[1]
         mode = Text(layout.mode, style=style)
         if layout.hint and layout.mode:

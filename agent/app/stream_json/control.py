@@ -120,20 +120,29 @@ def rewind_files(driver: SessionDriver, user_message_id: str) -> dict[str, Any]:
 
 
 def initialize_answer(driver: SessionDriver) -> dict[str, Any]:
+    """What ``initialize`` returns: the commands (custom ones with their argument hints), the
+    agents, the output styles."""
+    runtime = driver.runtime
+    hints = driver.argument_hints()
     commands = [
-        {"name": name, "description": text, "argumentHint": ""} for name, text in driver.commands()
+        {"name": name, "description": text, "argumentHint": hints.get(name, "")}
+        for name, text in driver.commands()
     ]
-    agents = [
-        {"name": name, "description": str((spec or {}).get("description", ""))}
-        for name, spec in driver.runtime.options.agents.items()
-    ]
+    agents = (
+        [
+            {"name": d.name, "description": d.description}
+            for d in runtime.subagents.definitions.values()
+        ]
+        if runtime.options.subagents
+        else []
+    )
     return {
         "commands": commands,
         "agents": agents,
         "hook_on_failure_supported": True,  # an SDK hook's onFailure "block" is honoured
         "hooks_applied": True,
-        "output_style": "default",
-        "available_output_styles": ["default"],
+        "output_style": runtime.output_style.name,
+        "available_output_styles": runtime.output_styles.names,
         "models": [],
         "account": {},
         "pid": os.getpid(),

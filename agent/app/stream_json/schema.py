@@ -53,6 +53,7 @@ def init_message(
     version: str,
     mcp_servers: list[dict[str, Any]] | None = None,
     agents: list[str] | None = None,
+    output_style: str = "default",
 ) -> dict[str, Any]:
     """``system``/``init``: what the session runs with, before its first assistant message."""
     return {
@@ -68,7 +69,7 @@ def init_message(
         "apiKeySource": "ANTHROPIC_API_KEY",
         "claude_code_version": version,
         "ccx_version": version,
-        "output_style": "default",
+        "output_style": output_style,
         "agents": agents or [],
         "skills": skills,
         "plugins": [],

@@ -1,0 +1,90 @@
+"""Custom commands through the session driver: trust, per-turn grants and model, /help."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from agent.app.driver import SessionDriver
+from agent.app.options import RunOptions
+from agent.core.events import Event, Notice
+from agent.fake_api import FakeApi, text_reply
+from tests.fake_env import use_fake_api
+
+
+@pytest.fixture
+def api(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeApi]:
+    with FakeApi() as server:
+        use_fake_api(server, tmp_path, monkeypatch)
+        yield server
+
+
+def command(root: Path, name: str, text: str) -> None:
+    path = root / f"{name}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+GRANTING = (
+    "---\nallowed-tools: Bash(touch:*)\nmodel: haiku\n---\nMade: !`touch made.txt && echo yes`\n"
+)
+
+
+async def test_an_untrusted_project_command_grants_nothing(api: FakeApi, repo: Path) -> None:
+    command(repo / ".claude" / "commands", "mk", GRANTING)
+    events: list[Event] = []
+    driver = SessionDriver(
+        RunOptions(cwd=repo, watch_files=False, project_trusted=False), events.append
+    )
+    try:
+        await driver.start()
+        result = await driver.run("/mk")
+    finally:
+        await driver.aclose()
+    assert result.is_error and result.command == "mk"
+    assert "shell command permission check failed" in result.text
+    assert not (repo / "made.txt").exists() and api.requests == []
+    notes = [e.text for e in events if isinstance(e, Notice)]
+    assert any("not trusted" in n and "Bash(touch:*)" in n for n in notes)
+
+
+async def test_a_user_command_grants_for_its_turn_then_the_gate_is_as_before(
+    api: FakeApi, repo: Path, tmp_path: Path
+) -> None:
+    command(tmp_path / "home" / ".claude" / "commands", "mk", GRANTING)
+    api.add(text_reply("ok"), text_reply("plain"))
+    driver = SessionDriver(RunOptions(cwd=repo, watch_files=False), lambda _e: None)
+    try:
+        await driver.start()
+        allow_before = list(driver.runtime.gate.allow)
+        model_before = driver.model
+        result = await driver.run("/mk")
+        assert not result.is_error, result.text
+        assert driver.runtime.gate.allow == allow_before and driver.model == model_before
+        await driver.run("and now?")
+    finally:
+        await driver.aclose()
+    assert (repo / "made.txt").exists()
+    first, second = api.requests
+    assert first.model is not None and "haiku" in first.model
+    assert second.model == model_before
+    assert "Made: yes" in first.last_user_text()
+
+
+async def test_help_lists_custom_commands_and_says_which_a_built_in_hides(
+    api: FakeApi, repo: Path
+) -> None:
+    commands = repo / ".claude" / "commands"
+    command(commands, "fix", "---\ndescription: Fix it\nargument-hint: [issue]\n---\nFix $0")
+    command(commands, "clear", "never runs")
+    driver = SessionDriver(RunOptions(cwd=repo, watch_files=False), lambda _e: None)
+    try:
+        rows = dict((await driver.run("/help")).data["help"])
+        names = [name for name, _help in driver.commands()]
+    finally:
+        await driver.aclose()
+    assert rows["/fix [issue]"] == "Fix it (project)"
+    assert "a built-in command of that name wins" in rows["(/clear)"]
+    assert names.count("clear") == 1 and "fix" in names and "output-style" in names
