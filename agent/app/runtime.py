@@ -18,8 +18,8 @@ from agent.app.context_setup import build_context_manager
 from agent.app.jobs_setup import build_jobs, mark_output_reads
 from agent.app.mcp_setup import build_mcp_servers, start_mcp_servers
 from agent.app.options import PERMISSION_MODES, RunOptions, StartupError
-from agent.app.page_reader import connect_web_fetch
 from agent.app.output_style_setup import load_output_styles
+from agent.app.page_reader import connect_web_fetch
 from agent.app.sandbox_setup import build_sandbox
 from agent.app.session_hooks import SessionHooks
 from agent.app.session_setup import open_session, permission_gate
