@@ -121,7 +121,7 @@ def clear_cost(situation: Situation, option: ClearOption) -> float:
 def compact_cost(situation: Situation, option: CompactOption) -> float:
     written = CACHE_WRITE * max(option.after - situation.cached, 0.0)
     summary = 0.0
-    if option.kind == "summary":
+    if option.summary_tokens > 0:  # a summary, or notes still to be written
         summary = CACHE_READ * situation.used + OUTPUT * option.summary_tokens
     return summary + written + CACHE_READ * option.after * situation.horizon
 
@@ -145,9 +145,14 @@ def choose(
             if situation.cache_cold
             else economic_batch(clear.rewrite, situation.clearable_growth)
         )
-        if clear.freed >= batch:
-            return Decision("clear", clear_cost(situation, clear), batch)
-        return Decision("wait", wait_cost(situation), batch)
+        if clear.freed < batch:
+            return Decision("wait", wait_cost(situation), batch)
+        decision = Decision("clear", clear_cost(situation, clear), batch)
+        if memory is not None:
+            cost = compact_cost(situation, memory)
+            if cost < decision.cost:  # the rewrite is paid either way: compact instead
+                decision = Decision("session_memory", cost, batch)
+        return decision
     options: list[tuple[float, float, Action]] = []  # (cost, context after, action)
     if clear is not None and clear.freed > 0:
         options.append((clear_cost(situation, clear), situation.used - clear.freed, "clear"))
@@ -164,6 +169,11 @@ def choose(
         return Decision(action, cost)
     cost, _, action = min(options, key=lambda o: (o[1], o[0]))
     return Decision(action, cost, fits=False)
+
+
+def expected_horizon(requests_so_far: float) -> float:
+    """H: a session that has made N requests is expected to make about N more."""
+    return max(MIN_HORIZON, float(requests_so_far))
 
 
 def compaction_follows(

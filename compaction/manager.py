@@ -36,6 +36,7 @@ from agent.model.client import PromptTooLongError, StreamedResponse
 from compaction.clearing import Clearing
 from compaction.compactor import Compactor
 from compaction.cost_model import Situation, compaction_follows
+from compaction.early import compact_instead_of_clearing
 from compaction.full import CompactionError
 from compaction.grouping import drop_oldest_groups
 from compaction.microcompact import ClearPlan, MicrocompactConfig
@@ -76,6 +77,8 @@ class ContextManager:
     clearing: Clearing = field(init=False)
     compactor: Compactor = field(init=False)
     _overhead: tuple[int, int, float] = (0, 0, 0.0)
+    requests: int = 0  # requests this session has made (the cost model's horizon)
+    early_update: bool = False  # a notes update started for a compaction instead of a clear
     _too_long_attempts: int = 0  # prompt-too-long refusals of the current request
     _server_edit: ClearToolUses | None = None  # the edit the last request asked for
     _server_cleared: ServerClearing = field(default_factory=ServerClearing)  # last reported
@@ -103,11 +106,14 @@ class ContextManager:
 
     async def before_request(self, agent: ConversationHost) -> None:
         self._too_long_attempts = 0  # a new request starts the prompt-too-long ladder again
+        self.requests += 1
         if self.server_editing:
             self.request_server_clearing(agent)
         else:
             self.clearing.learn_growth(agent.conversation.messages)
-            self.microcompact(agent)
+            plan = self.plan_clearing(agent)
+            if not await compact_instead_of_clearing(self, agent, plan):
+                self.microcompact(agent, plan)
         state = self.state(agent)
         self._observe_notes(agent, state)
         if (
@@ -214,10 +220,11 @@ class ContextManager:
 
     # -- microcompact ---------------------------------------------------------------------
 
-    def microcompact(self, agent: ConversationHost) -> ClearPlan:
+    def plan_clearing(self, agent: ConversationHost) -> ClearPlan:
+        """What microcompact would clear before this request (nothing is changed)."""
         limits = self.limits(agent)
         auto_on = self.window.auto_enabled and self.window.compact_enabled
-        outcome = self.clearing.run(
+        return self.clearing.plan(
             list(agent.conversation.messages),
             now=self.clock(),
             last_response_at=self.last_response_at,
@@ -226,6 +233,11 @@ class ContextManager:
             window=limits.window,
             anchors=agent.conversation.cache_anchors,
         )
+
+    def microcompact(self, agent: ConversationHost, plan: ClearPlan | None = None) -> ClearPlan:
+        """Clear as ``plan`` says (planned now when not given, on the same conversation)."""
+        plan = self.plan_clearing(agent) if plan is None else plan
+        outcome = self.clearing.apply(list(agent.conversation.messages), plan)
         if outcome.plan.changes:
             agent.conversation.clear_results(outcome.messages)
             self.counter.adjust(-round(outcome.tokens_freed * self.counter.calibration))
