@@ -4,9 +4,9 @@ A clear that microcompact plans while the cache is warm (its batch rule says
 the saving pays for the rewrite) rewrites the cached conversation after its
 change point anyway. So that is when the manager weighs the other way of
 making room, a session-memory compaction, against it, priced by the one cost
-model over the horizon H = the requests the session has made so far
-(``cost_model.expected_horizon``: with nothing else known, a session is
-expected to go on about as long again), at least 10:
+model over the horizon H = half the requests the session has made so far,
+at least 10 (``cost_model.expected_horizon``: with nothing else known, a
+session goes on at least that long two times in three):
 
 - clear:           (w - r) R  +  r (used - S) H
 - session memory:  w (after - cached)  +  r after H
@@ -19,8 +19,12 @@ expected to go on about as long again), at least 10:
 
 What a clear cannot remove (tool calls' inputs, the markers of cleared
 results, the model's texts, small results) piles up request after request;
-a compaction takes it away, so on a long session the cheaper option turns
-from clearing to compacting. Only session memory is weighed ahead of the
+a compaction takes it away, so on a long session the cheaper option may turn
+from clearing to compacting. With notes at 4,000 output tokens (20,000
+input-equivalent) it rarely does below the threshold: the notes, the kept
+messages (at least 10K tokens and 5 text messages) and the restored files
+come to about what clearing leaves, so the pile must be large and the
+session long. Only session memory is weighed ahead of the
 threshold: it keeps the recent messages verbatim; a full summary waits for
 the threshold (manager.py).
 

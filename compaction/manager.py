@@ -1,8 +1,11 @@
 """The context manager: the loop's ContextPolicy, deciding every turn what to clear or compact.
 
-Before each request (tool rounds included) it clears old tool results when
-that pays (microcompact), counts the context, and compacts when the count
-reaches the auto-compact threshold; after each response it anchors the count
+Before each request (tool rounds included) it plans the clearing of old tool
+results (microcompact); when the clear pays, the cost model may prefer a
+session-memory compaction instead (early.py: made now on notes in hand, or
+after a notes update that starts now while the clear waits a request);
+otherwise it clears, counts the context, and compacts when the count reaches
+the auto-compact threshold; after each response it anchors the count
 on the API's usage; on prompt-too-long it compacts reactively, then drops the
 oldest rounds. ``compact()`` is what `/compact` calls, and ``undo()`` brings
 back the conversation from before the last compaction. With ``server_editing``
