@@ -99,7 +99,30 @@ class Clearing:
         anchors: tuple[int, ...] = (),
     ) -> ClearingOutcome:
         """Plan and carry out this request's clearing; ``plan.anchors`` are the next anchors."""
-        plan = plan_clearing(
+        plan = self.plan(
+            messages,
+            now=now,
+            last_response_at=last_response_at,
+            used_tokens=used_tokens,
+            auto_threshold=auto_threshold,
+            window=window,
+            anchors=anchors,
+        )
+        return self.apply(messages, plan)
+
+    def plan(
+        self,
+        messages: list[Message],
+        *,
+        now: float,
+        last_response_at: float | None,
+        used_tokens: float,
+        auto_threshold: float | None,
+        window: int | None = None,
+        anchors: tuple[int, ...] = (),
+    ) -> ClearPlan:
+        """This request's clearing, decided (microcompact.plan_clearing) but not carried out."""
+        return plan_clearing(
             messages,
             now=now,
             last_response_at=last_response_at,
@@ -113,6 +136,9 @@ class Clearing:
             window=window,
             anchors=anchors,
         )
+
+    def apply(self, messages: list[Message], plan: ClearPlan) -> ClearingOutcome:
+        """Carry out ``plan`` (made on ``messages``): markers, saved outputs, the event."""
         if not plan.changes:
             return ClearingOutcome(plan, messages)
         markers, saved = self._markers(messages, plan)

@@ -19,13 +19,22 @@ next H requests (the horizon); tokens every option adds alike are left out.
            summary of thousands of output tokens (4,000 is typical), then the
            summary and the restored files are written.
 
+The horizon H (``expected_horizon``): a session that has made N requests
+goes on for at least N / 2 more two times in three (its position in its own
+length taken as uniform), so H = max(10, N / 2).
+
 ``choose`` takes those inputs and returns an action:
 
 - when the context is not due (below the auto-compact threshold, less
-  ``pressure_requests`` requests of growth), compaction is not an option
-  (it loses detail; the spec compacts at the threshold), and the choice is
-  the batch rule for clearing: clear once S >= S* = sqrt(2 (w - r) / r * R * g)
-  (see microcompact.py), else wait. A cold cache makes R = 0: clear at once;
+  ``pressure_requests`` requests of growth), the choice is the batch rule for
+  clearing: clear once S >= S* = sqrt(2 (w - r) / r * R * g) (see
+  microcompact.py), else wait. A cold cache makes R = 0: clear at once. A
+  clear that pays rewrites the cached conversation after its change point
+  anyway, so then (and only then) a session-memory compaction is weighed
+  against it: the cheaper over H wins (early.py builds the option: notes in
+  hand, or notes to write first, priced with the update's r used + o 4,000).
+  A full summary is never chosen ahead of the threshold: it keeps no recent
+  message verbatim;
 - when it is due: the cheapest of the options whose context afterwards is
   under the threshold with ``pressure_requests`` of growth to spare; if none
   fits, the one that leaves the least (a summary, normally). Waiting is not
@@ -43,12 +52,9 @@ clearable, growth - g, so compaction follows within H requests when
 
 Otherwise clearing carries the session and the notes would never be used.
 
-Pure: no IO, no clock; the manager and microcompact supply the figures.
-How to call it for compaction: build a ``CompactOption`` from a prospective
-session-memory result (``after`` = the estimate of the replacement messages)
-and one for the full summary (``after`` = summary_tokens + restored tokens +
-kept messages, ``summary_tokens`` = 4,000 unless measured), pass the
-``ClearOption`` from the plan of the same request, and act on ``action``.
+Pure: no IO, no clock; the manager, early.py and microcompact supply the
+figures. A ``CompactOption`` with ``summary_tokens`` > 0 pays a summary
+request's read and output (a full summary, or session notes still to write).
 """
 
 from __future__ import annotations
@@ -121,7 +127,7 @@ def clear_cost(situation: Situation, option: ClearOption) -> float:
 def compact_cost(situation: Situation, option: CompactOption) -> float:
     written = CACHE_WRITE * max(option.after - situation.cached, 0.0)
     summary = 0.0
-    if option.kind == "summary":
+    if option.summary_tokens > 0:  # a summary, or notes still to be written
         summary = CACHE_READ * situation.used + OUTPUT * option.summary_tokens
     return summary + written + CACHE_READ * option.after * situation.horizon
 
@@ -145,9 +151,14 @@ def choose(
             if situation.cache_cold
             else economic_batch(clear.rewrite, situation.clearable_growth)
         )
-        if clear.freed >= batch:
-            return Decision("clear", clear_cost(situation, clear), batch)
-        return Decision("wait", wait_cost(situation), batch)
+        if clear.freed < batch:
+            return Decision("wait", wait_cost(situation), batch)
+        decision = Decision("clear", clear_cost(situation, clear), batch)
+        if memory is not None:
+            cost = compact_cost(situation, memory)
+            if cost < decision.cost:  # the rewrite is paid either way: compact instead
+                decision = Decision("session_memory", cost, batch)
+        return decision
     options: list[tuple[float, float, Action]] = []  # (cost, context after, action)
     if clear is not None and clear.freed > 0:
         options.append((clear_cost(situation, clear), situation.used - clear.freed, "clear"))
@@ -164,6 +175,11 @@ def choose(
         return Decision(action, cost)
     cost, _, action = min(options, key=lambda o: (o[1], o[0]))
     return Decision(action, cost, fits=False)
+
+
+def expected_horizon(requests_so_far: float) -> float:
+    """H: a session that has made N requests makes at least N / 2 more, 2 times in 3."""
+    return max(MIN_HORIZON, requests_so_far / 2)
 
 
 def compaction_follows(

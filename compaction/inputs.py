@@ -38,14 +38,13 @@ def is_input_cleared(name: str | None, tool_input: dict[str, Any]) -> bool:
 
 def cleared_input(name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
     """The input with its bulky fields replaced by markers that say how to see the text again."""
-    path = tool_input.get("file_path", "?")
     new = dict(tool_input)
     *firsts, last = INPUT_FIELDS.get(name, ("",))
     for key in firsts:
         new[key] = f"{CLEARED_PREFIX}]"
     text = str(tool_input.get(last) or "")
     lines = text.count("\n") + 1 if text else 0
-    new[last] = f"{CLEARED_PREFIX}: {lines} lines. Read {path} for its current text.]"
+    new[last] = f"{CLEARED_PREFIX}: {lines} lines; Read the file for its current text.]"
     return new
 
 

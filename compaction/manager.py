@@ -1,8 +1,11 @@
 """The context manager: the loop's ContextPolicy, deciding every turn what to clear or compact.
 
-Before each request (tool rounds included) it clears old tool results when
-that pays (microcompact), counts the context, and compacts when the count
-reaches the auto-compact threshold; after each response it anchors the count
+Before each request (tool rounds included) it plans the clearing of old tool
+results (microcompact); when the clear pays, the cost model may prefer a
+session-memory compaction instead (early.py: made now on notes in hand, or
+after a notes update that starts now while the clear waits a request);
+otherwise it clears, counts the context, and compacts when the count reaches
+the auto-compact threshold; after each response it anchors the count
 on the API's usage; on prompt-too-long it compacts reactively, then drops the
 oldest rounds. ``compact()`` is what `/compact` calls, and ``undo()`` brings
 back the conversation from before the last compaction. With ``server_editing``
@@ -36,6 +39,7 @@ from agent.model.client import PromptTooLongError, StreamedResponse
 from compaction.clearing import Clearing
 from compaction.compactor import Compactor
 from compaction.cost_model import Situation, compaction_follows
+from compaction.early import compact_instead_of_clearing
 from compaction.full import CompactionError
 from compaction.grouping import drop_oldest_groups
 from compaction.microcompact import ClearPlan, MicrocompactConfig
@@ -76,6 +80,8 @@ class ContextManager:
     clearing: Clearing = field(init=False)
     compactor: Compactor = field(init=False)
     _overhead: tuple[int, int, float] = (0, 0, 0.0)
+    requests: int = 0  # requests this session has made (the cost model's horizon)
+    early_update: bool = False  # a notes update started for a compaction instead of a clear
     _too_long_attempts: int = 0  # prompt-too-long refusals of the current request
     _server_edit: ClearToolUses | None = None  # the edit the last request asked for
     _server_cleared: ServerClearing = field(default_factory=ServerClearing)  # last reported
@@ -103,11 +109,14 @@ class ContextManager:
 
     async def before_request(self, agent: ConversationHost) -> None:
         self._too_long_attempts = 0  # a new request starts the prompt-too-long ladder again
+        self.requests += 1
         if self.server_editing:
             self.request_server_clearing(agent)
         else:
             self.clearing.learn_growth(agent.conversation.messages)
-            self.microcompact(agent)
+            plan = self.plan_clearing(agent)
+            if not await compact_instead_of_clearing(self, agent, plan):
+                self.microcompact(agent, plan)
         state = self.state(agent)
         self._observe_notes(agent, state)
         if (
@@ -214,10 +223,11 @@ class ContextManager:
 
     # -- microcompact ---------------------------------------------------------------------
 
-    def microcompact(self, agent: ConversationHost) -> ClearPlan:
+    def plan_clearing(self, agent: ConversationHost) -> ClearPlan:
+        """What microcompact would clear before this request (nothing is changed)."""
         limits = self.limits(agent)
         auto_on = self.window.auto_enabled and self.window.compact_enabled
-        outcome = self.clearing.run(
+        return self.clearing.plan(
             list(agent.conversation.messages),
             now=self.clock(),
             last_response_at=self.last_response_at,
@@ -226,6 +236,11 @@ class ContextManager:
             window=limits.window,
             anchors=agent.conversation.cache_anchors,
         )
+
+    def microcompact(self, agent: ConversationHost, plan: ClearPlan | None = None) -> ClearPlan:
+        """Clear as ``plan`` says (planned now when not given, on the same conversation)."""
+        plan = self.plan_clearing(agent) if plan is None else plan
+        outcome = self.clearing.apply(list(agent.conversation.messages), plan)
         if outcome.plan.changes:
             agent.conversation.clear_results(outcome.messages)
             self.counter.adjust(-round(outcome.tokens_freed * self.counter.calibration))

@@ -7,7 +7,7 @@ in; a cleared Edit or Write says whether it succeeded.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from compaction.microcompact import Candidate
@@ -22,37 +22,23 @@ def marker_for(
     file_unchanged: bool | None = None,
     line_count: int | None = None,
 ) -> str:
-    """The line the model sees instead of a cleared result: what it was and how to get it back."""
-    tool, params = candidate.tool_name, candidate.tool_input
+    """The line the model sees instead of a cleared result: what it was and how to get it back.
+
+    The tool call stays beside it, with the file or command it ran, so the marker does not
+    repeat them: a marker is read on every request after, dozens of them on a long session.
+    """
+    tool = candidate.tool_name
     if tool == "Read":
-        path = params.get("file_path", "?")
         lines = f" ({line_count} lines)" if line_count else ""
         state = (
-            "The file has not changed since; Read it again if you need the text."
+            "the file is unchanged since: Read it again for the text"
             if file_unchanged
-            else "Read the file again if you need its current text."
+            else "Read the file again for its current text"
         )
-        return f"{CLEARED_PREFIX}: earlier Read of {path}{lines}. {state}]"
-    what = _describe(tool, params)
+        return f"{CLEARED_PREFIX}: this Read{lines}; {state}.]"
     if saved_path:
-        lines = f", {line_count} lines" if line_count else ""
-        return f"{CLEARED_PREFIX}: output of {what}{lines}. Saved in full at {saved_path}; Read or Grep it if needed.]"
-    outcome = "failed" if candidate.is_error else "succeeded"
+        lines = f" ({line_count} lines)" if line_count else ""
+        return f"{CLEARED_PREFIX}: output{lines}. Saved in full at {saved_path}; Read or Grep it if needed.]"
     if tool in ("Edit", "Write"):
-        return f"{CLEARED_PREFIX}: {what} {outcome}.]"
-    return f"{CLEARED_PREFIX}: old output of {what}.]"
-
-
-def _describe(tool: str, params: dict[str, Any]) -> str:
-    if tool == "Bash":
-        command = str(params.get("command", ""))
-        return f"Bash `{command[:120]}`"
-    if tool in ("Grep", "Glob"):
-        return f"{tool} `{params.get('pattern', '')}`"
-    if tool in ("Edit", "Write"):
-        return f"{tool} of {params.get('file_path', '?')}"
-    if tool == "WebFetch":
-        return f"WebFetch `{str(params.get('url', '?'))[:200]}`"
-    if tool == "TaskOutput":  # the job's whole output stays in its output file
-        return f"TaskOutput of job {params.get('task_id', '?')}"
-    return tool
+        return f"{CLEARED_PREFIX}: {'failed' if candidate.is_error else 'succeeded'}.]"
+    return f"{CLEARED_PREFIX}: old output.]"

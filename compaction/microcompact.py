@@ -4,7 +4,8 @@ Old results of the compactable tools are replaced by a one-line marker
 (markers.py), and so are the bulky inputs of old Edit and Write calls
 (inputs.py); the tool_use blocks stay, so the conversation keeps its shape
 and the model knows what it did. A result or input under
-``min_result_tokens`` (80) is not worth its ~30-token marker.
+``min_result_tokens`` (50) is not worth its marker (10-25 tokens: the call beside it
+names the file or command, so the marker does not).
 
 Protection, by tokens scaled to the window W. What stays in full: every
 result the model has not yet seen (the latest round); the latest Read of each
@@ -101,7 +102,7 @@ class MicrocompactConfig:
     other_budget: float = 0.025  # within this share of the window
     clear_inputs: bool = True  # old Edit / Write inputs are cleared too (inputs.py)
     keep_recent_inputs: int = 3  # but not those of the 3 latest such calls
-    min_result_tokens: int = 80  # a smaller result or input is not worth its ~30-token marker
+    min_result_tokens: int = 50  # a smaller result or input is not worth its 10-25-token marker
     cache_ttl_s: float = 300.0
     save_over_tokens: int = 1_000  # a cleared output larger than this is saved to disk
     pressure_requests: float = (

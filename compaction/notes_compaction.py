@@ -21,7 +21,7 @@ from typing import Any
 
 from agent.core.context_state import ContextLimits
 from agent.core.messages import Message
-from compaction.compactor import Compactor
+from compaction.compactor import Compactor, Replacement
 from compaction.grouping import adjust_start_index
 from compaction.services import ConversationHost
 from compaction.session_memory import TARGET_SHARE, SessionMemory
@@ -43,27 +43,11 @@ async def compact_with_notes(
     result = await memory.try_compact(list(agent.conversation.messages), limits)
     if result is None:
         return False
-    messages = list(agent.conversation.messages)  # as it is after any wait for the notes
     tokens_before = count(agent)
-    target = int(limits.auto_compact * TARGET_SHARE)
-    start = adjust_start_index(messages, result.keep_from)
-    over = 0
-    for _attempt in range(2):
-        replacement = compactor.prepare(
-            agent,
-            limits,
-            result.summary,
-            kept_before=[],
-            kept_after=messages[start:],
-            trigger="auto",
-            kind="session_memory",
-            restore_room=lambda new, over=over: target - over - estimate(agent, new),
-        )
-        prospective = estimate(agent, replacement.messages())
-        over = prospective - target
-        if over <= 0 or not replacement.restoration.of_kind("file"):
-            break
-    if prospective > target:
+    replacement, prospective = prepare_with_notes(
+        agent, compactor, limits, result.summary, result.keep_from, estimate
+    )
+    if prospective > int(limits.auto_compact * TARGET_SHARE):
         record_event(
             {
                 "type": "session_memory_skipped",
@@ -74,3 +58,35 @@ async def compact_with_notes(
         return False
     await compactor.commit(agent, replacement, tokens_before=tokens_before, started=started)
     return True
+
+
+def prepare_with_notes(
+    agent: ConversationHost,
+    compactor: Compactor,
+    limits: ContextLimits,
+    notes: str,
+    keep_from: int,
+    estimate: Callable[[ConversationHost, list[Message]], int],
+) -> tuple[Replacement, int]:
+    """The replacement ``notes`` and the messages from ``keep_from`` would make, and its
+    tokens (restored items included); changes nothing, so it also prices one."""
+    messages = list(agent.conversation.messages)
+    target = int(limits.auto_compact * TARGET_SHARE)
+    start = adjust_start_index(messages, keep_from)
+    over = 0
+    for _attempt in range(2):
+        replacement = compactor.prepare(
+            agent,
+            limits,
+            notes,
+            kept_before=[],
+            kept_after=messages[start:],
+            trigger="auto",
+            kind="session_memory",
+            restore_room=lambda new, over=over: target - over - estimate(agent, new),
+        )
+        prospective = estimate(agent, replacement.messages())
+        over = prospective - target
+        if over <= 0 or not replacement.restoration.of_kind("file"):
+            break
+    return replacement, prospective

@@ -214,27 +214,32 @@ class SessionNotes:
         return self.plan(messages, limits)
 
     def plan(self, messages: list[Message], limits: ContextLimits) -> SessionMemoryResult | None:
-        """The notes as the summary and where the kept messages start, or None (see module doc)."""
+        """The notes as the summary and where the kept messages start, or None (see module doc);
+        a None is recorded as a ``session_memory_skipped`` event with its reason."""
+        result, reason = self._plan(messages, limits)
+        if result is None:
+            self.record_event({"type": "session_memory_skipped", "reason": reason})
+        return result
+
+    def peek(self, messages: list[Message], limits: ContextLimits) -> SessionMemoryResult | None:
+        """What ``plan`` would return, recording nothing (for pricing a compaction)."""
+        return self._plan(messages, limits)[0]
+
+    def _plan(
+        self, messages: list[Message], limits: ContextLimits
+    ) -> tuple[SessionMemoryResult | None, str]:
         if self.notes is None:
-            self.record_event({"type": "session_memory_skipped", "reason": "no notes"})
-            return None
+            return None, "no notes"
         covered_end = self.covered_end(messages)
         if covered_end is None:
-            self.record_event(
-                {
-                    "type": "session_memory_skipped",
-                    "reason": "the notes no longer match: their last message is gone, "
-                    "or they predate the last compaction",
-                }
+            return None, (
+                "the notes no longer match: their last message is gone, "
+                "or they predate the last compaction"
             )
-            return None
         start = keep_start(messages, covered_end, KeepBounds.for_threshold(limits.auto_compact))
         if start is None:
-            self.record_event(
-                {"type": "session_memory_skipped", "reason": "the notes cover too little"}
-            )
-            return None
-        return SessionMemoryResult(self.notes.text, start)
+            return None, "the notes cover too little"
+        return SessionMemoryResult(self.notes.text, start), ""
 
     def cancel(self) -> None:
         """Stop an update in flight without waiting (/clear starts another session)."""

@@ -75,6 +75,13 @@ class SessionMemory(Protocol):
     def plan(self, messages: list[Message], limits: ContextLimits) -> SessionMemoryResult | None:
         """What ``try_compact`` would return now, without waiting for an update in flight."""
 
+    def peek(self, messages: list[Message], limits: ContextLimits) -> SessionMemoryResult | None:
+        """``plan`` without recording why there is nothing (for pricing, every clear)."""
+
+    @property
+    def updating(self) -> bool:
+        """Whether an update is in flight (a compaction now would wait for its notes)."""
+
     def start_update(self, host: object, used: int, limits: ContextLimits) -> bool:
         """Start a notes update now, whatever the policy says."""
 

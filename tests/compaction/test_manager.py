@@ -161,7 +161,9 @@ async def test_large_cleared_outputs_are_saved_and_the_marker_names_the_file(api
     )
     await setup.agent.submit("run things")
     marker = api.requests[-1].messages[2]["content"][0]["content"]
-    assert marker.startswith("[Cleared to save context: output of Bash `seq 1 6000`")
+    # The call beside the marker names the command; the marker names only the saved file.
+    assert marker.startswith("[Cleared to save context: output (6000 lines). Saved in full at ")
+    assert "seq 1 6000" not in marker
     saved = marker.split("Saved in full at ")[1].split(";")[0]
     assert saved.startswith(str(session_dir)) and Path(saved).read_text().splitlines()[-1] == "6000"
 

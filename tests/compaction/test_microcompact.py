@@ -178,10 +178,10 @@ def test_clearing_replaces_results_with_markers_and_keeps_the_pairs() -> None:
     block = cleared[2].content[0]
     assert (
         is_cleared(block)
-        and "/repo/m00.py" in block["content"]
+        and "/repo/m00.py" not in block["content"]  # the Read call beside it names the file
         and "2000 lines" in block["content"]
     )
-    assert "has not changed" in block["content"]
+    assert "unchanged since" in block["content"]
     assert find_violations(cleared) == []
     assert [m.tool_uses() for m in cleared] == [m.tool_uses() for m in messages]
     assert find_candidates(cleared, MicrocompactConfig(), estimate_block) == []
@@ -197,7 +197,8 @@ def test_markers_say_how_to_get_the_content_back() -> None:
         )
     ][:1]
     saved = marker_for(bash, saved_path="/s/out.txt", line_count=2000)
-    assert saved.startswith(CLEARED_PREFIX) and "/s/out.txt" in saved and "`make`" in saved
+    assert saved.startswith(CLEARED_PREFIX) and "/s/out.txt" in saved and "2000 lines" in saved
+    assert "make" not in saved  # the call beside it names the command
     assert "Read the file again" in marker_for(
         find_candidates(conversation(reads(7)), MicrocompactConfig(), estimate_block)[0],
         file_unchanged=False,
@@ -251,7 +252,8 @@ def test_old_edit_and_write_inputs_are_cleared_with_the_results() -> None:
     assert write["id"] == "toolu_000" and write["input"]["file_path"] == "/repo/e0.py"
     assert (
         write["input"]["content"].startswith(CLEARED_PREFIX)
-        and "Read /repo/e0.py" in (write["input"]["content"])
+        and "Read the file" in (write["input"]["content"])
+        and "/repo/e0.py" not in write["input"]["content"]  # the call names it already
     )
     assert edit["input"]["old_string"] == CLEARED_PREFIX + "]"
     assert "301 lines" in edit["input"]["new_string"]
@@ -266,13 +268,13 @@ def test_inputs_can_be_left_alone() -> None:
     assert plan(messages, last_response_at=None, window=200_000, config=config).inputs == []
 
 
-def test_old_web_fetch_results_are_cleared_and_the_marker_names_the_url() -> None:
+def test_old_web_fetch_results_are_cleared_and_the_call_beside_them_keeps_the_url() -> None:
     calls = [("WebFetch", {"url": f"https://docs.example/p{i}", "prompt": "q"}) for i in range(5)]
     messages = conversation([*calls, *reads(1)])
     candidates = find_candidates(messages, MicrocompactConfig(), estimate_block)
     assert ids(candidates) == ["toolu_000", "toolu_001"]  # the latest three results stay
     cleared = apply_clearing(messages, {c.tool_use_id: marker_for(c) for c in candidates})
     block = cleared[2].content[0]
-    assert block["content"] == (
-        f"{CLEARED_PREFIX}: old output of WebFetch `https://docs.example/p0`.]"
-    )
+    assert block["content"] == f"{CLEARED_PREFIX}: old output.]"
+    call = next(b for b in cleared[1].content if b.get("type") == "tool_use")
+    assert call["input"]["url"] == "https://docs.example/p0"
