@@ -53,6 +53,7 @@ from tools.bash import BashTool
 from tools.exit_plan_mode import ExitPlanModeTool
 from tools.file_state import FileStateCache
 from tools.registry import default_tools
+from tools.web_fetch import WebFetchTool
 
 if TYPE_CHECKING:
     from agent.app.runtime import Runtime
@@ -250,10 +251,13 @@ class Subagents:
         rt = self.runtime
         fresh = default_tools(command_env=env_for_command)
         parent_bash = next((t for t in rt.tools if isinstance(t, BashTool)), None)
+        parent_fetch = next((t for t in rt.tools if isinstance(t, WebFetchTool)), None)
         for tool in fresh:
             if isinstance(tool, BashTool) and parent_bash is not None:
                 # Its own shell state, the session's sandbox (already warmed up).
                 tool.sandbox = parent_bash.sandbox
+            if isinstance(tool, WebFetchTool) and parent_fetch is not None:
+                tool.read_page = parent_fetch.read_page  # the fast model reads its pages too
         names = {tool.name for tool in fresh}
         shared = [tool for tool in rt.tools if tool.name not in names]
         tools = [tool for tool in [*fresh, *shared] if tool.name not in WITHHELD]

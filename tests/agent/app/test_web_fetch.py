@@ -167,3 +167,17 @@ async def test_a_redirect_to_another_host_is_left_to_the_model(
     assert "to another host: " + site.url("/page.html", host="localhost") in result["content"]
     assert site.hits["/page.html"] == 0
     assert not [r for r in api.requests if is_page_reading(r)]
+
+
+async def test_a_subagents_web_fetch_reads_pages_with_the_sessions_fast_model(
+    repo: Path, api: FakeApi
+) -> None:
+    runtime = Runtime(RunOptions(cwd=repo, watch_files=False, headless=False), lambda e: None)
+    try:
+        parent = next(t for t in runtime.tools if t.name == "WebFetch")
+        definition = runtime.subagents.definitions["general-purpose"]
+        fetch = next(t for t in runtime.subagents.tools_for(definition) if t.name == "WebFetch")
+        assert fetch is not parent  # its own cache and state
+        assert fetch.read_page is parent.read_page is not None
+    finally:
+        await runtime.aclose()
