@@ -22,7 +22,7 @@ from agent.app.output_style_setup import load_output_styles
 from agent.app.page_reader import connect_web_fetch
 from agent.app.sandbox_setup import build_sandbox
 from agent.app.session_hooks import SessionHooks
-from agent.app.session_setup import open_session, permission_gate
+from agent.app.session_setup import open_session, permission_gate, refresh_model_limits
 from agent.app.subagents import Subagents
 from agent.core.events import EventSink, ModeChanged, Notice, SessionStarted
 from agent.core.locations import config_dir
@@ -37,8 +37,7 @@ from agent.instructions.system_prompt import build_system_prompt
 from agent.loop.agent import Agent, AgentConfig
 from agent.loop.tool_hooks import ToolHooks
 from agent.loop.tool_runner import AskPermission, ToolRunner
-from agent.model import limits_cache
-from agent.model.catalog import ModelLimits, fetch_limits, limits_for, resolve_model
+from agent.model.catalog import ModelLimits, limits_for, resolve_model
 from agent.model.client import ModelClient
 from agent.permissions.gate import PermissionGate, Rule
 from agent.permissions.safe_git import env_for_command
@@ -257,16 +256,7 @@ class Runtime:
             await self.mcp.wait()
 
     async def refresh_model_limits(self) -> None:
-        if self.model in self.model_limits or os.environ.get("CCX_SKIP_MODELS_API"):
-            return
-        cached = limits_cache.load(config_dir(), self.model)
-        if cached is not None:
-            self.model_limits[self.model] = cached
-            return
-        limits = await fetch_limits(self.agent.client.client, self.model)
-        if limits is not None:
-            self.model_limits[self.model] = limits
-            limits_cache.store(config_dir(), self.model, limits)
+        await refresh_model_limits(self)
 
     async def run_session_start(self, source: str) -> None:
         if not self.hooks.has("SessionStart", source):

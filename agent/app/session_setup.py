@@ -1,23 +1,31 @@
-"""Two start-up steps of a session, kept out of the runtime: its permission gate and its transcript.
+"""Start-up steps of a session, kept out of the runtime: its permission gate, its transcript,
+the model's limits.
 
 ``permission_gate`` turns the mode and rules of the settings and the command
 line into the gate; ``open_session`` finds the session to continue (or makes
-a new one) and loads it, saying what it repaired or forked.
+a new one) and loads it, saying what it repaired or forked;
+``refresh_model_limits`` asks the Models API for the model's window (cached).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.app.options import PERMISSION_MODES, RunOptions, StartupError, split_rules
 from agent.core.locations import config_dir
 from agent.core.messages import Message
+from agent.model import limits_cache
+from agent.model.catalog import fetch_limits
 from agent.permissions.gate import PermissionGate, Rule
 from agent.permissions.settings import Settings, project_root
 from agent.sessions.session import LoadedSession, Session, SessionError, session_path_for
+
+if TYPE_CHECKING:
+    from agent.app.runtime import Runtime
 
 
 def permission_gate(options: RunOptions, settings: Settings, cwd: Path) -> PermissionGate:
@@ -99,3 +107,18 @@ def open_session(
     for repair in loaded.repairs:
         notice(f"Session repaired: {repair}")
     return OpenedSession(session, list(loaded.messages), loaded)
+
+
+async def refresh_model_limits(runtime: Runtime) -> None:
+    """The model's limits from the Models API, once a model (and cached across sessions)."""
+    model = runtime.model
+    if model in runtime.model_limits or os.environ.get("CCX_SKIP_MODELS_API"):
+        return
+    cached = limits_cache.load(config_dir(), model)
+    if cached is not None:
+        runtime.model_limits[model] = cached
+        return
+    limits = await fetch_limits(runtime.agent.client.client, model)
+    if limits is not None:
+        runtime.model_limits[model] = limits
+        limits_cache.store(config_dir(), model, limits)

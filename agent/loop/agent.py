@@ -43,6 +43,7 @@ from agent.core.messages import (
 from agent.core.pairing import answers_for
 from agent.core.request import build_request
 from agent.loop.cost import CostTracker
+from agent.loop.endings import BudgetExceeded, MaxTurnsReached, TurnOutcome
 from agent.loop.stop_hooks import StopHook, stop_hook_feedback
 from agent.loop.tool_runner import ToolRunner
 from agent.model.catalog import ModelLimits, limits_for
@@ -69,28 +70,8 @@ CONTINUE_NUDGE = (
 )
 
 
-class MaxTurnsReached(Exception):
-    def __init__(self, turns: int):
-        super().__init__(f"Reached the maximum of {turns} turns")
-        self.turns = turns
-
-
-class BudgetExceeded(Exception):
-    """--max-budget-usd: the session spent its budget; no more requests are sent."""
-
-    def __init__(self, budget: float, spent: float):
-        super().__init__(f"Reached the maximum budget of ${budget:g} (spent ${spent:.4f})")
-
-
 # A turn's last word: a text that ends it now (tool results in), or a nudge to go on.
 TurnCheck = Callable[[], str | None]
-
-
-@dataclass
-class TurnOutcome:
-    result: str
-    stop_reason: str | None
-    num_turns: int
 
 
 @dataclass

@@ -1,0 +1,29 @@
+"""How a turn of the loop ends: its outcome, or the limits that stop it (``agent.loop.agent``).
+
+Control leaves the loop through these exceptions, which carry their message: the turn
+limit (``--max-turns``) and the spending limit (``--max-budget-usd``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass
+class TurnOutcome:
+    result: str
+    stop_reason: str | None
+    num_turns: int
+
+
+class MaxTurnsReached(Exception):
+    def __init__(self, turns: int):
+        super().__init__(f"Reached the maximum of {turns} turns")
+        self.turns = turns
+
+
+class BudgetExceeded(Exception):
+    """--max-budget-usd: the session spent its budget; no more requests are sent."""
+
+    def __init__(self, budget: float, spent: float):
+        super().__init__(f"Reached the maximum budget of ${budget:g} (spent ${spent:.4f})")
