@@ -203,14 +203,7 @@ def add_permission_rule(path: Path, behavior: str, rule: str) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _directory_lock(path.parent):
-        data: dict[str, Any] = {}
-        if path.exists():
-            try:
-                data = json.loads(path.read_text(encoding="utf-8") or "{}")
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise ValueError(f"{path} is not valid JSON ({exc}); not changed") from exc
-            if not isinstance(data, dict):
-                raise ValueError(f"{path} does not hold a JSON object; not changed")
+        data = _settings_object(path)
         permissions = data.setdefault("permissions", {})
         if not isinstance(permissions, dict):
             raise ValueError(f'"permissions" in {path} is not an object; not changed')
@@ -225,20 +218,26 @@ def add_permission_rule(path: Path, behavior: str, rule: str) -> None:
         )
 
 
+def _settings_object(path: Path) -> dict[str, Any]:
+    """The settings file's JSON object ({} when there is none); ValueError when it is not one."""
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path} is not valid JSON ({exc}); not changed") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} does not hold a JSON object; not changed")
+    return data
+
+
 def set_setting(path: Path, key: str, value: Any) -> None:
     """Set one top-level key of the settings file at ``path``, keeping the rest (the same
     lock, atomic replace and refusals as ``add_permission_rule``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _directory_lock(path.parent):
-        data: dict[str, Any] = {}
-        if path.exists():
-            try:
-                data = json.loads(path.read_text(encoding="utf-8") or "{}")
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise ValueError(f"{path} is not valid JSON ({exc}); not changed") from exc
-            if not isinstance(data, dict):
-                raise ValueError(f"{path} does not hold a JSON object; not changed")
+        data = _settings_object(path)
         data[key] = value
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         atomic_write(path, text.encode(), durable=True)
