@@ -7,6 +7,7 @@ as a subprocess, ~3 s each), so ``pytest -m "not e2e"`` is the fast inner loop.
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,10 @@ import pytest
 # Headless `ccx` runs start a warm worker by default (agent/app/warm.py). Every ccx a test
 # starts inherits this, so none is left behind; the tests about the worker turn it on.
 os.environ["CCX_WARM"] = "0"
+# The tests that hang up on a ccx expect it to die of it: under `nohup` the suite (and every
+# ccx it starts) would inherit SIGHUP ignored, as a user's `nohup ccx -p` rightly does.
+if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
 
 E2E_DIR = Path(__file__).resolve().parent / "e2e"
 
