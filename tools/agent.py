@@ -30,17 +30,13 @@ class AgentParams(ToolParams):
     )
     model: Literal["sonnet", "opus", "haiku"] | None = Field(
         default=None,
-        description=(
-            "Optional model for this agent, overriding the model its definition names; "
-            "without either, the agent runs on your own model."
-        ),
+        description="Model override; otherwise the agent type's model, or else yours.",
     )
     run_in_background: bool | None = Field(
         default=None,
         description=(
-            "Set to true to run the agent in the background: the call returns at once with "
-            "the agent's id and output file, and you are told when it finishes. By default "
-            "the call waits for the agent's report."
+            "Run in the background: returns at once with the agent's id and output file; you "
+            "are told when it finishes. By default the call waits for the report."
         ),
     )
 

@@ -67,21 +67,20 @@ class BashParams(ToolParams):
     )
     description: str | None = Field(
         default=None,
-        description="A short (5-10 words) description of what the command does, shown to the user.",
+        description='What the command does in 5-10 words, shown to the user, e.g. "Run the tests"',
     )
     run_in_background: bool | None = Field(
         default=None,
         description=(
-            "Run the command as a background job: the call returns at once with the job's id "
-            "and output file, and you are told when it ends."
+            "Run as a background job: returns at once with the job's id and output file; "
+            "you are told when it ends."
         ),
     )
     dangerouslyDisableSandbox: bool | None = Field(  # Claude Code's name
         default=None,
         description=(
-            "Run this command outside the OS sandbox. Set it only when the user asked for it, "
-            "or when the command just failed because the sandbox refused a write or a network "
-            "connection it needs; the user is asked to approve every such call."
+            "Run outside the OS sandbox: only when the user asked, or the sandbox just refused "
+            "a write or connection the command needs. The user approves each such call."
         ),
     )
 

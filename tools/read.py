@@ -44,14 +44,12 @@ class ReadParams(ToolParams):
     offset: int | None = Field(
         default=None,
         ge=0,
-        description="1-based line number to start reading at. Give it only for files too large "
-        "to read at once",
+        description="1-based first line; only for files too large to read at once",
     )
     limit: int | None = Field(
         default=None,
         ge=1,
-        description="How many lines to read (default 2000). Give it only for files too large to "
-        "read at once",
+        description="Lines to read (default 2000); only for files too large to read at once",
     )
 
 

@@ -35,7 +35,8 @@ class TaskOutputParams(ToolParams):
     )
     filter: str | None = Field(
         default=None,
-        description="A regular expression: only new output lines that match it are returned.",
+        description="A regular expression: only new lines that match it are returned; the rest "
+        "count as read.",
     )
 
 

@@ -45,13 +45,13 @@ class WebFetchParams(ToolParams):
         json_schema_extra={"format": "uri"},
     )
     prompt: str = Field(
-        description="What to find out from the page: the small model answers it from the content"
+        description='What to find out from the page, e.g. "what changed in version 2.3?"'
     )
     offset: int | None = Field(
         default=None,
         ge=0,
-        description="Where to start in the page's text, in characters (default 0). To read on "
-        "through a long page, pass the offset the previous result named",
+        description="Character offset into the page's text (default 0): pass the one the previous "
+        "result named to read on",
     )
 
     @field_validator("url")

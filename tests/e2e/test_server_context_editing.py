@@ -22,6 +22,9 @@ def test_a_long_reading_session_is_cleared_by_the_api_not_by_ccx(ccx: Ccx) -> No
     ccx.api.add(*[tool_reply(("Read", {"file_path": str(path)})) for path in paths])
     ccx.api.add(tool_reply(("Read", {"file_path": str(paths[0])})), text_reply("done"))
     ccx.env["CCX_SERVER_CONTEXT_EDITING"] = "1"
+    # The replies are scripted in order, so a session-notes side call would take one of them;
+    # this test is about the API's clearing, so it runs without session memory.
+    ccx.env["CCX_SESSION_MEMORY"] = "0"
 
     run = ccx.run(
         "-p", "read every module", "--output-format", "stream-json", "--autocompact", str(WINDOW)

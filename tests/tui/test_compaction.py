@@ -144,7 +144,7 @@ async def test_undo_compact_and_auto_compaction(api: FakeApi, repo: Path) -> Non
 
 
 async def test_auto_compaction_shows_as_a_block(api: FakeApi, repo: Path) -> None:
-    body = "value = 1\n" * 1_500
+    body = "value = 1\n" * 1_800
     for index in range(4):
         (repo / f"big{index}.py").write_text(body)
     summary_route(api)

@@ -218,7 +218,7 @@ async def test_a_retry_names_its_cause_and_counts_down(api: FakeApi, repo: Path)
 
 
 async def test_the_warning_bar_appears_as_the_context_fills(api: FakeApi, repo: Path) -> None:
-    (repo / "big.py").write_text("value = 1\n" * 3_000)
+    (repo / "big.py").write_text("value = 1.0\n" * 3_000)
     api.add(tool_reply(("Read", {"file_path": "big.py"})), text_reply("read it"))
     app = make_app(repo, autocompact="30000")
     async with app.run_test(size=(120, 40)) as pilot:

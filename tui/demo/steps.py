@@ -1,7 +1,7 @@
 """What `ccx demo`'s scripted model does and says: the tour's steps and its canned replies.
 
 The tour has three phases: look around; read files until the context has been
-compacted (the last reading step, a long `git log -p`, pushes a 24K window
+compacted (the last reading step, a long `git log -p`, pushes a 20K window
 over its threshold even after microcompact has cleared old results); then fix
 the planted bug, with one Edit that asks permission on purpose.
 """

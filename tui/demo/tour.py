@@ -4,7 +4,7 @@ It writes the tinyledger sample project into a temporary directory, starts
 the fake Messages API in-process on 127.0.0.1 with the scripted model of
 ``tui.demo.script`` answering every request, and opens a real interactive
 session there (the full-screen app, or the plain REPL with ``--plain``). The
-window is small (24K tokens), so within a minute the meter fills, the warning
+window is small (20K tokens), so within a minute the meter fills, the warning
 shows and auto-compaction runs. Nothing leaves the machine: the environment
 of the session is stripped of credentials, proxies and provider switches, and
 its config directory and home are temporary too.
@@ -29,7 +29,7 @@ from tui.demo.script import DEMO_PROMPT, DemoModel
 
 BANNER = "ccx demo — a scripted model, no API calls; nothing leaves this machine"
 DEMO_MODEL = "claude-haiku-4-5"
-DEMO_WINDOW = "24000"
+DEMO_WINDOW = "20000"
 DEMO_KEY = "ccx-demo-no-key"
 # Anything that could send the session elsewhere or change its numbers.
 CLEARED_ENV = (
