@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent.mcp.config import ServerConfig
+from agent.permissions.settings import read_settings_object
 from tools.atomic_file import atomic_write
 
 Approval = Literal["approved", "pending", "disabled", "untrusted"]
@@ -48,7 +49,7 @@ def remember_answer(settings_file: Path, name: str, approve: bool) -> None:
     fd = os.open(settings_file.parent, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # other ccx processes write this file too
-        data = _read_object(settings_file)
+        data = read_settings_object(settings_file)
         if remove_from in data:
             data[remove_from] = [n for n in _names(data.get(remove_from)) if n != name]
         names = _names(data.get(add_to))
@@ -58,18 +59,6 @@ def remember_answer(settings_file: Path, name: str, approve: bool) -> None:
         atomic_write(settings_file, text.encode(), durable=True)
     finally:
         os.close(fd)
-
-
-def _read_object(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    try:
-        data = json.loads(path.read_text(encoding="utf-8") or "{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path} is not valid JSON ({exc}); not changed") from exc
-    if not isinstance(data, dict):
-        raise ValueError(f"{path} does not hold a JSON object; not changed")
-    return data
 
 
 def _names(value: Any) -> list[str]:

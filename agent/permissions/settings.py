@@ -203,7 +203,7 @@ def add_permission_rule(path: Path, behavior: str, rule: str) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _directory_lock(path.parent):
-        data = _settings_object(path)
+        data = read_settings_object(path)
         permissions = data.setdefault("permissions", {})
         if not isinstance(permissions, dict):
             raise ValueError(f'"permissions" in {path} is not an object; not changed')
@@ -218,8 +218,9 @@ def add_permission_rule(path: Path, behavior: str, rule: str) -> None:
         )
 
 
-def _settings_object(path: Path) -> dict[str, Any]:
-    """The settings file's JSON object ({} when there is none); ValueError when it is not one."""
+def read_settings_object(path: Path) -> dict[str, Any]:
+    """A settings file's JSON object ({} when there is none), for a writer about to change it;
+    ValueError when it is not one."""
     if not path.exists():
         return {}
     try:
@@ -237,7 +238,7 @@ def set_setting(path: Path, key: str, value: Any) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _directory_lock(path.parent):
-        data = _settings_object(path)
+        data = read_settings_object(path)
         data[key] = value
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         atomic_write(path, text.encode(), durable=True)
