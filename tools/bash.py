@@ -38,6 +38,7 @@ from tools.jobs import Job, JobRegistry
 from tools.process_guard import process_guard
 from tools.sandbox import Launch, Sandbox, SandboxPolicy, protected_note
 from tools.sandbox.protect import Snapshot
+from tools.sandbox.sandbox import unsandboxed
 
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
@@ -131,18 +132,19 @@ class BashTool(Tool[BashParams]):
         self.background_tasks()  # forget ended groups: the guardian must not kill a reused id
         sandbox = None if params.dangerouslyDisableSandbox else self.sandbox
         try:
-            launch = sandbox.launch(cwd) if sandbox is not None else Launch([], None, None)
+            launch = sandbox.launch(cwd) if sandbox is not None else unsandboxed()
         except OSError as exc:
             return ToolResult.error(_sandbox_failed(exc))
+        # Recorded before anything starts, so that nothing the command does escapes the check.
+        snapshot = sandbox.record() if sandbox is not None and launch.backend else None
         if background:
-            return await self._start_job(params, ctx, cwd, launch, timeout_ms, notes)
+            return await self._start_job(params, ctx, cwd, launch, timeout_ms, notes, snapshot)
         spill = None
         if ctx.session_dir is not None:
             spill = Path(ctx.session_dir) / "tool-outputs" / f"{uuid.uuid4()}.txt"
         capture = OutputCapture(spill)
         fd, cwd_file = tempfile.mkstemp(prefix="ccx-cwd-", suffix=".txt")
         os.close(fd)
-        snapshot = sandbox.record() if sandbox is not None and launch.backend else None
         started = time.monotonic()
         try:
             try:
@@ -155,11 +157,12 @@ class BashTool(Tool[BashParams]):
                 return ToolResult.error(_sandbox_failed(exc))
             self.cwd = self._learn_cwd(cwd_file, cwd, ctx, notes)
         finally:
+            launch.close()
             capture.close()
             with contextlib.suppress(OSError):
                 os.unlink(cwd_file)
             if snapshot is not None and sandbox is not None:
-                notes += _undo_protected_changes(sandbox, snapshot, ctx)
+                notes += undo_protected_changes(sandbox, snapshot, ctx.session_dir)
         if outcome.lingering:
             self._lingering_groups[outcome.pgid] = params.command
             notes.append(
@@ -184,21 +187,36 @@ class BashTool(Tool[BashParams]):
         launch: Launch,
         timeout_ms: int,
         notes: list[str],
+        snapshot: Snapshot | None,
     ) -> ToolResult:
-        """Start the command as a background job; the result names its id and output file."""
+        """Start the command as a background job; the result names its id and output file.
+
+        A sandboxed job is contained (what it leaves running ends with it) and its
+        changes to protected paths are undone when it ends, recorded before it started.
+        """
         assert self.jobs is not None
-        env = await self._env(params.command, cwd)
+        env = await self._env(params.command, cwd, launch)
         argv = [*launch.prefix, self.shell, "-c", params.command]
         description = (params.description or "").strip() or one_line(params.command, LABEL_CHARS)
+        sandbox, session_dir = self.sandbox, ctx.session_dir
+
+        def check_protected() -> list[str]:
+            if snapshot is None or sandbox is None:
+                return []
+            return undo_protected_changes(sandbox, snapshot, session_dir)
+
         try:
             job = await start_background(
                 self.jobs, description, argv, cwd, env, timeout_ms,
-                preexec=launch.preexec, on_end=self._job_ended,
+                preexec=launch.preexec, on_end=self._job_ended, pass_fds=launch.pass_fds,
+                contain=launch.backend is not None, on_exit=check_protected,
             )  # fmt: skip
         except OSError as exc:
             return ToolResult.error(f"Could not start {self.shell}: {exc}")
         except subprocess.SubprocessError as exc:
             return ToolResult.error(_sandbox_failed(exc))
+        finally:
+            launch.close()
         output = (
             f"Command running in the background as job {job.id}; its output is written to "
             f"{job.output_path}. You will be told when it ends. Read new output with TaskOutput "
@@ -265,15 +283,20 @@ class BashTool(Tool[BashParams]):
         # The trap records where the command left the shell, keeping its exit status;
         # it shares line 1 with the command so bash's error line numbers stay right.
         script = f"trap 'pwd -P >| {shlex.quote(cwd_file)} 2>/dev/null' EXIT; {command}"
-        env = await self._env(command, cwd)
+        env = await self._env(command, cwd, launch)
         argv = [*launch.prefix, self.shell, "-c", script]
-        return await run_command(argv, cwd, env, capture, timeout_ms, launch.preexec)
+        return await run_command(
+            argv, cwd, env, capture, timeout_ms, launch.preexec, launch.pass_fds,
+            contain=launch.backend is not None,
+        )  # fmt: skip
 
-    async def _env(self, command: str, cwd: Path) -> dict[str, str]:
+    async def _env(self, command: str, cwd: Path, launch: Launch) -> dict[str, str]:
         env = {**os.environ, **_QUIET_ENV, **self.extra_env}
         if self.command_env is not None:
             env.update(await asyncio.to_thread(self.command_env, command, cwd))
         env.setdefault("TERM", "dumb")
+        if launch.backend is not None and self.sandbox is not None:
+            env = self.sandbox.environment(env)
         return env
 
     def _result(
@@ -336,9 +359,12 @@ def _sandbox_failed(exc: BaseException) -> str:
     )
 
 
-def _undo_protected_changes(sandbox: Sandbox, snapshot: Snapshot, ctx: ToolContext) -> list[str]:
-    if ctx.session_dir is not None:
-        save_dir = Path(ctx.session_dir) / "sandbox-reverted"
+def undo_protected_changes(
+    sandbox: Sandbox, snapshot: Snapshot, session_dir: StrPath | None
+) -> list[str]:
+    """Put the protected paths back as ``snapshot`` found them; the note for the model."""
+    if session_dir is not None:
+        save_dir = Path(session_dir) / "sandbox-reverted"
     else:
         save_dir = Path(tempfile.gettempdir()) / f"ccx-sandbox-reverted-{os.getuid()}"
     repairs = sandbox.restore(snapshot, save_dir)

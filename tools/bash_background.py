@@ -18,7 +18,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import BinaryIO
 
-from tools.bash_process import DRAIN_S, KILL_GRACE_S, kill_group, run_process, signal_group
+from tools.bash_process import (
+    DRAIN_S,
+    KILL_GRACE_S,
+    end_group,
+    kill_group,
+    run_process,
+    signal_group,
+)
 from tools.jobs import Job, JobRegistry
 from tools.process_guard import process_guard
 
@@ -79,12 +86,18 @@ async def start_background(
     preexec: Callable[[], None] | None = None,
     tool_use_id: str | None = None,
     on_end: Callable[[Job, int | None], None] | None = None,
+    pass_fds: Sequence[int] = (),
+    contain: bool = False,
+    on_exit: Callable[[], list[str]] | None = None,
 ) -> Job:
     """Start ``argv`` as a background job and return it, running.
 
     ``on_end(job, group)`` runs when it has ended; ``group`` is the process group when
-    processes the command started still hold its output open (else None). Raises OSError
-    when the program cannot be started, SubprocessError when ``preexec`` failed in the child.
+    processes the command started still hold its output open (else None). ``contain``:
+    when the shell exits, what it left running is killed. ``on_exit()`` runs once none of
+    the command runs any more, before the job is finished; the lines it returns are
+    appended to the job's output. Raises OSError when the program cannot be started,
+    SubprocessError when ``preexec`` failed in the child.
     """
     job_id = registry.new_id("bash")
     path = registry.output_path(job_id)
@@ -92,11 +105,12 @@ async def start_background(
     limit = int(os.environ.get("CCX_JOB_OUTPUT_MAX_BYTES", "") or MAX_OUTPUT_BYTES)
     sink = CappedFile(path, limit, lambda line: registry.report_progress(job_id, line))
     try:
-        proc, closed, transport = await run_process(argv, cwd, env, sink, preexec)
+        proc, closed, transport = await run_process(argv, cwd, env, sink, preexec, pass_fds)
     except BaseException:
         sink.close()
         raise
     command = _BackgroundCommand(registry, job_id, proc, closed, transport, sink, on_end)
+    command.contain, command.on_exit = contain, on_exit
     job = registry.start(
         "bash", description, job_id=job_id, output_path=path, stop=command.stop,
         kill=command.kill, tool_use_id=tool_use_id,
@@ -127,6 +141,8 @@ class _BackgroundCommand:
         self.job: Job | None = None
         self.task: asyncio.Task[None] | None = None
         self.stopping = False  # set by stop(): the end is "killed", whatever the exit status
+        self.contain = False
+        self.on_exit: Callable[[], list[str]] | None = None
 
     async def stop(self) -> None:
         self.stopping = True
@@ -144,18 +160,24 @@ class _BackgroundCommand:
         try:
             waiter = asyncio.ensure_future(proc.wait())
             done, _ = await asyncio.wait({waiter}, timeout=timeout_ms / 1000)
+            error = None
             if not done:
                 await kill_group(self.pgid, waiter, self.closed)
                 await asyncio.wait({waiter}, timeout=KILL_GRACE_S)
                 error = f"timed out after {timeout_ms / 1000:g} s and was stopped"
-                registry.finish(self.job_id, "failed", exit_code=proc.returncode, error=error)
+            if self.contain:
+                await end_group(self.pgid, waiter, self.closed)
             await asyncio.wait({self.closed}, timeout=DRAIN_S)
             lingering = not self.closed.done()
+            self._exited()
             ok = proc.returncode == 0
             status = "killed" if self.stopping else "completed" if ok else "failed"
-            registry.finish(self.job_id, status, exit_code=proc.returncode)
+            if error is not None:
+                status = "failed"
+            registry.finish(self.job_id, status, exit_code=proc.returncode, error=error)
         except asyncio.CancelledError:  # the loop is going away: so does the command
             self.kill()
+            self._exited()
             raise
         finally:
             self.transport.close()
@@ -165,6 +187,18 @@ class _BackgroundCommand:
             registry.finish(self.job_id, "killed")  # cancelled: the group was killed above
             if self.on_end is not None and self.job is not None:
                 self.on_end(self.job, self.pgid if lingering else None)
+
+    def _exited(self) -> None:
+        """Once: what must happen when none of the command runs (the sandbox's check)."""
+        on_exit, self.on_exit = self.on_exit, None
+        if on_exit is None:
+            return
+        try:
+            lines = on_exit()
+        except OSError as exc:
+            lines = [f"[ccx could not check what the job changed: {exc}]"]
+        for line in lines:
+            self.sink.feed(f"\n{line}\n".encode())
 
 
 def _last_line(chunk: bytes) -> str:

@@ -4,7 +4,9 @@ pipe, a timeout, and a clean kill of the whole group on timeout or cancellation.
 The command's group is registered with the process guard for as long as it may
 have members, so a ccx that dies (even by SIGKILL) takes the command with it.
 A sandbox launch adds an argv prefix (bubblewrap) or a pre-exec function
-(Landlock) to the same start-up.
+(Landlock) to the same start-up, and asks for the command to be contained:
+when its shell exits, whatever it left running is killed and waited for, so
+that nothing of it can act after ccx has checked what it did.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ KILL_GRACE_S = 1.0
 # After the shell exits, how long to wait for the pipe to close: background
 # children that inherited it may hold it open for ever.
 DRAIN_S = 0.3
+GONE_S = 5.0  # how long a contained command's killed processes may take to be gone
 _PIPE_SIZE = 1 << 20
 
 
@@ -47,15 +50,18 @@ async def run_command(
     sink: OutputSink,
     timeout_ms: int,
     preexec: Callable[[], None] | None = None,
+    pass_fds: Sequence[int] = (),
+    contain: bool = False,
 ) -> Outcome:
     """Run ``argv`` in a new session; stdout and stderr go to ``sink`` as they arrive.
 
+    ``contain``: when the shell exits, end the processes it left in its group.
     Raises OSError when the program cannot be started, and SubprocessError when
     ``preexec`` failed in the child (nothing ran then).
     """
-    proc, closed, transport = await run_process(argv, cwd, env, sink, preexec)
+    proc, closed, transport = await run_process(argv, cwd, env, sink, preexec, pass_fds)
     try:
-        outcome = await _supervise(proc, closed, timeout_ms)
+        outcome = await _supervise(proc, closed, timeout_ms, contain)
         if not outcome.lingering:
             process_guard().unregister(proc.pid)
         return outcome
@@ -69,6 +75,7 @@ async def run_process(
     env: Mapping[str, str],
     sink: OutputSink,
     preexec: Callable[[], None] | None = None,
+    pass_fds: Sequence[int] = (),
 ) -> tuple[asyncio.subprocess.Process, asyncio.Future[None], asyncio.BaseTransport]:
     """Start ``argv`` in a new session and process group, registered with the process guard,
     its merged output fed to ``sink``: the process, a future set when the output pipe closes,
@@ -91,7 +98,7 @@ async def run_process(
             proc = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
-                cwd=cwd, env=dict(env), start_new_session=True,
+                cwd=cwd, env=dict(env), start_new_session=True, pass_fds=tuple(pass_fds),
                 preexec_fn=_with_registration(preexec),
             )  # fmt: skip
         finally:
@@ -121,15 +128,21 @@ def _with_registration(preexec: Callable[[], None] | None) -> Callable[[], None]
 
 
 async def _supervise(
-    proc: asyncio.subprocess.Process, closed: asyncio.Future[None], timeout_ms: int
+    proc: asyncio.subprocess.Process,
+    closed: asyncio.Future[None],
+    timeout_ms: int,
+    contain: bool = False,
 ) -> Outcome:
-    """Wait for the command within its timeout; kill its group on timeout or cancellation."""
+    """Wait for the command within its timeout; kill its group on timeout or cancellation
+    (and, when contained, once the shell has exited)."""
     waiter = asyncio.ensure_future(proc.wait())
     try:
         done, _ = await asyncio.wait({waiter}, timeout=timeout_ms / 1000)
         timed_out = not done
         if timed_out:
             await kill_group(proc.pid, waiter, closed)
+        if contain:
+            await end_group(proc.pid, waiter, closed)
         await asyncio.wait({closed}, timeout=DRAIN_S)
         lingering = not closed.done()
         await asyncio.wait({waiter}, timeout=KILL_GRACE_S)
@@ -178,6 +191,36 @@ def signal_group(pgid: int, sig: signal.Signals | int) -> bool:
     except PermissionError:
         return False
     return True
+
+
+async def end_group(pgid: int, *exited: asyncio.Future[object]) -> None:
+    """Kill what is left of a group and wait until none of it runs (at most GONE_S)."""
+    await kill_group(pgid, *exited)
+    deadline = asyncio.get_running_loop().time() + GONE_S
+    while group_running(pgid) and asyncio.get_running_loop().time() < deadline:
+        signal_group(pgid, signal.SIGKILL)
+        await asyncio.sleep(0.005)
+
+
+def group_running(pgid: int) -> bool:
+    """Whether any process of the group is still alive (zombies are not)."""
+    if not signal_group(pgid, 0):
+        return False
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return True
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and int(fields[2]) == pgid and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
 
 
 async def kill_group(pgid: int, *exited: asyncio.Future[object]) -> None:

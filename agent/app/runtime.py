@@ -20,7 +20,7 @@ from agent.app.mcp_setup import build_mcp_servers, start_mcp_servers
 from agent.app.options import PERMISSION_MODES, RunOptions, StartupError
 from agent.app.output_style_setup import load_output_styles
 from agent.app.page_reader import connect_web_fetch
-from agent.app.sandbox_setup import build_sandbox
+from agent.app.sandbox_setup import LAUNCH_ONLY_VARIABLES, build_sandbox
 from agent.app.session_hooks import SessionHooks
 from agent.app.session_setup import open_session, permission_gate, refresh_model_limits
 from agent.app.subagents import Subagents
@@ -124,7 +124,15 @@ class Runtime:
                 "again and answer y",
                 "info",
             )
+        self.launch_env = dict(os.environ)  # what the sandbox's switches are read from
         for key, value in self.settings.env.items():
+            if key in LAUNCH_ONLY_VARIABLES:
+                self.emit_notice(
+                    f"Ignoring env.{key} in the settings: ccx reads it only from the environment "
+                    "it starts in, so that no settings file can loosen the sandbox",
+                    "warning",
+                )
+                continue
             os.environ.setdefault(key, str(value))
         self.model = resolve_model(
             self.options.model or self.settings.model or os.environ.get("ANTHROPIC_MODEL")
@@ -181,7 +189,10 @@ class Runtime:
         self.watcher = FileWatcher(self.file_state)
         if self.options.watch_files:
             self.watcher.start()
-        self.sandbox = build_sandbox(self.options, self.settings, self.gate, self.cwd)
+        self.sandbox = build_sandbox(
+            self.options, self.settings, self.gate, self.cwd, env=self.launch_env
+        )
+        self.gate.sandbox_enabled = self.sandbox.policy.enabled
         for text, level in self.sandbox.notices:
             self.emit_notice(text, level)
         self.jobs = build_jobs(self.session.folder, self.emit)

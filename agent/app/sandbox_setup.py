@@ -7,8 +7,15 @@ works here. The network: ``--[no-]sandbox-network``, else
 Code filters by domain through a proxy, ccx can only allow or refuse it all),
 else allowed. ``sandbox.filesystem.allowWrite`` / ``denyRead`` (Claude Code's)
 add writable trees and hidden paths (``//abs``, ``~/…``, absolute, or relative
-to the project root); Read deny rules with a path hide what they match. A
-repository's own settings may tighten the sandbox but never loosen it.
+to the project root); Read deny rules with a path hide what they match.
+``sandbox.network.allowUnixSockets`` (paths) and ``allowAllUnixSockets``
+(Claude Code's) let commands reach the user's Unix sockets, which are
+otherwise refused. ``CCX_SANDBOX_BACKEND=bwrap|landlock`` picks a backend.
+
+A repository's own settings may tighten the sandbox but never loosen it: the
+``CCX_SANDBOX*`` variables are read from the environment ccx started in
+(never from a settings file's ``env``), and turning it off, ``allowWrite`` and
+the socket keys count only from the user's own settings file.
 """
 
 from __future__ import annotations
@@ -20,13 +27,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.app import warm
 from agent.app.options import RunOptions
 from agent.permissions.gate import PermissionGate
+from agent.permissions.safe_git import hooks_path
 from agent.permissions.settings import Settings, project_root, settings_files
 from tools.sandbox import SandboxPolicy, choose_backend, landlock
 
 ENV_SWITCH = "CCX_SANDBOX"
 ENV_NETWORK = "CCX_SANDBOX_NETWORK"
+ENV_BACKEND = "CCX_SANDBOX_BACKEND"
+# Read only from the environment ccx starts in: a settings file's env cannot set them.
+LAUNCH_ONLY_VARIABLES = frozenset(
+    {ENV_SWITCH, ENV_NETWORK, ENV_BACKEND, "CCX_CONFIG_DIR", "CCX_WARM", "CCX_WARM_IDLE_S"}
+)
 _ON = ("1", "true", "yes", "on")
 _OFF = ("0", "false", "no", "off")
 
@@ -76,6 +90,11 @@ def build_sandbox(
     root = project_root(cwd)
     if any(_filesystem(obj).get("allowWrite") for obj in project):
         notices.append((_NOT_FROM_PROJECT.format(what="add writable paths"), "warning"))
+    if any(_sockets_keys(obj) for obj in project):
+        notices.append((_NOT_FROM_PROJECT.format(what="open Unix sockets"), "warning"))
+    user_network = _object(user, "network")
+    all_sockets = user_network.get("allowAllUnixSockets") is True
+    sockets = _paths(user_network.get("allowUnixSockets"), root, "allowUnixSockets", notices)
     denied = [
         path
         for _, obj in objects
@@ -87,7 +106,12 @@ def build_sandbox(
         extra_writable=_paths(_filesystem(user).get("allowWrite"), root, "allowWrite", notices),
         denied_reads=tuple(dict.fromkeys(denied)),
         network=network,
+        backend=_backend(env, notices),
         deny_read=_read_denied_by(gate) if gate is not None else None,
+        extra_protected=tuple(p for p in [hooks_path(root)] if p is not None),
+        hidden=(warm.socket_folder(),),
+        allowed_sockets=sockets,
+        all_sockets=all_sockets,
     )
     if enabled and landlock.unavailable_reason() is not None:  # else bwrap is probed later
         backend, reason = choose_backend(policy)
@@ -124,8 +148,28 @@ def _sandbox_objects(
 
 
 def _filesystem(config: dict[str, Any]) -> dict[str, Any]:
-    value = config.get("filesystem")
+    return _object(config, "filesystem")
+
+
+def _object(config: dict[str, Any], key: str) -> dict[str, Any]:
+    value = config.get(key)
     return value if isinstance(value, dict) else {}
+
+
+def _sockets_keys(config: dict[str, Any]) -> bool:
+    network = _object(config, "network")
+    return bool(network.get("allowUnixSockets")) or network.get("allowAllUnixSockets") is True
+
+
+def _backend(env: Mapping[str, str], notices: list[tuple[str, str]]) -> str | None:
+    raw = env.get(ENV_BACKEND, "").strip().lower()
+    if not raw:
+        return None
+    names = {"bwrap": "bwrap", "bubblewrap": "bwrap", "landlock": "landlock"}
+    if raw not in names:
+        notices.append((f"Ignoring {ENV_BACKEND}={raw!r}: expected bwrap or landlock", "warning"))
+        return None
+    return names[raw]
 
 
 def _switch(

@@ -65,6 +65,8 @@ def check_bash(gate: PermissionGate, command: str, unsandboxed: bool = False) ->
     located = _locate(gate, every)
     if denial := _denied(gate, command, every, located):
         return denial
+    if unsandboxed and gate.sandbox_enabled:  # in every mode: the sandbox is the last wall
+        return Decision("ask", "the command asks to run outside the sandbox")
     if gate.mode == "bypassPermissions":
         return Decision("allow", "bypassPermissions mode allows every command")
     rule = _bash_rule(gate.ask, command, every) or _write_rule(gate, gate.ask, located)
@@ -74,8 +76,6 @@ def check_bash(gate: PermissionGate, command: str, unsandboxed: bool = False) ->
         for target in [*part.writes, *write_targets(part)]:
             if reason := gate.protected_reason(gate.resolve(target, base)):
                 return Decision("ask", f"`{part.text}` writes {target}: {reason}")
-    if unsandboxed:
-        return Decision("ask", "the command asks to run outside the sandbox")
     if gate.mode == "plan":
         if all(is_read_only(p) for p in parts):
             return Decision("allow", "a read-only command is allowed in plan mode")

@@ -83,6 +83,8 @@ class PermissionGate:
         self.work_dirs = [Path(p) for p in work_dirs or []]
         # Where the Bash tool's shell is now (it persists cd); redirections resolve there.
         self.shell_cwd: Path | None = None
+        # Bash runs in the OS sandbox: leaving it (dangerouslyDisableSandbox) asks in every mode.
+        self.sandbox_enabled = True
         self._roots: dict[str, tuple[str, ...]] = {}
 
     @property

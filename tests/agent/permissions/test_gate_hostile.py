@@ -209,9 +209,11 @@ def test_allow_rules_still_allow_what_they_say(project: Path, command: str) -> N
 def test_turning_the_sandbox_off_is_never_automatic(project: Path) -> None:
     g = gate(project, "acceptEdits")
     assert bash(g, "ls", dangerouslyDisableSandbox=True) == "ask"
-    assert bash(gate(project, "bypassPermissions"), "ls", dangerouslyDisableSandbox=True) == (
-        "allow"
-    )
+    bypass = gate(project, "bypassPermissions")
+    assert bash(bypass, "ls", dangerouslyDisableSandbox=True) == "ask"  # in every mode
+    assert bash(bypass, "ls") == "allow"
+    bypass.sandbox_enabled = False  # no sandbox to leave: the flag changes nothing
+    assert bash(bypass, "ls", dangerouslyDisableSandbox=True) == "allow"
 
 
 def test_grep_and_glob_results_leave_denied_files_out(project: Path) -> None:
