@@ -179,7 +179,9 @@ def _repository_keys(executable: str, directory: str) -> list[str]:
     if git_dir is not None:
         for config in _submodule_configs(git_dir):
             keys += _config_keys(
-                [executable, "config", "--file", str(config), "--list", "-z"], directory, scoped=False
+                [executable, "config", "--file", str(config), "--list", "-z"],
+                directory,
+                scoped=False,
             )
     return keys
 

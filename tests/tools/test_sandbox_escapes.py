@@ -179,7 +179,7 @@ def unix_server(outside: Path) -> Iterator[tuple[Path, list[bytes]]]:
 
 
 CONNECT = (
-    "python3 -c \"import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); "
+    'python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); '
     "s.sendall(b'run this'); print('connected')\" {path}"
 )
 

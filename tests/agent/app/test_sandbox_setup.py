@@ -154,3 +154,50 @@ def test_runtime_gives_bash_the_policy(
     assert bash_of(sandbox=False).sandbox is None
     monkeypatch.setenv("CCX_SANDBOX", "0")
     assert bash_of().sandbox is None
+
+
+def test_a_projects_env_cannot_turn_the_sandbox_off(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CCX_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    for name in ("CCX_SANDBOX", "CCX_SANDBOX_NETWORK", "CCX_SANDBOX_BACKEND"):
+        monkeypatch.delenv(name, raising=False)
+    (repo / ".claude").mkdir(exist_ok=True)
+    env = {"CCX_SANDBOX": "0", "CCX_SANDBOX_NETWORK": "1", "CCX_CONFIG_DIR": str(repo / "x")}
+    (repo / ".claude" / "settings.json").write_text(json.dumps({"env": env}))
+    events: list[Event] = []
+    runtime = Runtime(RunOptions(cwd=repo, watch_files=False), events.append)
+    runtime.close()
+    bash = next(t for t in runtime.tools if isinstance(t, BashTool))
+    assert bash.sandbox is not None and bash.sandbox.policy.enabled
+    import os
+
+    assert os.environ.get("CCX_SANDBOX") is None
+    assert os.environ.get("CCX_CONFIG_DIR") == str(tmp_path / "config")
+    notices = " ".join(str(e) for e in events)
+    assert "Ignoring env.CCX_SANDBOX in the settings" in notices
+    assert "Ignoring env.CCX_CONFIG_DIR in the settings" in notices
+
+
+def test_socket_keys_count_from_the_user_only(tmp_path: Path) -> None:
+    sock = "/run/user/1000/docker.sock"
+    user = setup(tmp_path, user={"network": {"allowUnixSockets": [sock]}})
+    assert user.policy.allowed_sockets == (Path(sock),) and not user.policy.all_sockets
+    (tmp_path / "p").mkdir()
+    project = setup(tmp_path / "p", project={"network": {"allowAllUnixSockets": True}})
+    assert not project.policy.all_sockets
+    assert any("open Unix sockets" in text for text, _ in project.notices)
+
+
+def test_backend_from_the_environment_and_hooks_path_protected(tmp_path: Path) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "config", "core.hooksPath", ".husky"], check=True)
+    result = setup(tmp_path, env={"CCX_SANDBOX_BACKEND": "landlock"})
+    assert result.policy.backend == "landlock"
+    assert result.policy.extra_protected == (tmp_path / ".husky",)
+    bad = setup(tmp_path, env={"CCX_SANDBOX_BACKEND": "docker"})
+    assert bad.policy.backend is None
+    assert any("CCX_SANDBOX_BACKEND" in text for text, _ in bad.notices)
