@@ -42,6 +42,15 @@ class Settings:
     deny: list[Rule] = field(default_factory=list)
     # Project files whose hooks, env, allow rules... were left out: the folder is not trusted.
     untrusted_ignored: list[Path] = field(default_factory=list)
+    # Which file set each top-level key last (hooks: every file that added some).
+    origins: dict[str, str] = field(default_factory=dict)
+    # Hook commands a project's file configures: they run in the Bash sandbox.
+    project_hook_commands: set[str] = field(default_factory=set)
+
+    def from_project(self, key: str) -> bool:
+        """Whether the value of ``key`` comes from a project's settings file."""
+        origin = self.origins.get(key)
+        return origin is not None and Path(origin).parent.name == ".claude"
 
     def get(self, key: str, default: Any = None) -> Any:
         return self.raw.get(key, default)
@@ -151,7 +160,20 @@ def load_settings(
             data = kept
         settings.files.append(path)
         _merge_into(settings, data, source=str(path))
+        if path in project_files:
+            settings.project_hook_commands |= set(_hook_commands(data.get("hooks")))
     return settings
+
+
+def _hook_commands(hooks: Any) -> list[str]:
+    commands = []
+    for groups in hooks.values() if isinstance(hooks, dict) else ():
+        for group in groups if isinstance(groups, list) else ():
+            entries = group.get("hooks") if isinstance(group, dict) else None
+            for entry in entries if isinstance(entries, list) else ():
+                if isinstance(entry, dict) and isinstance(entry.get("command"), str):
+                    commands.append(entry["command"])
+    return commands
 
 
 def merge_settings(settings: Settings, data: dict[str, Any], source: str) -> None:
@@ -268,6 +290,7 @@ def _read_json(path: Path, warnings: list[str]) -> dict[str, Any] | None:
 def _merge_into(settings: Settings, data: dict[str, Any], source: str) -> None:
     raw = settings.raw
     for key, value in data.items():
+        settings.origins[key] = source
         if key == "permissions" and isinstance(value, dict):
             _merge_permissions(settings, value, source)
         elif key == "hooks" and isinstance(value, dict):

@@ -9,7 +9,6 @@ import re
 import signal
 import subprocess
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ import pytest
 from agent.fake_api import RecordedRequest, text_reply, tool_reply
 from compaction.summary import SUMMARY_REQUEST_MARK
 from tests.e2e.conftest import Ccx
-from tests.tools.test_bash import alive, wait_dead
+from tests.host_pids import new_tag, pids_tagged, tagged_sleep, wait_tagged_gone
 
 JOB_ID = re.compile(r"background as job (b[0-9a-z]{8})")
 BYPASS = ("--permission-mode", "bypassPermissions")
@@ -69,10 +68,10 @@ def read_output(task_id_from: str, **params: Any) -> Any:
 
 
 def test_output_is_read_incrementally_and_stop_kills_the_group(ccx: Ccx) -> None:
-    go, child = ccx.repo / "go", ccx.repo / "child.pid"
+    go, tag = ccx.repo / "go", new_tag()
     command = (
         f"echo one; while [ ! -f {go} ]; do sleep 0.05; done; echo two; echo twenty; "
-        f"sleep 600 & echo $! > {child}; wait"
+        f"({tagged_sleep(tag)}) & wait"
     )
     first_read = read_output("", block=True, timeout=1500)
 
@@ -94,17 +93,15 @@ def test_output_is_read_incrementally_and_stop_kills_the_group(ccx: Ccx) -> None
     assert "two" in str(two["content"]) and "one" not in str(two["content"])
     assert "twenty" not in str(two["content"])  # filtered out
     assert "Stopped job" in str(stopped["content"]) and not stopped.get("is_error")
-    assert wait_dead([int(child.read_text())], within=5) == []
+    assert wait_tagged_gone(tag, within=5) == []
     assert "<job-notification>" not in requests[-1].all_text()  # a stop the model made: no notice
 
 
-def wait_for(path: Path, proc: subprocess.Popen[str], count: int) -> list[int]:
+def wait_for(tag: str, proc: subprocess.Popen[str], count: int) -> list[int]:
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        if path.exists():
-            pids = [int(p) for p in path.read_text().split()]
-            if len(pids) == count and all(alive(p) for p in pids):
-                return pids
+        if len(pids := pids_tagged(tag)) == count:
+            return pids
         if proc.poll() is not None:
             pytest.fail(f"ccx exited early ({proc.returncode}): {proc.communicate()[1]}")
         time.sleep(0.05)
@@ -113,23 +110,22 @@ def wait_for(path: Path, proc: subprocess.Popen[str], count: int) -> list[int]:
 
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill-9", "terminate"])
 def test_jobs_die_with_ccx(ccx: Ccx, sig: signal.Signals) -> None:
-    pids = ccx.repo / "pids.txt"
-    command = f"sleep 600 & echo $! >> {pids}; sh -c 'echo $$ >> {pids}; exec sleep 600'"
+    tag = new_tag()
+    command = f"({tagged_sleep(tag + '-bg')}) & bash -c '{tagged_sleep(tag + '-fg')}'"
     ccx.api.add(background(command), text_reply("Started; waiting."))
     proc = ccx.popen("-p", "start it", *BYPASS)
     try:
-        started = wait_for(pids, proc, 2)
+        wait_for(tag, proc, 2)
         os.kill(proc.pid, sig)
         proc.wait(timeout=30)
-        assert wait_dead(started, within=5) == []
+        assert wait_tagged_gone(tag, within=5) == []
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
         proc.communicate()
-        for pid in [int(p) for p in pids.read_text().split()] if pids.exists() else []:
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
+        for pid in pids_tagged(tag):
+            os.kill(pid, signal.SIGKILL)
 
 
 def test_after_a_compaction_the_running_job_is_named_once(ccx: Ccx) -> None:

@@ -6,25 +6,22 @@ import os
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
 from agent.fake_api import text_reply, tool_reply
 from tests.e2e.conftest import Ccx
-from tests.tools.test_bash import alive, wait_dead
+from tests.host_pids import new_tag, pids_tagged, tagged_sleep, wait_tagged_gone
 
 STARTED_WITHIN_S = 30.0  # ccx start-up (importing the SDK) plus the first request
 GONE_WITHIN_S = 5.0
 
 
-def wait_for_pids(path: Path, proc: subprocess.Popen[str]) -> list[int]:
+def wait_for_sleeps(tag: str, proc: subprocess.Popen[str]) -> list[int]:
     deadline = time.monotonic() + STARTED_WITHIN_S
     while time.monotonic() < deadline:
-        if path.exists():
-            pids = [int(p) for p in path.read_text().split()]
-            if len(pids) == 2 and all(alive(p) for p in pids):
-                return pids
+        if len(pids := pids_tagged(tag)) == 2:
+            return pids
         if proc.poll() is not None:
             pytest.fail(f"ccx exited early ({proc.returncode}): {proc.communicate()[1]}")
         time.sleep(0.05)
@@ -42,22 +39,21 @@ def wait_for_pids(path: Path, proc: subprocess.Popen[str]) -> list[int]:
     ids=["kill-9-unsandboxed", "kill-9-sandboxed", "hangup", "terminate"],
 )
 def test_bash_children_die_with_ccx(ccx: Ccx, sig: signal.Signals, sandbox: str) -> None:
-    pid_file = ccx.repo / "pids.txt"
-    # One sleep in the background, one in the foreground (exec keeps the pid it reported).
-    command = f"sleep 600 & echo $! >> {pid_file}; sh -c 'echo $$ >> {pid_file}; exec sleep 600'"
+    tag = new_tag()
+    # One sleep in the background, one in the foreground.
+    command = f"({tagged_sleep(tag + '-bg')}) & bash -c '{tagged_sleep(tag + '-fg')}'"
     ccx.api.add(tool_reply(("Bash", {"command": command})), text_reply("done"))
     ccx.env["CCX_SANDBOX"] = sandbox
     proc = ccx.popen("-p", "start two sleeps", "--permission-mode", "bypassPermissions")
     try:
-        pids = wait_for_pids(pid_file, proc)
+        wait_for_sleeps(tag, proc)
         os.kill(proc.pid, sig)
         proc.wait(timeout=30)
-        assert wait_dead(pids, within=GONE_WITHIN_S) == []
+        assert wait_tagged_gone(tag, within=GONE_WITHIN_S) == []
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
         proc.communicate()
-        for pid in [int(p) for p in pid_file.read_text().split()] if pid_file.exists() else []:
-            if alive(pid):
-                os.kill(pid, signal.SIGKILL)
+        for pid in pids_tagged(tag):
+            os.kill(pid, signal.SIGKILL)

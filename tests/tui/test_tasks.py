@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.fake_api import FakeApi, text_reply, tool_reply
-from tests.tools.test_bash import alive, wait_dead
+from tests.host_pids import new_tag, pids_tagged, tagged_sleep, wait_tagged_gone
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_text
 from tui.screens.tasks import TasksScreen
@@ -16,23 +16,21 @@ SLOW_S = 60.0  # the first turn of an app on a loaded machine (CI, several runs 
 async def test_tasks_dialog_lists_jobs_and_stops_one_from_the_keyboard(
     api: FakeApi, repo: Path
 ) -> None:
-    pid_file = repo / "job.pid"
-    command = f"echo $$ > {pid_file}; exec sleep 600"
+    tag = new_tag()
+    command = tagged_sleep(tag)
     tool_input = {"command": command, "description": "serve docs", "run_in_background": True}
     api.add(tool_reply(("Bash", tool_input)), text_reply("Started."))
     app = make_app(repo, permission_mode="bypassPermissions")
     async with app.run_test(size=(120, 40)) as pilot:
         await submit(pilot, "start the docs server")
         await wait_idle(pilot, SLOW_S)
-        await wait_for(pilot, lambda: pid_file.exists() and pid_file.read_text().strip())
-        pid = int(pid_file.read_text())
-        assert alive(pid)
+        await wait_for(pilot, lambda: bool(pids_tagged(tag)))
         await submit(pilot, "/tasks")
         await wait_for(pilot, lambda: isinstance(app.screen, TasksScreen))
         assert "serve docs" in screen_text(app) and "running" in screen_text(app)
         await pilot.press("enter")
         await wait_for(pilot, lambda: "Stopped job" in screen_text(app))
-        assert wait_dead([pid], within=5) == []
+        assert wait_tagged_gone(tag, within=5) == []
         await submit(pilot, "/tasks")
         await wait_for(pilot, lambda: "killed" in screen_text(app))
         assert not isinstance(app.screen, TasksScreen)  # nothing running: the list, no dialog
