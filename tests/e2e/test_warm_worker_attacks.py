@@ -102,20 +102,23 @@ def test_a_confined_process_is_refused(
     assert str(report["outcome"]).startswith("refused"), report
     time.sleep(1)  # a run the worker took would have run its SessionStart hook by now
     assert not marker.exists()
-    if confinement == "landlock":
-        assert report["token_read"] is False  # Landlock refused its read of /proc/PID/environ
+    # Landlock refused its read of /proc/PID/fd; the others had the token and were refused
+    assert report["token"] is (confinement != "landlock")
 
 
+@pytest.mark.parametrize("leaked", [False, True], ids=["own-token", "leaked-token"])
 def test_a_command_in_ccxs_sandbox_is_refused(
-    worker: tuple[Path, subprocess.Popen[bytes]], ccx: Ccx, tmp_path: Path
+    worker: tuple[Path, subprocess.Popen[bytes]], ccx: Ccx, tmp_path: Path, leaked: bool
 ) -> None:
-    """The attack of issue 17: an allowed Bash command, in ccx's default sandbox."""
+    """The attack of issue 17: an allowed Bash command, in ccx's default sandbox; with the
+    token it can read (none, under Landlock) or one leaked to it."""
     runtime = worker[0]
     path = worker_socket(runtime)
     marker = tmp_path / "marker"
+    token = worker_token(runtime) if leaked else ""
     with FakeApi() as inner:
         inner.add(text_reply("ok"))
-        command = f"{sys.executable} {ATTACK} none {path} {marker} {inner.url} {ccx.repo}"
+        command = f"{sys.executable} {ATTACK} none {path} {marker} {inner.url} {ccx.repo} {token}"
         ccx.api.add(tool_reply(("Bash", {"command": command})), text_reply("done"))
         run = ccx.run("-p", "run the tests", "--allowedTools", "Bash")
         assert run.returncode == 0, run.stderr
@@ -123,6 +126,17 @@ def test_a_command_in_ccxs_sandbox_is_refused(
     assert '\\"outcome\\": \\"refused' in seen or "no connection" in seen, seen
     time.sleep(1)
     assert not marker.exists()
+
+
+def worker_token(runtime: Path) -> str:
+    """The running worker's token, as the user's own processes may read it."""
+    path = worker_socket(runtime)
+    assert path is not None
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.connect(str(path))
+        worker = warm_peer.peer_of(probe, identity=True)
+    assert worker is not None and worker.token
+    return worker.token
 
 
 SQUATTER = """

@@ -1,14 +1,16 @@
 """An attack on the warm worker, run as a script by tests/e2e/test_warm_worker_attacks.py.
 
-    python warm_attack.py CONFINEMENT SOCKET MARKER API_URL CWD
+    python warm_attack.py CONFINEMENT SOCKET MARKER API_URL CWD [TOKEN]
 
 It confines itself as CONFINEMENT says (none, no_new_privs, seccomp, namespaces,
 landlock: what ccx's sandbox or a user's confinement would leave it in), then
-does what a hostile command would: connects to the worker's socket, reads the
-worker's token from /proc/PID/fd if it can, and hands over a run whose --settings
-carries a SessionStart hook that creates MARKER. If the worker ran it, the
-hook ran outside every confinement of this process. Prints one JSON line:
-how it was confined and whether the worker took the run.
+does what a hostile command would: connects to the worker's socket and hands
+over a run whose --settings carries a SessionStart hook that creates MARKER,
+with the worker's token: TOKEN if given (a leaked one), else read from
+/proc/PID/fd before it confines itself (as if leaked), except under Landlock,
+whose point is that it cannot read it. If the worker ran it, the hook ran
+outside every confinement of this process. Prints one JSON line: how it was
+confined and whether the worker took the run.
 """
 
 from __future__ import annotations
@@ -84,7 +86,25 @@ def status() -> dict[str, str]:
     return fields
 
 
-def attack(path: str, marker: str, api_url: str, cwd: str) -> dict[str, object]:
+def worker_token(path: str) -> str:
+    """The worker's token, as a process sees it that may read /proc/PID/fd of the process
+    behind the socket (the name of a memfd it holds open); "" when it may not."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(path)
+        pid = struct.unpack("3i", probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[0]
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if link.startswith("/memfd:ccx-warm-token:"):
+                return link.split(":", 2)[2].removesuffix(" (deleted)")
+    except OSError:
+        pass
+    finally:
+        probe.close()
+    return ""
+
+
+def attack(path: str, token: str, marker: str, api_url: str, cwd: str) -> dict[str, object]:
     hook = {"type": "command", "command": f"touch {marker}"}
     settings = {"hooks": {"SessionStart": [{"hooks": [hook]}]}}
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -93,15 +113,6 @@ def attack(path: str, marker: str, api_url: str, cwd: str) -> dict[str, object]:
         conn.connect(path)
     except OSError as exc:
         return {"outcome": f"no connection: {exc.strerror}"}
-    pid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[0]
-    token = ""
-    try:  # where the worker keeps it: the name of a memfd it holds open
-        for fd in os.listdir(f"/proc/{pid}/fd"):
-            link = os.readlink(f"/proc/{pid}/fd/{fd}")
-            if link.startswith("/memfd:ccx-warm-token:"):
-                token = link.split(":", 2)[2].removesuffix(" (deleted)")
-    except OSError:
-        pass
     env = {**os.environ, "ANTHROPIC_BASE_URL": api_url, "ANTHROPIC_API_KEY": "k"}
     request = {
         "argv": ["-p", "hi", "--settings", json.dumps(settings)],
@@ -116,17 +127,24 @@ def attack(path: str, marker: str, api_url: str, cwd: str) -> dict[str, object]:
         socket.send_fds(conn, [struct.pack("!I", len(data)) + data], [0, 1, 2])
         reply = conn.recv(5)
         if len(reply) < 5 or reply[:1] != b"P":
-            return {"outcome": "refused", "token_read": bool(token)}
+            return {"outcome": "refused"}
         conn.sendall(b"G")
         while conn.recv(64):
             pass
     except OSError as exc:
-        return {"outcome": f"refused: {exc.strerror}", "token_read": bool(token)}
-    return {"outcome": "served", "token_read": bool(token)}
+        return {"outcome": f"refused: {exc.strerror}"}
+    return {"outcome": "served"}
 
 
 if __name__ == "__main__":
     how, path, marker, api_url, cwd = sys.argv[1:6]
-    confine(how)
-    result = {"confinement": how, "status": status(), **attack(path, marker, api_url, cwd)}
-    print(json.dumps(result), flush=True)
+    if len(sys.argv) > 6:
+        token = sys.argv[6]
+    elif how == "landlock":  # the token is what stops it: it is read from inside the domain
+        confine(how)
+        token = worker_token(path)
+    else:  # the worst case: the token leaked to it before it was confined
+        token = worker_token(path)
+        confine(how)
+    report = attack(path, token, marker, api_url, cwd)
+    print(json.dumps({"confinement": how, "status": status(), "token": bool(token), **report}))
