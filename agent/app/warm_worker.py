@@ -33,6 +33,7 @@ import socket
 import struct
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from agent.app import warm, warm_peer
@@ -143,7 +144,11 @@ class ImportedFiles:
 
     @classmethod
     def snapshot(cls) -> ImportedFiles:
-        return cls({path: _stat(path) for path in sorted(_imported_paths())})
+        return cls.of(_imported_paths())
+
+    @classmethod
+    def of(cls, paths: Iterable[str]) -> ImportedFiles:
+        return cls({path: _stat(path) for path in sorted(paths)})
 
     def changed(self) -> bool:
         return any(_stat(path) != stat for path, stat in self.stats.items())
