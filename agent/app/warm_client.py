@@ -102,14 +102,15 @@ def run_warm(argv: list[str], path: Path) -> int | None:
 
 class NotAWorker(Exception):
     """Something answers at the worker's name that is not a worker ccx started for this
-    user in this context: a squatter, a confined process, a worker of another program."""
+    user in this context (a squatter, a confined process, a worker of another program), or
+    the folder is open to others."""
 
 
 def _connect(path: Path, mine: warm_peer.Peer, deadline: float) -> tuple[socket.socket, str] | None:
     """A connection to a worker ccx started for this user, here, and its token; None when
     nothing listens there."""
     if not private_folder(path.parent):
-        return None
+        raise NotAWorker(str(path.parent))
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         conn.settimeout(max(0.01, deadline - time.monotonic()))

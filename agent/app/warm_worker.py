@@ -39,7 +39,7 @@ from pathlib import Path
 from agent.app import warm, warm_peer
 from agent.app.warm_child import become_run
 
-CHECK_S = 2.0  # how often the worker looks whether its socket is still its own
+CHECK_S = 2.0  # how often the worker looks whether its socket and name are still its own
 STALE_CHECK_S = 30.0  # how often an idle worker looks whether its imported files changed
 MAX_PENDING = 32  # connections still sending their request
 
@@ -227,7 +227,7 @@ class Worker:
             if stale:
                 last_check = now
             quiet = not self.children and not self.pending and now - last_active > idle
-            if quiet or not self._still_ours() or (stale and self.imported.changed()):
+            if quiet or not self._still_current() or (stale and self.imported.changed()):
                 self._stop_listening()
 
     def _timeout(self) -> float:
@@ -267,6 +267,14 @@ class Worker:
             pass
         os.close(self.lock)
         self.lock = None
+
+    def _still_current(self) -> bool:
+        """The socket is still this worker's, and still the name for the context it is in
+        (moved to another cgroup, say, its clients are elsewhere: it would refuse them all)."""
+        try:
+            return self._still_ours() and warm.socket_path() == self.path
+        except OSError:
+            return False
 
     def _still_ours(self) -> bool:
         try:

@@ -186,15 +186,14 @@ def test_the_user_setting_turns_it_off(warm: Ccx) -> None:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to connect as another user")
-def test_another_user_is_never_served(ccx: Ccx) -> None:
-    with runtime_dir(Path("/run/user")) as runtime:  # a folder another user may pass through
-        worker = start_worker(runtime)
-        warm_env(ccx, runtime)
-        path = worker_socket(runtime)
-        assert path is not None
-        folder = path.parent
-        for opened, mode in ((runtime, 0o711), (folder, 0o711), (path, 0o666)):
-            opened.chmod(mode)  # let another user reach the socket: the worker must still refuse
+def test_another_user_is_never_served(warm: Ccx, warm_runtime: Path) -> None:
+    path = worker_socket(warm_runtime)
+    assert path is not None
+    with runtime_dir(Path("/run/user")) as public:  # a folder another user may pass through
+        public.chmod(0o755)
+        link = public / "s"
+        os.link(path, link)  # the worker's own socket, by another name
+        path.chmod(0o666)  # let another user reach it: the worker must still refuse
         try:
             probe = (
                 "import os, socket, sys; os.setgid(65534); os.setuid(65534)\n"
@@ -206,15 +205,22 @@ def test_another_user_is_never_served(ccx: Ccx) -> None:
                 "    print('closed')"
             )
             out = subprocess.run(
-                [sys.executable, "-c", probe, str(path)], capture_output=True, text=True, timeout=30
+                [sys.executable, "-c", probe, str(link)], capture_output=True, text=True, timeout=30
             )
             assert out.stdout.strip() == "closed", out.stderr  # closed without a fork
-            assert "warm=no" in marked(ccx, ccx.api)  # and no client trusts an open folder
         finally:
-            for opened, mode in ((runtime, 0o700), (folder, 0o700), (path, 0o600)):
-                opened.chmod(mode)
-        assert "warm=1" in marked(ccx, ccx.api)
-        stop(worker)
+            path.chmod(0o600)
+    assert "warm=1" in marked(warm, warm.api)
+
+
+def test_no_client_trusts_a_folder_others_may_enter(warm: Ccx, warm_runtime: Path) -> None:
+    folder = warm_runtime / "ccx-warm"
+    folder.chmod(0o711)
+    try:
+        assert "warm=no" in marked(warm, warm.api)
+    finally:
+        folder.chmod(0o700)
+    assert "warm=1" in marked(warm, warm.api)
 
 
 def test_two_workers_of_one_install_make_one() -> None:
