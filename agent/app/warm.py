@@ -168,20 +168,19 @@ def _user_setting() -> bool | None:
     return setting if isinstance(setting, bool) else None
 
 
-def socket_folder() -> Path | None:
-    """Where the worker's socket lives: never a temp folder a sandboxed command may write.
+def socket_folder() -> Path:
+    """Where the worker's socket lives, and what sandboxed commands must not see.
 
     ``$XDG_RUNTIME_DIR/ccx-warm`` when that is a private folder of this user's outside
-    the temp folders, else ``run`` in ccx's config folder; None (no worker) when that is
-    in a temp folder too. Sandboxed commands must not see this folder.
+    the temp folders, else ``run`` in ccx's config folder. If that one is in a temp
+    folder too (a sandboxed command may write there), ``socket_path`` gives no worker.
     """
     from agent.core.locations import config_dir
 
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
     if os.path.isabs(runtime) and private_folder(Path(runtime)) and not _in_temp(runtime):
         return Path(runtime) / "ccx-warm"
-    folder = config_dir() / "run"
-    return None if _in_temp(str(folder)) else folder
+    return config_dir() / "run"
 
 
 def _in_temp(path: str) -> bool:
@@ -195,10 +194,11 @@ def _in_temp(path: str) -> bool:
 
 
 def socket_path() -> Path | None:
-    """This process's worker socket; None when there is none to use (no folder, or confined)."""
+    """This process's worker socket; None when there is none to use (confined, or the
+    folder is in a temp folder)."""
     folder = socket_folder()
     mine = warm_peer.own()
-    if folder is None or mine is None:
+    if _in_temp(str(folder)) or mine is None:
         return None
     return folder / f"{fingerprint(mine)}.sock"
 

@@ -75,15 +75,17 @@ def test_the_socket_folder_is_never_in_a_temp_folder(
 ) -> None:
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(outside_temp))
     assert warm.socket_folder() == outside_temp / "ccx-warm"
+    assert warm.socket_path().parent == outside_temp / "ccx-warm"  # type: ignore[union-attr]
     outside_temp.chmod(0o755)  # a runtime folder others may enter: not the user's own
-    assert warm.socket_folder() is None  # and the config folder is in /tmp here
+    assert warm.socket_folder() == config / "run"
+    assert warm.socket_path() is None  # the config folder is in /tmp here: no worker
     outside_temp.chmod(0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))  # private, but in /tmp
-    assert warm.socket_folder() is None
+    assert warm.socket_folder() == config / "run" and warm.socket_path() is None
     monkeypatch.setenv("CCX_CONFIG_DIR", str(outside_temp / "config"))
-    assert warm.socket_folder() == outside_temp / "config" / "run"
+    assert warm.socket_path().parent == outside_temp / "config" / "run"  # type: ignore[union-attr]
     monkeypatch.setenv("TMPDIR", str(outside_temp))  # the user's temp folder counts too
-    assert warm.socket_folder() is None
+    assert warm.socket_path() is None
 
 
 def test_the_socket_name_keys_on_the_context_of_the_run() -> None:
