@@ -34,6 +34,7 @@ from tests.e2e.warm_helpers import (
     worker_pid,
     worker_socket,
 )
+from tests.host_pids import new_tag, pids_tagged, tagged_sleep, wait_tagged_gone
 from tests.tools.test_bash import wait_dead
 
 STARTED: list[subprocess.Popen[bytes]] = []
@@ -136,19 +137,18 @@ def test_stream_json_input_streams_turn_by_turn(warm: Ccx, warm_runtime: Path) -
     assert forked[0] and forked[0] == forked[1]  # one child of the worker ran both turns
 
 
-def run_until_sleeping(ccx: Ccx) -> tuple[subprocess.Popen[str], int]:
-    """A run whose Bash command sleeps; the client process and the sleeping shell's pid."""
-    pid_file = ccx.repo / "pid.txt"
-    pid_file.unlink(missing_ok=True)
-    command = f"echo $$ > {pid_file}; exec sleep 600"
-    ccx.api.add(tool_reply(("Bash", {"command": command})), text_reply("done"))
+def run_until_sleeping(ccx: Ccx) -> tuple[subprocess.Popen[str], str]:
+    """A run whose Bash command sleeps; the client process and the sleep's tag (its pid in
+    a sandbox's PID namespace is not the one seen here)."""
+    tag = new_tag()
+    ccx.api.add(tool_reply(("Bash", {"command": tagged_sleep(tag)})), text_reply("done"))
     proc = ccx.popen("-p", "sleep", "--permission-mode", "bypassPermissions")
     deadline = time.monotonic() + 30
-    while not (pid_file.exists() and pid_file.read_text().strip()):
+    while not pids_tagged(tag):
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "the Bash command did not start"
         time.sleep(0.05)
-    return proc, int(pid_file.read_text())
+    return proc, tag
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
@@ -163,7 +163,7 @@ def test_a_signal_ends_a_warm_run_as_it_ends_a_cold_one(warm: Ccx, sig: signal.S
             proc.send_signal(sig)
             codes[mode] = proc.wait(timeout=30)
             proc.communicate()
-            assert wait_dead([sleeper], within=10) == []
+            assert wait_tagged_gone(sleeper, within=10) == []
     assert codes["1"] == codes["0"] != 0
 
 
@@ -172,7 +172,7 @@ def test_a_client_killed_mid_run_takes_its_run_along(warm: Ccx) -> None:
     proc.kill()  # SIGKILL: the client forwards nothing, the worker sees the socket close
     proc.wait()
     proc.communicate()
-    assert wait_dead([sleeper], within=15) == []
+    assert wait_tagged_gone(sleeper, within=15) == []
 
 
 def test_the_user_setting_turns_it_off(warm: Ccx) -> None:
