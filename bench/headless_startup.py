@@ -1,23 +1,27 @@
-"""One-turn `ccx -p` against Claude Code's, side by side on the shared fake API.
+"""One-turn `ccx -p`, warm and cold, against Claude Code's, side by side on the shared fake API.
 
-.venv/bin/python bench/headless_startup.py [--runs 10] [--first-runs 3] [--claude PATH] [--cold]
+.venv/bin/python bench/headless_startup.py [--runs 10] [--first-runs 3] [--claude PATH]
 
-Both clients answer the same one-turn prompt (one text reply, no tools) from
-one scripted server (/work/shared/bench/fakeapi.py), alternating ccx and
-Claude Code run by run, each from a fresh HOME; prints the wall times, their
-medians and the ratio ccx / Claude Code as one JSON line.
-Target (issue 12): ratio <= 1.5. $CLAUDE_BIN or --claude names Claude Code
+The clients answer the same one-turn prompt (one text reply, no tools) from
+one scripted server (/work/shared/bench/fakeapi.py), round by round in turn:
+ccx as installed (the default: headless runs go through the warm worker,
+agent/app/warm.py), ccx cold (CCX_WARM=0: every run imports everything) and
+Claude Code, each run from a fresh HOME. Prints the wall times, their medians
+and the ratios ccx / Claude Code as one JSON line. Target (issue 17): the
+default's ratio <= 1.5. $CLAUDE_BIN or --claude names Claude Code
 (`source /work/shared/bench/peers.sh` installs it).
 
-By default ccx runs as installed: headless runs use the warm worker
-(agent/app/warm.py), in a TMPDIR of the benchmark's own, so the first ccx run
-finds none, runs in-process and starts one; its time is ccx_first_s, kept
-out of the median, and nothing waits for the worker before the timed runs.
-Before that, --first-runs pairs of a cold run (CCX_WARM=0) and a first run
-(a fresh TMPDIR: no worker) measure what starting the worker costs the run
-that starts it (first_run_overhead_s; each worker is stopped before the
-next pair). --cold forces CCX_WARM=0 for every ccx run. Workers started here
-are stopped at the end.
+The warm worker's socket lives in $XDG_RUNTIME_DIR/ccx-warm (a private folder
+outside the temp folders) or ~/.ccx/run; the runs here each have their own
+HOME, so they share an XDG_RUNTIME_DIR of the benchmark's own under
+~/.cache, as a user's runs share /run/user/UID. The first warm run finds no
+worker, runs in-process and starts one: its time is ccx_first_s, kept out of
+the median, and nothing waits for the worker before the timed rounds (a run
+that comes while it imports waits for it). Before that, --first-runs pairs
+of a cold run and a first run (a fresh runtime folder: no worker) measure
+what starting the worker costs the run that starts it (first_run_overhead_s;
+each worker is stopped before the next pair). Workers started here are
+stopped at the end.
 """
 
 from __future__ import annotations
@@ -25,7 +29,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import signal
+import socket
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -37,6 +45,7 @@ CCX = str(Path(sys.executable).with_name("ccx"))
 FAKE_API = Path(os.environ.get("CCX_SHARED_BENCH", "/work/shared/bench")) / "fakeapi.py"
 TARGET_RATIO = 1.5
 PROMPT = "Say hello."
+CLIENTS = ("ccx", "ccx_cold", "claude")
 
 
 def start_server(work: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -68,13 +77,13 @@ def one_run(argv: list[str], env: dict[str, str], cwd: Path) -> float:
 
 
 def clients(
-    claude: str, url: str, work: Path, index: int, warm: dict[str, str]
-) -> dict[str, tuple[list[str], dict]]:
+    claude: str, url: str, work: Path, index: int, runtime: Path
+) -> dict[str, tuple[list[str], dict[str, str]]]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CCX_"))}
     base |= {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "sk-test"}
     home = work / f"home{index}"
     home.mkdir()
-    ccx_env = base | {"HOME": str(home), "CCX_CONFIG_DIR": str(home / ".ccx")} | warm
+    ccx_env = base | {"HOME": str(home), "CCX_CONFIG_DIR": str(home / ".ccx")}
     claude_env = base | {
         "HOME": str(home),
         "IS_SANDBOX": "1",
@@ -84,48 +93,61 @@ def clients(
     }
     flags = ["--output-format", "json", "--permission-mode", "bypassPermissions"]
     return {
-        "ccx": ([CCX, "-p", PROMPT, *flags], ccx_env),
+        "ccx": ([CCX, "-p", PROMPT, *flags], ccx_env | {"XDG_RUNTIME_DIR": str(runtime)}),
+        "ccx_cold": ([CCX, "-p", PROMPT, *flags], ccx_env | {"CCX_WARM": "0"}),
         "claude": ([claude, "-p", PROMPT, *flags], claude_env),
     }
 
 
-def wait_for_worker(tmp: Path) -> None:
-    deadline = time.time() + 60
-    while not list(tmp.glob("ccx-warm-*/*.sock")):
-        if time.time() > deadline:
-            raise SystemExit("the warm worker did not start")
-        time.sleep(0.1)
+def runtime_folder(parent: Path, name: str) -> Path:
+    """A private XDG_RUNTIME_DIR outside the temp folders (the worker refuses those)."""
+    folder = parent / name
+    folder.mkdir(mode=0o700)
+    return folder
 
 
-def stop_worker(tmp: Path) -> None:
-    import signal
-    import socket
-    import struct
-
-    for path in tmp.glob("ccx-warm-*/*.sock"):
+def worker_pid(runtime: Path) -> int | None:
+    for path in runtime.glob("ccx-warm/*.sock"):
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
             try:
                 probe.connect(str(path))
                 creds = probe.getsockopt(
                     socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")
                 )
-                os.kill(struct.unpack("3i", creds)[0], signal.SIGTERM)
+                return struct.unpack("3i", creds)[0]
             except OSError:
                 continue
+    return None
 
 
-def first_runs(claude: str, url: str, work: Path, repo: Path, count: int) -> dict[str, object]:
+def wait_for_worker(runtime: Path) -> None:
+    deadline = time.time() + 60
+    while worker_pid(runtime) is None:
+        if time.time() > deadline:
+            raise SystemExit("the warm worker did not start")
+        time.sleep(0.1)
+
+
+def stop_worker(runtime: Path) -> None:
+    if (pid := worker_pid(runtime)) is not None:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:
+            pass
+
+
+def first_runs(
+    claude: str, url: str, work: Path, runtimes: Path, repo: Path, count: int
+) -> dict[str, object]:
     """Pairs of a cold run and a run that finds no worker and starts one."""
     cold, first = [], []
     for index in range(count):
-        argv, env = clients(claude, url, work, 1000 + 2 * index, {"CCX_WARM": "0"})["ccx"]
-        cold.append(one_run(argv, env, repo))
-        tmp = work / f"first{index}"
-        tmp.mkdir()
-        argv, env = clients(claude, url, work, 1001 + 2 * index, worker_env(tmp))["ccx"]
-        first.append(one_run(argv, env, repo))
-        wait_for_worker(tmp)  # let it finish its imports off the clock, then stop it
-        stop_worker(tmp)
+        runtime = runtime_folder(runtimes, f"first{index}")
+        pair = clients(claude, url, work, 1000 + index, runtime)
+        cold.append(one_run(*pair["ccx_cold"], repo))
+        first.append(one_run(*pair["ccx"], repo))
+        wait_for_worker(runtime)  # let it finish its imports off the clock, then stop it
+        stop_worker(runtime)
         time.sleep(0.5)
     return {
         "first_run_median_s": round(statistics.median(first), 3),
@@ -136,56 +158,54 @@ def first_runs(claude: str, url: str, work: Path, repo: Path, count: int) -> dic
     }
 
 
-def worker_env(tmp: Path) -> dict[str, str]:
-    return {"TMPDIR": str(tmp), "CCX_WARM_IDLE_S": "300"}
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--first-runs", type=int, default=3, help="cold / first-run pairs")
     parser.add_argument("--claude", default=os.environ.get("CLAUDE_BIN", ""))
-    parser.add_argument("--cold", action="store_true", help="ccx with CCX_WARM=0")
     args = parser.parse_args()
     if not args.claude:
         raise SystemExit("no Claude Code: source /work/shared/bench/peers.sh or pass --claude")
+    cache = Path.home() / ".cache"
+    cache.mkdir(parents=True, exist_ok=True)
+    runtimes = Path(tempfile.mkdtemp(prefix="ccx-bench-run-", dir=cache))
     with tempfile.TemporaryDirectory(dir="/tmp") as tmp:
         work = Path(tmp)
         repo = work / "repo"
         repo.mkdir()
         (repo / "README.md").write_text("a repo\n")
-        (work / "main").mkdir()
         server, url = start_server(work)
-        extra = {"CCX_WARM": "0"} if args.cold else worker_env(work / "main")
-        times: dict[str, list[float]] = {"ccx": [], "claude": []}
+        runtime = runtime_folder(runtimes, "main")
+        times: dict[str, list[float]] = {name: [] for name in CLIENTS}
         report: dict[str, object] = {}
         try:
-            if not args.cold:
-                report |= first_runs(args.claude, url, work, repo, args.first_runs)
-                argv, env = clients(args.claude, url, work, -1, extra)["ccx"]
-                report["ccx_first_s"] = round(one_run(argv, env, repo), 3)
+            report |= first_runs(args.claude, url, work, runtimes, repo, args.first_runs)
+            argv, env = clients(args.claude, url, work, -1, runtime)["ccx"]
+            report["ccx_first_s"] = round(one_run(argv, env, repo), 3)
             for index in range(args.runs):
-                for name, (argv, env) in clients(args.claude, url, work, index, extra).items():
+                for name, (argv, env) in clients(args.claude, url, work, index, runtime).items():
                     times[name].append(one_run(argv, env, repo))
         finally:
             server.kill()
-            for folder in work.glob("*"):
+            for folder in runtimes.iterdir():
                 stop_worker(folder)
+            shutil.rmtree(runtimes, ignore_errors=True)
     medians = {name: statistics.median(values) for name, values in times.items()}
     ratio = medians["ccx"] / medians["claude"]
     print(
         json.dumps(
             {
                 "runs": args.runs,
-                "mode": "cold" if args.cold else "default (warm worker)",
+                "mode": "default (warm worker) and cold (CCX_WARM=0)",
                 "ccx_median_s": round(medians["ccx"], 3),
+                "ccx_cold_median_s": round(medians["ccx_cold"], 3),
                 "claude_median_s": round(medians["claude"], 3),
                 "ratio": round(ratio, 2),
+                "cold_ratio": round(medians["ccx_cold"] / medians["claude"], 2),
                 "target_ratio": TARGET_RATIO,
                 "met": ratio <= TARGET_RATIO,
                 **report,
-                "ccx_s": [round(t, 3) for t in times["ccx"]],
-                "claude_s": [round(t, 3) for t in times["claude"]],
+                **{f"{name}_s": [round(t, 3) for t in values] for name, values in times.items()},
             }
         )
     )

@@ -1,7 +1,12 @@
-"""The warm worker's client side of one run: hand it over, forward signals, exit as it did.
+"""The warm worker's client side of one run: check the worker, hand the run over, forward
+signals, exit as it did.
 
 ``agent.app.warm`` has the design; ``agent.app.warm_worker`` the other end.
-Kept light: it runs before anything heavy is imported.
+Before it sends anything the client checks the process behind the socket is
+a worker ccx started for this user in this very context (``warm_peer``);
+every step up to the worker's acceptance has a deadline, and a client that
+gives up runs in-process (the forked run waits for its go-ahead, so it is
+never run twice). Kept light: it runs before anything heavy is imported.
 """
 
 from __future__ import annotations
@@ -12,26 +17,33 @@ import signal
 import socket
 import struct
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
+from agent.app import warm_peer
 from agent.app.warm import (
     FORWARDED,
+    GO,
+    HANDSHAKE_S,
     MESSAGE,
     START_WAIT_S,
-    peer_uid,
     private_folder,
     socket_path,
     spawn_worker,
+    worker_command,
     worker_starting,
 )
 
 
 def run(argv: list[str], in_process: Callable[[], int]) -> int:
     """The run through the worker; else in-process, starting a worker once the run is done."""
+    started = dict(os.environ)  # before any settings' env: all a worker may be given
     try:
         path = socket_path()
     except OSError:
+        path = None
+    if path is None:  # confined (a sandbox's, the user's), or no safe folder: no worker
         return in_process()
     code = run_warm(argv, path)
     if code is not None:
@@ -45,16 +57,25 @@ def run(argv: list[str], in_process: Callable[[], int]) -> int:
             except (OSError, ValueError):
                 pass
         if not worker_starting(path):
-            spawn_worker()
+            spawn_worker(started)
 
 
 def run_warm(argv: list[str], path: Path) -> int | None:
     """The run's exit code from the worker; None when it must run in-process."""
-    conn = _connect(path)
-    if conn is None and worker_starting(path):
-        conn = _wait_for_worker(path)
-    if conn is None:
+    mine = warm_peer.own()
+    if mine is None:
         return None
+    deadline = time.monotonic() + HANDSHAKE_S
+    try:
+        found = _connect(path, mine, deadline)
+        if found is None and worker_starting(path):
+            found = _wait_for_worker(path, mine)
+            deadline = time.monotonic() + HANDSHAKE_S
+    except NotAWorker:
+        return None
+    if found is None:
+        return None
+    conn, token = found
     with conn:
         try:
             cwd = os.getcwd()
@@ -66,48 +87,119 @@ def run_warm(argv: list[str], path: Path) -> int | None:
             "cwd": cwd,
             "env": dict(os.environ),
             "umask": _umask(),
+            "limits": _limits(),
+            "token": token,
         }
-        data = json.dumps(request).encode()
-        try:
-            socket.send_fds(conn, [struct.pack("!I", len(data)) + data], [0, 1, 2])
-        except OSError:
+        session = _Session(conn)
+        session.start()
+        pid = _hand_over(conn, json.dumps(request).encode(), deadline)
+        if pid is None:
+            session.abandon()
             return None
-        return _Session(conn).wait()
+        session.accepted(pid)
+        return session.wait()
 
 
-def _connect(path: Path) -> socket.socket | None:
+class NotAWorker(Exception):
+    """Something answers at the worker's name that is not a worker ccx started for this
+    user in this context (a squatter, a confined process, a worker of another program), or
+    the folder is open to others."""
+
+
+def _connect(path: Path, mine: warm_peer.Peer, deadline: float) -> tuple[socket.socket, str] | None:
+    """A connection to a worker ccx started for this user, here, and its token; None when
+    nothing listens there."""
     if not private_folder(path.parent):
-        return None
+        raise NotAWorker(str(path.parent))
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
+        conn.settimeout(max(0.01, deadline - time.monotonic()))
         conn.connect(str(path))
-        if peer_uid(conn) == os.getuid():
-            return conn
     except OSError:
-        pass
-    conn.close()
-    return None
+        conn.close()
+        return None
+    worker = warm_peer.peer_of(conn, identity=True)
+    if worker is None or not _is_worker(worker, mine):
+        conn.close()  # it is told nothing
+        raise NotAWorker(str(path))
+    return conn, worker.token
 
 
-def _wait_for_worker(path: Path) -> socket.socket | None:
+def _is_worker(worker: warm_peer.Peer, mine: warm_peer.Peer) -> bool:
+    return (
+        warm_peer.same_confinement(worker, mine)
+        and worker.exe == os.path.realpath(sys.executable)
+        and worker.cmdline[1:] == tuple(worker_command()[1:])
+        and len(worker.token) == 64
+    )
+
+
+def _wait_for_worker(path: Path, mine: warm_peer.Peer) -> tuple[socket.socket, str] | None:
     """A worker is importing: waiting for it costs less than importing everything again."""
-    import time
-
     try:  # the worker wrote when it started; one stuck importing is not waited for again
         started = float(path.with_suffix(".lock").read_text(encoding="ascii"))
     except (OSError, ValueError):
-        started = time.time()
+        return None  # not a worker's lock (or one that has only just taken it)
     while time.time() < started + START_WAIT_S and worker_starting(path):
         time.sleep(0.01)
-        if (conn := _connect(path)) is not None:
-            return conn
+        found = _connect(path, mine, time.monotonic() + HANDSHAKE_S)
+        if found is not None:
+            return found
     return None
+
+
+def _hand_over(conn: socket.socket, data: bytes, deadline: float) -> int | None:
+    """Send the request; the run's pid once the worker forked it and the run may go; None
+    when the worker declined, left or was too slow (the run then never starts)."""
+    try:
+        conn.settimeout(max(0.01, deadline - time.monotonic()))
+        socket.send_fds(conn, [struct.pack("!I", len(data)) + data], [0, 1, 2])
+        reply = b""
+        while len(reply) < MESSAGE.size:
+            conn.settimeout(max(0.01, deadline - time.monotonic()))
+            chunk = conn.recv(MESSAGE.size - len(reply))
+            if not chunk:
+                return None
+            reply += chunk
+        kind, pid = MESSAGE.unpack(reply)
+        if kind != b"P":
+            return None  # R: the worker's install changed
+        conn.sendall(GO)
+    except OSError:
+        return None
+    conn.settimeout(None)  # from here on the run takes as long as it takes
+    return pid
 
 
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def _limits() -> dict[str, object]:
+    """What the run must not exceed in the worker: this process's limits and priorities."""
+    import resource
+
+    limits: dict[str, object] = {
+        "rlimits": {
+            name: list(resource.getrlimit(getattr(resource, name)))
+            for name in dir(resource)
+            if name.startswith("RLIMIT_")
+        }
+    }
+    readers: dict[str, Callable[[], object]] = {
+        "nice": lambda: os.getpriority(os.PRIO_PROCESS, 0),
+        "cpus": lambda: sorted(os.sched_getaffinity(0)),
+        "scheduler": lambda: [os.sched_getscheduler(0), os.sched_getparam(0).sched_priority],
+        "oom_score_adj": lambda: int(Path("/proc/self/oom_score_adj").read_text()),
+    }
+    for name, read in readers.items():
+        try:
+            limits[name] = read()
+        except (OSError, ValueError):
+            pass
+    return limits
 
 
 class _Session:
@@ -118,14 +210,38 @@ class _Session:
         self.pid: int | None = None
         self.pending: list[int] = []
         self.received: int | None = None  # the last signal forwarded to the run
+        self.saved_terminal: list | None = None  # type: ignore[type-arg]
+        self.previous: dict[int, object] = {}
+
+    def start(self) -> None:
+        """Signals from now on are the run's: held until it has a pid, then forwarded.
+
+        One this process ignores (``nohup``) stays ignored, as the run would ignore it.
+        """
+        self.saved_terminal = _terminal_modes()
+        for name in (*FORWARDED, "SIGTSTP"):
+            signum = getattr(signal, name)
+            previous = signal.getsignal(signum)
+            if previous is not signal.SIG_IGN:
+                self.previous[signum] = previous
+                signal.signal(signum, self._stop if name == "SIGTSTP" else self._forward)
+
+    def accepted(self, pid: int) -> None:
+        self.pid = pid
+        for signum in self.pending:
+            self._send_signal(signum)
+
+    def abandon(self) -> None:
+        """No run in the worker after all: signals are this process's again, and those that
+        came meanwhile are raised again for it."""
+        for signum, previous in self.previous.items():
+            signal.signal(signum, previous)  # type: ignore[arg-type]
+        for signum in self.pending:
+            signal.raise_signal(signum)
 
     def wait(self) -> int | None:
-        saved = _terminal_modes()
-        for name in FORWARDED:
-            signal.signal(getattr(signal, name), self._forward)
-        signal.signal(signal.SIGTSTP, self._stop)
         kind, value = self._read_messages()
-        _restore_terminal(saved)
+        _restore_terminal(self.saved_terminal)
         if kind == "signal":
             _die_of(value)
             return 128 + value
@@ -136,11 +252,7 @@ class _Session:
         declined, child_code = False, None
         while (message := self._next()) is not None:
             kind, value = message
-            if kind == b"P":
-                self.pid = value
-                for signum in self.pending:
-                    self._send_signal(signum)
-            elif kind == b"D":
+            if kind == b"D":
                 declined = True
             elif kind == b"C":
                 child_code = value

@@ -1,8 +1,9 @@
 """The warm worker (agent/app/warm.py): headless runs through it stay the client's own runs.
 
-One worker per module, started as the first `ccx -p` starts it (``python -P -m
-agent.app.warm_worker``) in a short private TMPDIR, stopped at the end. A run
-proves it went through the worker with a Bash call that prints $CCX_WARM_CHILD.
+One worker per module, started as the first `ccx -p` starts it (``python -I -m
+agent.app.warm_worker``, a clean environment) with a private XDG_RUNTIME_DIR,
+stopped at the end. A run proves it went through the worker with a Bash call
+that prints $CCX_WARM_CHILD. The attacks on it are in test_warm_worker_attacks.py.
 """
 
 from __future__ import annotations
@@ -10,54 +11,39 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import shutil
 import signal
-import socket
-import struct
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from agent.app import warm as warm_module
 from agent.fake_api import FakeApi, Fault, text_reply, tool_reply
+from tests.e2e import warm_helpers as helpers
 from tests.e2e.conftest import CCX, Ccx
+from tests.e2e.warm_helpers import (
+    MARK,
+    marked,
+    runtime_dir,
+    stop,
+    wait_for_worker,
+    warm_env,
+    worker_pid,
+    worker_socket,
+)
+from tests.host_pids import new_tag, pids_tagged, tagged_sleep, wait_tagged_gone
 from tests.tools.test_bash import wait_dead
 
-ROOT = Path(__file__).resolve().parents[2]
-MARK = "echo warm=${CCX_WARM_CHILD:-no} home=$HOME mark=${MARK:-none}; pwd"
-
-
-def worker_pid(folder: Path) -> int | None:
-    for path in folder.glob("ccx-warm-*/*.sock"):
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-            try:
-                probe.connect(str(path))
-            except OSError:
-                continue
-            creds = probe.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-            return struct.unpack("3i", creds)[0]
-    return None
-
-
-def start_worker(tmp: Path, **env: str) -> subprocess.Popen[bytes]:
-    environ = {**os.environ, "TMPDIR": str(tmp), "CCX_WARM_IDLE_S": "300", **env}
-    proc = subprocess.Popen(
-        [sys.executable, "-P", "-m", "agent.app.warm_worker"], cwd="/", env=environ
-    )
-    STARTED.append(proc)
-    deadline = time.monotonic() + 60
-    while worker_pid(tmp) != proc.pid:
-        assert proc.poll() is None, "the worker exited"
-        assert time.monotonic() < deadline, "the worker did not start listening"
-        time.sleep(0.05)
-    return proc
-
-
 STARTED: list[subprocess.Popen[bytes]] = []
+
+
+def start_worker(runtime: Path, **env: str) -> subprocess.Popen[bytes]:
+    proc = helpers.start_worker(runtime, **env)
+    STARTED.append(proc)
+    return proc
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -70,37 +56,18 @@ def no_worker_left() -> Iterator[None]:
             proc.wait()
 
 
-def stop(proc: subprocess.Popen[bytes]) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-    assert proc.wait(timeout=10) == 0  # a stopped worker cleans up and exits 0
-
-
 @pytest.fixture(scope="module")
-def warm_tmp() -> Iterator[Path]:
-    tmp = Path(tempfile.mkdtemp(prefix="ccxw", dir="/tmp"))  # a socket path under 108 bytes
-    try:
-        worker = start_worker(tmp)
-        yield tmp
+def warm_runtime() -> Iterator[Path]:
+    with runtime_dir() as runtime:
+        worker = start_worker(runtime)
+        yield runtime
         stop(worker)
-        assert list(tmp.glob("ccx-warm-*/*")) == []  # neither socket nor lock left behind
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        assert list((runtime / "ccx-warm").glob("*")) == []  # neither socket nor lock left
 
 
 @pytest.fixture
-def warm(ccx: Ccx, warm_tmp: Path) -> Ccx:
-    ccx.env |= {"CCX_WARM": "1", "TMPDIR": str(warm_tmp)}
-    return ccx
-
-
-def marked(ccx: Ccx, api: FakeApi, *args: str) -> str:
-    """Run a prompt whose one Bash call prints the mark; that output, as the model saw it."""
-    api.add(tool_reply(("Bash", {"command": MARK})), text_reply("done"))
-    run = ccx.run("-p", "mark", "--output-format", "json", "--allowedTools", "Bash", *args)
-    assert run.returncode == 0, run.stderr
-    assert run.json()["result"] == "done"
-    return json.dumps(api.requests[-1].messages[-1])
+def warm(ccx: Ccx, warm_runtime: Path) -> Ccx:
+    return warm_env(ccx, warm_runtime)
 
 
 def test_a_warm_run_takes_the_clients_cwd_env_and_exit_code(warm: Ccx, tmp_path: Path) -> None:
@@ -138,8 +105,8 @@ def test_another_home_gets_its_own_files(warm: Ccx, tmp_path: Path) -> None:
         assert len(list((home / ".ccx" / "projects").glob("*/*.jsonl"))) == 1
 
 
-def test_stream_json_input_streams_turn_by_turn(warm: Ccx, warm_tmp: Path) -> None:
-    worker = worker_pid(warm_tmp)
+def test_stream_json_input_streams_turn_by_turn(warm: Ccx, warm_runtime: Path) -> None:
+    worker = worker_pid(warm_runtime)
     warm.api.add(text_reply("one"), text_reply("two"))
     proc = subprocess.Popen(
         [CCX, "--output-format", "stream-json", "--verbose", "--input-format", "stream-json"],
@@ -170,19 +137,18 @@ def test_stream_json_input_streams_turn_by_turn(warm: Ccx, warm_tmp: Path) -> No
     assert forked[0] and forked[0] == forked[1]  # one child of the worker ran both turns
 
 
-def run_until_sleeping(ccx: Ccx) -> tuple[subprocess.Popen[str], int]:
-    """A run whose Bash command sleeps; the client process and the sleeping shell's pid."""
-    pid_file = ccx.repo / "pid.txt"
-    pid_file.unlink(missing_ok=True)
-    command = f"echo $$ > {pid_file}; exec sleep 600"
-    ccx.api.add(tool_reply(("Bash", {"command": command})), text_reply("done"))
+def run_until_sleeping(ccx: Ccx) -> tuple[subprocess.Popen[str], str]:
+    """A run whose Bash command sleeps; the client process and the sleep's tag (its pid in
+    a sandbox's PID namespace is not the one seen here)."""
+    tag = new_tag()
+    ccx.api.add(tool_reply(("Bash", {"command": tagged_sleep(tag)})), text_reply("done"))
     proc = ccx.popen("-p", "sleep", "--permission-mode", "bypassPermissions")
     deadline = time.monotonic() + 30
-    while not (pid_file.exists() and pid_file.read_text().strip()):
+    while not pids_tagged(tag):
         assert proc.poll() is None, proc.communicate()
         assert time.monotonic() < deadline, "the Bash command did not start"
         time.sleep(0.05)
-    return proc, int(pid_file.read_text())
+    return proc, tag
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
@@ -197,7 +163,7 @@ def test_a_signal_ends_a_warm_run_as_it_ends_a_cold_one(warm: Ccx, sig: signal.S
             proc.send_signal(sig)
             codes[mode] = proc.wait(timeout=30)
             proc.communicate()
-            assert wait_dead([sleeper], within=10) == []
+            assert wait_tagged_gone(sleeper, within=10) == []
     assert codes["1"] == codes["0"] != 0
 
 
@@ -206,7 +172,7 @@ def test_a_client_killed_mid_run_takes_its_run_along(warm: Ccx) -> None:
     proc.kill()  # SIGKILL: the client forwards nothing, the worker sees the socket close
     proc.wait()
     proc.communicate()
-    assert wait_dead([sleeper], within=15) == []
+    assert wait_tagged_gone(sleeper, within=15) == []
 
 
 def test_the_user_setting_turns_it_off(warm: Ccx) -> None:
@@ -220,63 +186,62 @@ def test_the_user_setting_turns_it_off(warm: Ccx) -> None:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root to connect as another user")
-def test_another_user_is_never_served(warm: Ccx, warm_tmp: Path) -> None:
-    (path,) = warm_tmp.glob("ccx-warm-*/*.sock")
-    folder = path.parent
-    for opened, mode in ((warm_tmp, 0o711), (folder, 0o711), (path, 0o666)):
-        opened.chmod(mode)  # let another user reach the socket: the worker must still refuse
-    try:
-        probe = (
-            "import os, socket, sys; os.setgid(65534); os.setuid(65534)\n"
-            "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])\n"
-            "try:\n"
-            "    socket.send_fds(s, [b'\\0\\0\\0\\2{}'], [0, 1, 2]); s.settimeout(10)\n"
-            "    print('closed' if s.recv(16) == b'' else 'served')\n"
-            "except (ConnectionResetError, BrokenPipeError):\n"
-            "    print('closed')"
-        )
-        out = subprocess.run(
-            [sys.executable, "-c", probe, str(path)], capture_output=True, text=True, timeout=30
-        )
-        assert out.stdout.strip() == "closed", out.stderr  # closed without a fork
-        assert "warm=no" in marked(warm, warm.api)  # and no client trusts an open folder
-    finally:
-        for opened, mode in ((warm_tmp, 0o700), (folder, 0o700), (path, 0o600)):
-            opened.chmod(mode)
+def test_another_user_is_never_served(warm: Ccx, warm_runtime: Path) -> None:
+    path = worker_socket(warm_runtime)
+    assert path is not None
+    with runtime_dir(Path("/run/user")) as public:  # a folder another user may pass through
+        public.chmod(0o755)
+        link = public / "s"
+        os.link(path, link)  # the worker's own socket, by another name
+        path.chmod(0o666)  # let another user reach it: the worker must still refuse
+        try:
+            probe = (
+                "import os, socket, sys; os.setgid(65534); os.setuid(65534)\n"
+                "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])\n"
+                "try:\n"
+                "    socket.send_fds(s, [b'\\0\\0\\0\\2{}'], [0, 1, 2]); s.settimeout(10)\n"
+                "    print('closed' if s.recv(16) == b'' else 'served')\n"
+                "except (ConnectionResetError, BrokenPipeError):\n"
+                "    print('closed')"
+            )
+            out = subprocess.run(
+                [sys.executable, "-c", probe, str(link)], capture_output=True, text=True, timeout=30
+            )
+            assert out.stdout.strip() == "closed", out.stderr  # closed without a fork
+        finally:
+            path.chmod(0o600)
     assert "warm=1" in marked(warm, warm.api)
 
 
-def test_two_workers_of_one_install_make_one(tmp_path: Path) -> None:
-    tmp = Path(tempfile.mkdtemp(prefix="ccxw", dir="/tmp"))
+def test_no_client_trusts_a_folder_others_may_enter(warm: Ccx, warm_runtime: Path) -> None:
+    folder = warm_runtime / "ccx-warm"
+    folder.chmod(0o711)
     try:
-        first = start_worker(tmp)
+        assert "warm=no" in marked(warm, warm.api)
+    finally:
+        folder.chmod(0o700)
+    assert "warm=1" in marked(warm, warm.api)
+
+
+def test_two_workers_of_one_install_make_one() -> None:
+    with runtime_dir() as runtime:
+        first = start_worker(runtime)
+        environ = {**os.environ, "XDG_RUNTIME_DIR": str(runtime)}
         second = subprocess.run(
-            [sys.executable, "-P", "-m", "agent.app.warm_worker"],
+            warm_module.worker_command(),
             cwd="/",
-            env={**os.environ, "TMPDIR": str(tmp)},
-            timeout=30,
+            env=warm_module.worker_environment(environ),
+            timeout=60,
         )
-        assert second.returncode == 0 and worker_pid(tmp) == first.pid
+        assert second.returncode == 0 and worker_pid(runtime) == first.pid
         stop(first)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
-def test_a_worker_leaves_when_idle_or_its_install_changes(tmp_path: Path) -> None:
-    install = tmp_path / "install"
-    for package in ("agent", "compaction", "tools"):
-        shutil.copytree(ROOT / package, install / package, ignore=shutil.ignore_patterns("*.pyc"))
-    tmp = Path(tempfile.mkdtemp(prefix="ccxw", dir="/tmp"))
-    try:
-        idle = start_worker(tmp, CCX_WARM_IDLE_S="1", PYTHONPATH=str(install))
+def test_a_worker_leaves_when_idle() -> None:
+    with runtime_dir() as runtime:
+        idle = start_worker(runtime, CCX_WARM_IDLE_S="1")
         assert idle.wait(timeout=30) == 0
-        changed = start_worker(tmp, PYTHONPATH=str(install))
-        source = install / "agent" / "app" / "headless.py"
-        source.write_text(source.read_text() + "\n# changed\n")
-        assert changed.wait(timeout=30) == 0
-        assert list(tmp.glob("ccx-warm-*/*")) == []
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        assert list((runtime / "ccx-warm").glob("*")) == []
 
 
 def test_the_agent_sdk_runs_through_the_worker(warm: Ccx) -> None:
@@ -298,22 +263,16 @@ def test_the_agent_sdk_runs_through_the_worker(warm: Ccx) -> None:
     assert "warm=1" in json.dumps(warm.api.requests[-1].messages[-1])
 
 
-def test_the_first_run_runs_in_process_and_leaves_a_worker_for_the_next(
-    ccx: Ccx, tmp_path: Path
-) -> None:
-    tmp = Path(tempfile.mkdtemp(prefix="ccxw", dir="/tmp"))
-    ccx.env |= {"CCX_WARM": "1", "TMPDIR": str(tmp), "CCX_WARM_IDLE_S": "60"}
-    try:
-        assert "warm=no" in marked(ccx, ccx.api)  # no worker yet: in-process, output complete
-        deadline = time.monotonic() + 60
-        while (pid := worker_pid(tmp)) is None:
-            assert time.monotonic() < deadline, "the first run started no worker"
-            time.sleep(0.1)
-        assert "warm=1" in marked(ccx, ccx.api)
-        os.kill(pid, signal.SIGTERM)
-        assert wait_dead([pid], within=10) == []
-        assert list(tmp.glob("ccx-warm-*/*")) == []
-    finally:
-        if (pid := worker_pid(tmp)) is not None:
-            os.kill(pid, signal.SIGKILL)
-        shutil.rmtree(tmp, ignore_errors=True)
+def test_the_first_run_runs_in_process_and_leaves_a_worker_for_the_next(ccx: Ccx) -> None:
+    with runtime_dir() as runtime:
+        warm_env(ccx, runtime)
+        try:
+            assert "warm=no" in marked(ccx, ccx.api)  # no worker yet: in-process, output whole
+            pid = wait_for_worker(runtime)
+            assert "warm=1" in marked(ccx, ccx.api)
+            os.kill(pid, signal.SIGTERM)
+            assert wait_dead([pid], within=10) == []
+            assert list((runtime / "ccx-warm").glob("*")) == []
+        finally:
+            if (pid := worker_pid(runtime)) is not None:
+                os.kill(pid, signal.SIGKILL)

@@ -1,14 +1,22 @@
-"""Which runs go through the warm worker (agent/app/warm.py), and what its socket's name keys on."""
+"""Which runs go through the warm worker (agent/app/warm.py), where its socket lives and what
+its name keys on, its environment, its staleness check and its peer checks (warm_peer.py)."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from agent.app import warm
+from agent.app import warm, warm_peer
+from agent.app.warm_worker import ImportedFiles
 
 
 @pytest.fixture
@@ -52,24 +60,111 @@ def test_on_by_default_off_by_env_or_user_setting(
     assert warm.enabled(["-p", "hi"])
 
 
-def test_the_socket_name_follows_the_installed_files(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.fixture
+def outside_temp() -> Iterator[Path]:
+    """A private folder outside the temp folders (pytest's own are all in /tmp)."""
+    parent = Path.home() / ".cache"
+    parent.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="ccxw", dir=parent))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_socket_folder_is_never_in_a_temp_folder(
+    config: Path, outside_temp: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("TMPDIR", str(tmp_path))
-    assert warm.socket_path().parent == tmp_path / f"ccx-warm-{os.getuid()}"
-    install = tmp_path / "install"
-    (install / "agent" / "app").mkdir(parents=True)
-    source = install / "agent" / "app" / "headless.py"
-    source.write_text("x = 1\n")
-    (install / "agent" / "prompt.md").write_text("Be brief.\n")
-    before = warm.fingerprint(install)
-    assert warm.fingerprint(install) == before
-    stat = source.stat()
-    os.utime(source, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
-    assert warm.fingerprint(install) != before
-    touched = warm.fingerprint(install)
-    (install / "agent" / "prompt.md").write_text("Be very brief.\n")  # data files count too
-    assert warm.fingerprint(install) != touched
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(outside_temp))
+    assert warm.socket_folder() == outside_temp / "ccx-warm"
+    assert warm.socket_path().parent == outside_temp / "ccx-warm"  # type: ignore[union-attr]
+    outside_temp.chmod(0o755)  # a runtime folder others may enter: not the user's own
+    assert warm.socket_folder() == config / "run"
+    assert warm.socket_path() is None  # the config folder is in /tmp here: no worker
+    outside_temp.chmod(0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))  # private, but in /tmp
+    assert warm.socket_folder() == config / "run" and warm.socket_path() is None
+    monkeypatch.setenv("CCX_CONFIG_DIR", str(outside_temp / "config"))
+    assert warm.socket_path().parent == outside_temp / "config" / "run"  # type: ignore[union-attr]
+    monkeypatch.setenv("TMPDIR", str(outside_temp))  # the user's temp folder counts too
+    assert warm.socket_path() is None
+
+
+def test_the_socket_name_keys_on_the_context_of_the_run() -> None:
+    mine = warm_peer.own()
+    assert mine is not None  # the tests run unconfined
+    assert warm.fingerprint(mine) == warm.fingerprint(mine)
+    other = mine._replace(confinement=(*mine.confinement[:-1], ("cgroup", "0::/elsewhere")))
+    assert warm.fingerprint(other) != warm.fingerprint(mine)
+
+
+def test_the_worker_environment_is_a_few_of_the_clients_variables() -> None:
+    started = {
+        "PATH": "/usr/bin",
+        "HOME": "/home/u",
+        "LC_ALL": "C.UTF-8",
+        "XDG_RUNTIME_DIR": "/run/user/1000",
+        "CCX_WARM_IDLE_S": "60",
+        "ANTHROPIC_API_KEY": "sk-secret",
+        "PYTHONPATH": "/repo/site",
+        "LD_PRELOAD": "/repo/evil.so",
+        "MARK": "from-settings",
+    }
+    assert warm.worker_environment(started) == {
+        "PATH": "/usr/bin",
+        "HOME": "/home/u",
+        "LC_ALL": "C.UTF-8",
+        "XDG_RUNTIME_DIR": "/run/user/1000",
+        "CCX_WARM_IDLE_S": "60",
+    }
+    assert warm.worker_command()[1:] == ["-I", "-m", "agent.app.warm_worker"]
+
+
+def test_an_imported_file_changed_in_place_or_replaced_is_seen(tmp_path: Path) -> None:
+    edited, replaced, kept = (tmp_path / f"{name}.py" for name in ("edited", "replaced", "kept"))
+    for path in (edited, replaced, kept):
+        path.write_text("x = 1\n")
+    files = ImportedFiles.of(str(p) for p in (edited, replaced, kept, tmp_path / "gone.py"))
+    assert not files.changed()
+    with edited.open("r+") as file:  # same size, same inode: mtime and ctime move
+        file.write("y")
+    assert files.changed()
+    edited.write_text("x = 1\n")
+    files = ImportedFiles.of(str(p) for p in (edited, replaced, kept))
+    new = tmp_path / "new.py"
+    new.write_text("x = 1\n")
+    stat = replaced.stat()
+    os.utime(new, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    new.replace(replaced)  # the same size and mtime, another inode
+    assert files.changed()
+
+
+def test_the_peer_checks_see_the_process_and_its_confinement(tmp_path: Path) -> None:
+    mine = warm_peer.own()
+    assert mine is not None
+    left, right = socket.socketpair()
+    with left, right:
+        peer = warm_peer.peer_of(left, identity=True)
+    assert peer is not None and peer.pid == os.getpid()
+    assert warm_peer.same_confinement(peer, mine)
+    assert peer.exe == os.path.realpath(sys.executable) and peer.token == ""
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(tmp_path / "s"))
+        server.listen(1)
+        script = (
+            "import ctypes, socket, sys, time\n"
+            "assert ctypes.CDLL(None).prctl(38, 1, 0, 0, 0) == 0\n"  # NoNewPrivs, as a sandbox
+            "s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); time.sleep(30)"
+        )
+        child = subprocess.Popen([sys.executable, "-c", script, server.getsockname()])
+        try:
+            conn, _ = server.accept()
+            with conn:
+                confined = warm_peer.peer_of(conn, identity=False)
+            assert confined is not None and confined.pid == child.pid
+            assert dict(confined.confinement)["NoNewPrivs"] == "1"
+            assert not warm_peer.same_confinement(confined, mine)
+        finally:
+            child.kill()
+            child.wait()
 
 
 def test_only_a_private_folder_of_ones_own_is_trusted(tmp_path: Path) -> None:
