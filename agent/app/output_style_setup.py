@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def load_output_styles(runtime: Runtime) -> tuple[OutputStyles, OutputStyle]:
     """Every style there is, and the one the settings name (default when unknown, with a note)."""
-    styles = discover_output_styles(runtime.cwd)
+    styles = discover_output_styles(runtime.cwd, include_project=runtime.options.project_trusted)
     for warning in styles.warnings:
         runtime.emit_notice(warning)
     wanted = runtime.settings.get("outputStyle")

@@ -139,8 +139,12 @@ class Runtime:
         self._loaded: Any = None
         self.session, restored = self._open_session()
         self._watch_session()
-        self.memory = MemoryFiles(self.cwd)
-        self.skills = discover_skills(self.cwd)
+        self.memory = MemoryFiles(
+            self.cwd,
+            roots=[project_root(self.cwd), *(Path(d).resolve() for d in self.options.add_dirs)],
+            read_denied=self.gate.read_denied,
+        )
+        self.skills = discover_skills(self.cwd, include_project=self.options.project_trusted)
         for warning in self.skills.warnings:
             self.emit_notice(warning)
         self.invoked_skills = InvokedSkills.rebuild(self._loaded_events, self.skills)
