@@ -195,8 +195,9 @@ def _import_items(
     folder that tries is worth a word before trusting it."""
     memory = MemoryFiles(cwd, home=home, config_dir=config, roots=[project, *add_dirs])
     memory.load()
+    why = " (outside the project: never read)"
     return [
-        f"{refused.describe(project)} (outside the project: never read)"
+        _clip_middle(refused.describe(project), MAX_ITEM - len(why)) + why
         for refused in memory.refused
         if refused.outside
     ]
@@ -204,3 +205,11 @@ def _import_items(
 
 def _clip(item: str) -> str:
     return item if len(item) <= MAX_ITEM else item[: MAX_ITEM - 1].rstrip() + "…"
+
+
+def _clip_middle(text: str, width: int) -> str:
+    """A long path cut in its middle, so its start and its file name both show."""
+    if len(text) <= width:
+        return text
+    head = (width - 1) // 2
+    return text[:head] + "…" + text[len(text) - (width - 1 - head) :]

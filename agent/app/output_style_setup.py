@@ -29,9 +29,14 @@ def load_output_styles(runtime: Runtime) -> tuple[OutputStyles, OutputStyle]:
     chosen = styles.find(wanted if isinstance(wanted, str) else None)
     if chosen is None:
         if wanted not in (None, "", DEFAULT_STYLE):
+            untrusted = (
+                ""
+                if runtime.options.project_trusted
+                else ("; the project's own styles need a trusted folder")
+            )
             runtime.emit_notice(
                 f"Unknown outputStyle {wanted!r} in the settings (there are: "
-                f"{', '.join(styles.names)}); using the default style"
+                f"{', '.join(styles.names)}{untrusted}); using the default style"
             )
         chosen = styles.styles[0]
     return styles, chosen

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -60,7 +61,7 @@ class TrustScreen(ModalScreen[str]):
                 "Trusting it turns on these, which can run commands or steer ccx:", markup=False
             )
             with VerticalScroll(id="trust-items"):
-                yield Static("\n".join(f"• {item}" for item in self.items), markup=False)
+                yield Static(self._item_list())
             yield Static(
                 "1. Yes, trust this folder (y)\n"
                 "2. No, continue without them (n)\n"
@@ -68,6 +69,15 @@ class TrustScreen(ModalScreen[str]):
                 id="trust-keys",
                 markup=False,
             )
+
+    def _item_list(self) -> Table:
+        """One bullet per item; a line too long for the dialog wraps under its own text."""
+        grid = Table.grid(padding=(0, 1, 0, 0))
+        grid.add_column(no_wrap=True)
+        grid.add_column()
+        for item in self.items:
+            grid.add_row("•", Text(item))
+        return grid
 
     def action_answer(self, answer: str) -> None:
         self.dismiss(answer)
