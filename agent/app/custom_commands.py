@@ -62,7 +62,7 @@ async def run_custom_command(runtime: Runtime, command: CustomCommand, args: str
     notes: list[str] = []
     try:
         prepared = await prepare(runtime, command, args, notes)
-    finally:  # said also when the command is refused: "not trusted" may be why
+    finally:  # said also when the command is refused
         for note in notes:
             runtime.emit_notice(note, "info")
     with granted(runtime, prepared.grants), turn_model(runtime, command.model):

@@ -196,7 +196,9 @@ class MemoryFiles:
         if refused := self._refusal(path, resolved, reach, importer, reference):
             self._seen.add(resolved)  # one notice per file, however many import it
             self.refused.append(refused)
-            self._warn(f"{refused.describe(self.cwd)}: not read ({refused.why})")
+            # a notice for the user (the runtime shows warnings), not a log line: it is expected
+            self.warnings.append(f"{refused.describe(self.cwd)}: not read ({refused.why})")
+            log.info("%s", self.warnings[-1])
             return
         content = self._read(path)
         if content is None:
