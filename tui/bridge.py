@@ -22,7 +22,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from textual.message import Message
 
@@ -198,26 +198,21 @@ class AgentBridge:
         self._warm()
 
     async def _settle_trust(self, options: RunOptions) -> RunOptions | None:
-        """Ask whether to trust the project before any of its settings apply; None: exit."""
+        """Ask whether to trust the project before any of its own parts apply; None: exit."""
+        from agent.app.folder_trust import TrustAnswer, TrustQuestion, settle_trust
         from agent.core.events import Notice
-        from agent.permissions import trust
-        from agent.permissions.settings import project_root
 
-        project = project_root(options.cwd)
-        question = trust.trust_question(project)
-        if question is None:
-            return replace(options, project_trusted=True)
-        answer: concurrent.futures.Future[str] = concurrent.futures.Future()
-        self._post(TrustAsked(str(project), question.items, answer))
-        choice = await asyncio.wrap_future(answer)
-        if choice == "exit":
+        async def ask(question: TrustQuestion) -> TrustAnswer:
+            answer: concurrent.futures.Future[str] = concurrent.futures.Future()
+            self._post(TrustAsked(str(question.project), question.items, answer))
+            return cast("TrustAnswer", await asyncio.wrap_future(answer))  # one of ANSWERS
+
+        settled = await settle_trust(options.cwd, options.add_dirs, ask)
+        if settled.exit:
             return None
-        if choice == "trust":
-            try:
-                trust.trust(project)
-            except OSError as error:
-                self._post(AgentEvent(Notice(f"Could not remember the trust: {error}", "warning")))
-        options = replace(options, project_trusted=choice == "trust")
+        if settled.problem:
+            self._post(AgentEvent(Notice(f"Trusted, but {settled.problem}", "warning")))
+        options = replace(options, project_trusted=settled.trusted)
         self.options = options
         return options
 

@@ -7,8 +7,10 @@ template, but a repository can ship it, so nothing in it runs on its own say:
   file's ``allowed-tools`` counted as allow rules (deny rules, protected paths
   and the read-only classifier apply as for the model's Bash calls; the OS
   sandbox too). If any snippet is not allowed, none runs and the command is
-  refused with the reason, as Claude Code does. A project's command grants
-  nothing while its folder is not trusted.
+  refused with the reason, as Claude Code does.
+- While its folder is not trusted, a project's command that runs ``!`cmd``` or
+  names ``allowed-tools`` is refused whole (nothing runs, nothing is sent);
+  one that is only a prompt template still expands.
 - ``@path`` attaches a file the gate lets the model read (inside the project,
   no deny rule), at most ``MAX_ATTACHED_BYTES``; binary files are refused.
 - ``allowed-tools`` hold for the command's turn only, and ``model`` picks that
@@ -28,6 +30,7 @@ from agent.instructions.custom_commands import (
     file_references,
     fill_arguments,
     shell_snippets,
+    what_it_does,
 )
 from agent.loop.agent import TurnOutcome
 from agent.model.catalog import resolve_model
@@ -59,7 +62,7 @@ async def run_custom_command(runtime: Runtime, command: CustomCommand, args: str
     notes: list[str] = []
     try:
         prepared = await prepare(runtime, command, args, notes)
-    finally:  # said also when the command is refused: "not trusted" may be why
+    finally:  # said also when the command is refused
         for note in notes:
             runtime.emit_notice(note, "info")
     with granted(runtime, prepared.grants), turn_model(runtime, command.model):
@@ -70,7 +73,15 @@ async def prepare(
     runtime: Runtime, command: CustomCommand, args: str, notes: list[str]
 ) -> PreparedCommand:
     """The message's blocks, ``!`cmd``` run and ``@file`` attached; what to tell the user goes
-    to ``notes``. CommandRefused when a snippet is not allowed (then nothing has run)."""
+    to ``notes``. CommandRefused when a snippet is not allowed or the command needs a trusted
+    folder (then nothing has run)."""
+    acts = what_it_does(command)
+    if acts and command.scope == "project" and not runtime.options.project_trusted:
+        raise CommandRefused(
+            f"/{command.name}: this folder is not trusted, and the command "
+            f"{' and '.join(acts)}; nothing was run or sent. To use it, trust the folder: "
+            "start ccx here in a terminal and answer y."
+        )
     grants = command_grants(runtime, command, notes)
     body = fill_arguments(command.body, args)
     snippets = shell_snippets(body)
@@ -94,14 +105,11 @@ async def prepare(
 
 
 def command_grants(runtime: Runtime, command: CustomCommand, notes: list[str]) -> list[Rule]:
-    """The file's ``allowed-tools`` as rules; none for a project command in an untrusted folder."""
+    """The file's ``allowed-tools`` as rules (a project's, only in a trusted folder: prepare
+    refuses the command otherwise)."""
     if not command.allowed_tools:
         return []
     if command.scope == "project" and not runtime.options.project_trusted:
-        notes.append(
-            f"/{command.name}: this folder is not trusted, so the command's allowed-tools "
-            f"({', '.join(command.allowed_tools)}) are not granted"
-        )
         return []
     rules = []
     for text in command.allowed_tools:

@@ -22,16 +22,21 @@ if TYPE_CHECKING:
 
 def load_output_styles(runtime: Runtime) -> tuple[OutputStyles, OutputStyle]:
     """Every style there is, and the one the settings name (default when unknown, with a note)."""
-    styles = discover_output_styles(runtime.cwd)
+    styles = discover_output_styles(runtime.cwd, include_project=runtime.options.project_trusted)
     for warning in styles.warnings:
         runtime.emit_notice(warning)
     wanted = runtime.settings.get("outputStyle")
     chosen = styles.find(wanted if isinstance(wanted, str) else None)
     if chosen is None:
         if wanted not in (None, "", DEFAULT_STYLE):
+            untrusted = (
+                ""
+                if runtime.options.project_trusted
+                else ("; the project's own styles need a trusted folder")
+            )
             runtime.emit_notice(
                 f"Unknown outputStyle {wanted!r} in the settings (there are: "
-                f"{', '.join(styles.names)}); using the default style"
+                f"{', '.join(styles.names)}{untrusted}); using the default style"
             )
         chosen = styles.styles[0]
     return styles, chosen

@@ -147,8 +147,9 @@ class Runtime:
         self._loaded: Any = None
         self.session, restored = self._open_session()
         self._watch_session()
-        self.memory = MemoryFiles(self.cwd)
-        self.skills = discover_skills(self.cwd)
+        roots = [self.gate.project_root, *self.gate.work_dirs]  # imports stay inside these
+        self.memory = MemoryFiles(self.cwd, roots=roots, read_denied=self.gate.read_denied)
+        self.skills = discover_skills(self.cwd, include_project=self.options.project_trusted)
         for warning in self.skills.warnings:
             self.emit_notice(warning)
         self.invoked_skills = InvokedSkills.rebuild(self._loaded_events, self.skills)

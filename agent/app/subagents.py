@@ -118,7 +118,9 @@ class Subagents:
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
-        self.definitions = discover_agents(runtime.cwd, runtime.options.agents)
+        self.definitions = discover_agents(
+            runtime.cwd, runtime.options.agents, include_project=runtime.options.project_trusted
+        )
         for warning in self.definitions.warnings:
             runtime.emit_notice(warning)
 

@@ -86,9 +86,11 @@ def discover_agents(
     agents: dict[str, Any] | str | None = None,
     home: Path | None = None,
     config_dir: Path | None = None,
+    include_project: bool = True,
 ) -> AgentDefinitions:
     """Every usable agent: ``--agents`` (its JSON text, or parsed), the agent folders, then
-    the built-in one."""
+    the built-in one; ``include_project`` false leaves the project's folder out (the folder
+    is not trusted)."""
     found = AgentDefinitions()
     given = (
         parse_agents_json(agents, found.warnings)
@@ -97,7 +99,8 @@ def discover_agents(
     )
     for definition in given:
         found.offer(definition)
-    for directory in agent_dirs(cwd, home, config_dir):
+    directories = agent_dirs(cwd, home, config_dir)
+    for directory in directories if include_project else directories[1:]:
         for path in _agent_files(directory, found.warnings):
             definition = load_agent_file(path, found.warnings)
             if definition is not None:

@@ -228,6 +228,21 @@ def shell_snippets(text: str) -> list[str]:
     return [match.group(1).strip() for match in BANG.finditer(text)]
 
 
+def what_it_does(command: CustomCommand) -> list[str]:
+    """What the command does beyond sending its text: "runs shell commands (!`cmd`)",
+    "grants Bash (allowed-tools)"; [] for a plain prompt template."""
+    acts = []
+    if snippets := shell_snippets(command.body):
+        acts.append(f"runs shell commands (!`{_clipped(snippets[0], 30)}`)")
+    if command.allowed_tools:
+        acts.append(f"grants {_clipped(', '.join(command.allowed_tools), 30)} (allowed-tools)")
+    return acts
+
+
+def _clipped(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1].rstrip() + "…"
+
+
 def file_references(text: str) -> list[str]:
     """The paths of every ``@path`` in ``text`` (once each, in order; trailing dots dropped)."""
     seen: dict[str, None] = {}

@@ -8,6 +8,15 @@ filesystem root) down to the cwd, where ``CLAUDE.md``, ``.claude/CLAUDE.md``,
 references outside code are imports: each imported file follows its importer.
 Files in directories below the cwd are added later, when the model reads a
 file there (``MemoryFiles.nested_for``).
+
+What a file may import depends on whose it is. The user's own files may import
+anything of theirs. Every other file (the project's, nested ones, and what
+they import) is read only if its real path (symlinks followed) lies inside the
+project roots (the cwd's project and ``--add-dir`` folders) or, for a file in
+a directory above the project, inside that directory; and no file is read that
+a Read deny rule covers. A refused file is never read: it is listed in
+``MemoryFiles.refused`` and named in ``warnings``, whatever the route to it
+(``..``, ``~``, an absolute path, a symlinked file or directory).
 """
 
 from __future__ import annotations
@@ -15,12 +24,14 @@ from __future__ import annotations
 import logging
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from agent.core.locations import config_dir as user_config_dir
+from agent.permissions.paths import is_within
+from agent.permissions.settings import project_root
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +62,34 @@ class MemoryFile:
     content: str
 
 
+@dataclass(frozen=True)
+class RefusedFile:
+    """A memory file or import that was not read, and why; ``importer`` None for a file
+    found in a directory (not imported)."""
+
+    path: Path  # as reached (the import's target, before symlinks)
+    real: Path  # where it really is
+    reference: str  # as written after the @, or the file's name
+    importer: Path | None
+    outside: bool  # True: outside the project roots; False: a Read deny rule covers it
+
+    @property
+    def why(self) -> str:
+        return "outside the project" if self.outside else "a Read deny rule covers it"
+
+    def describe(self, relative_to: Path | None = None) -> str:
+        """ "CLAUDE.md imports ../secret.txt" or "CLAUDE.md (a link to /x)", paths relative to
+        ``relative_to`` where they are inside it."""
+        if self.importer is not None:
+            return f"{_shown(self.importer, relative_to)} imports {self.reference}"
+        link = f" (a link to {self.real})" if self.outside else ""
+        return f"{_shown(self.path, relative_to)}{link}"
+
+
+# Where a file's imports may land: None for anywhere (the user's own files).
+Reach = tuple[Path, ...] | None
+
+
 class MemoryFiles:
     """Finds and reads the memory files of one session, remembering what it returned."""
 
@@ -59,13 +98,22 @@ class MemoryFiles:
         cwd: str | os.PathLike[str],
         home: str | os.PathLike[str] | None = None,
         config_dir: str | os.PathLike[str] | None = None,
+        roots: Sequence[str | os.PathLike[str]] | None = None,
+        read_denied: Callable[[str], bool] | None = None,
     ) -> None:
+        """``roots``: the project folders a project's files may import from (default: the
+        cwd's project root); ``read_denied``: whether a Read deny rule covers a path."""
         self.cwd = Path(os.path.abspath(os.fspath(cwd)))
         self.home = Path(os.path.abspath(os.fspath(home))) if home else Path.home()
         if config_dir is None:
             config_dir = user_config_dir(self.home)
         self.config_dir = Path(os.path.abspath(os.fspath(config_dir)))
+        if roots is None:
+            roots = [project_root(self.cwd)]
+        self.roots: tuple[Path, ...] = tuple(Path(os.path.realpath(r)) for r in roots)
+        self.read_denied = read_denied
         self.warnings: list[str] = []
+        self.refused: list[RefusedFile] = []  # since the last load(), nested ones included
         self._seen: set[Path] = set()  # resolved paths already returned (or being imported)
         self._loaded: list[Path] = []
 
@@ -77,13 +125,15 @@ class MemoryFiles:
         """
         self._seen.clear()
         self._loaded.clear()
+        self.refused.clear()
         found: list[MemoryFile] = []
         user_files = (self.home / ".claude" / "CLAUDE.md", self.config_dir / "CLAUDE.md")
         for path in user_files:
-            found.extend(self._collect(path, "user"))
+            found.extend(self._collect(path, "user", reach=None))
         for directory in self._directories_to_cwd():
+            reach = self._reach_of(directory)
             for name, kind in DIRECTORY_FILES:
-                found.extend(self._collect(directory / name, kind))
+                found.extend(self._collect(directory / name, kind, reach=reach))
         return found
 
     def nested_for(self, file_path: str | os.PathLike[str]) -> list[MemoryFile]:
@@ -98,7 +148,7 @@ class MemoryFiles:
         for part in relative.parts:
             directory = directory / part
             for name, _kind in DIRECTORY_FILES:
-                found.extend(self._collect(directory / name, "nested"))
+                found.extend(self._collect(directory / name, "nested", reach=self.roots))
         return found
 
     def paths(self) -> list[Path]:
@@ -119,10 +169,36 @@ class MemoryFiles:
             directories.append(directories[-1] / part)
         return directories
 
-    def _collect(self, path: Path, kind: MemoryKind, depth: int = 0) -> Iterator[MemoryFile]:
-        """The file (if new and readable) followed by its imports, depth first."""
+    def _reach_of(self, directory: Path) -> tuple[Path, ...]:
+        """Where the files found in ``directory`` may import from: the project roots, and
+        the directory itself when it lies above them (the user's own folders, not the
+        project's)."""
+        real = Path(os.path.realpath(directory))
+        if any(is_within(str(real), str(root)) for root in self.roots):
+            return self.roots
+        return (*self.roots, real)
+
+    def _collect(
+        self,
+        path: Path,
+        kind: MemoryKind,
+        reach: Reach,
+        depth: int = 0,
+        importer: Path | None = None,
+        reference: str = "",
+    ) -> Iterator[MemoryFile]:
+        """The file (if new, readable and allowed) followed by its imports, depth first."""
         resolved = _resolve(path)
         if resolved is None or resolved in self._seen:
+            return
+        if not path.is_file():
+            return
+        if refused := self._refusal(path, resolved, reach, importer, reference):
+            self._seen.add(resolved)  # one notice per file, however many import it
+            self.refused.append(refused)
+            # a notice for the user (the runtime shows warnings), not a log line: it is expected
+            self.warnings.append(f"{refused.describe(self.cwd)}: not read ({refused.why})")
+            log.info("%s", self.warnings[-1])
             return
         content = self._read(path)
         if content is None:
@@ -132,8 +208,21 @@ class MemoryFiles:
         yield MemoryFile(path=path, kind=kind, content=content)
         if depth >= MAX_IMPORT_DEPTH:
             return
-        for target in import_targets(content, path.parent, self.home):
-            yield from self._collect(target, "import", depth + 1)
+        for written, target in imports_of(content, path.parent, self.home):
+            yield from self._collect(target, "import", reach, depth + 1, path, written)
+
+    def _refusal(
+        self, path: Path, real: Path, reach: Reach, importer: Path | None, reference: str
+    ) -> RefusedFile | None:
+        """Why ``path`` may not be read, or None. A file found in a directory (not imported)
+        is refused only when it is a link that leads out, or denied."""
+        outside = reach is not None and not any(is_within(str(real), str(root)) for root in reach)
+        denied = self.read_denied is not None and (
+            self.read_denied(str(path)) or self.read_denied(str(real))
+        )
+        if not (outside or denied):
+            return None
+        return RefusedFile(path, real, reference or path.name, importer, outside)
 
     def _read(self, path: Path) -> str | None:
         try:
@@ -198,20 +287,21 @@ def strip_comments(text: str) -> str:
     return "".join(parts)
 
 
-def import_targets(text: str, base: Path, home: Path) -> list[Path]:
-    """The files a memory file imports with @path, outside fenced and inline code."""
-    targets: list[Path] = []
+def imports_of(text: str, base: Path, home: Path) -> list[tuple[str, Path]]:
+    """(the reference as written, the file it names) for each @path import, outside fenced
+    and inline code; a reference that names no existing file is not an import."""
+    found: list[tuple[str, Path]] = []
     for in_code, line in _outside_fences(text):
         if in_code:
             continue
         for match in _IMPORT.finditer(_INLINE_CODE.sub(" ", line)):
-            path = _import_path(match.group(1).replace("\\ ", " "), base, home)
-            if path is not None:
-                targets.append(path)
-    return targets
+            named = _import_path(match.group(1).replace("\\ ", " "), base, home)
+            if named is not None:
+                found.append(named)
+    return found
 
 
-def _import_path(reference: str, base: Path, home: Path) -> Path | None:
+def _import_path(reference: str, base: Path, home: Path) -> tuple[str, Path] | None:
     if reference.startswith("~/"):
         candidate = home / reference[2:]
     elif reference.startswith("/"):
@@ -223,7 +313,7 @@ def _import_path(reference: str, base: Path, home: Path) -> Path | None:
     candidate = Path(os.path.normpath(candidate))
     try:
         if candidate.is_file():
-            return candidate
+            return reference, candidate
     except OSError:  # a name too long, a permission problem: not an import
         return None
     # "see @notes.md." - a sentence's punctuation is not part of the path
@@ -231,3 +321,10 @@ def _import_path(reference: str, base: Path, home: Path) -> Path | None:
     if trimmed and trimmed != reference:
         return _import_path(trimmed, base, home)
     return None
+
+
+def _shown(path: Path, base: Path | None) -> str:
+    """``path`` relative to ``base`` when inside it, else as it is."""
+    if base is not None and is_within(str(path), str(base)):
+        return os.path.relpath(path, base)
+    return str(path)

@@ -102,11 +102,17 @@ def style_dirs(
 
 
 def discover_output_styles(
-    cwd: Path, home: Path | None = None, config_dir: Path | None = None
+    cwd: Path,
+    home: Path | None = None,
+    config_dir: Path | None = None,
+    include_project: bool = True,
 ) -> OutputStyles:
-    """The built-in styles and every readable style file; a broken file is a warning."""
+    """The built-in styles and every readable style file; a broken file is a warning.
+    ``include_project`` false: no style from the project's folder (it is not trusted)."""
     found = OutputStyles()
     for directory, source in style_dirs(cwd, home, config_dir):
+        if source == "project" and not include_project:
+            continue
         try:
             files = sorted(directory.glob("*.md")) if directory.is_dir() else []
         except OSError as exc:

@@ -46,13 +46,18 @@ def skill_dirs(cwd: Path, home: Path | None = None, config_dir: Path | None = No
 
 
 def discover_skills(
-    cwd: Path, home: Path | None = None, config_dir: Path | None = None
+    cwd: Path,
+    home: Path | None = None,
+    config_dir: Path | None = None,
+    include_project: bool = True,
 ) -> DiscoveredSkills:
-    """Every usable skill; a broken SKILL.md is skipped with a warning, never raised."""
+    """Every usable skill; a broken SKILL.md is skipped with a warning, never raised.
+    ``include_project`` false: the user's skills only (the folder is not trusted)."""
     found = DiscoveredSkills()
     names: set[str] = set()
     seen_dirs: set[Path] = set()
-    for directory in skill_dirs(cwd, home, config_dir):
+    directories = skill_dirs(cwd, home, config_dir)
+    for directory in directories if include_project else directories[1:]:
         resolved = _resolve(directory)
         if resolved is None or resolved in seen_dirs or not directory.is_dir():
             continue

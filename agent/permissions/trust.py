@@ -1,13 +1,15 @@
-"""Trusting a folder: nothing the project configures takes effect before the user says so.
+"""Trusting a folder: which folders the user trusts, and what a project's settings files
+would turn on.
 
 A repository can ship ``.claude/settings.json`` (and ``settings.local.json``)
 with hooks (shell commands ccx runs), an ``env`` block (which may point the
 API at another server), allow rules and a default permission mode that loosen
-what ccx asks about. Interactive sessions ask once per project before any of
-that applies, as Claude Code's trust dialog does; the answer "trust" is kept
-in ``<config>/trusted-projects.json``. Until then, and when the user continues
-without trusting, only the project's deny and ask rules apply (they can only
-make ccx more careful). A project with nothing of the kind is not asked about.
+what ccx asks about; it can also ship commands, skills, agents, output styles
+and MCP servers (agent.app.folder_trust lists those and asks the question).
+The answer "trust" is kept in ``<config>/trusted-projects.json``. Until then,
+and when the user continues without trusting, only the project's deny and ask
+rules and the harmless keys of its settings apply (agent.permissions.settings'
+``untrusted_view``).
 
 Headless runs (``ccx -p``) do not ask: like ``claude -p`` they apply the
 project's settings, so run them in folders you trust.
@@ -17,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +27,6 @@ from agent.permissions.settings import HARMLESS_KEYS, project_settings_files
 from tools.atomic_file import atomic_write
 
 TRUST_FILE = "trusted-projects.json"
-
-
-@dataclass
-class TrustQuestion:
-    """What trusting ``project`` would turn on, one line per item, for the dialog."""
-
-    project: Path
-    items: list[str] = field(default_factory=list)
 
 
 def is_trusted(project: Path, config: Path | None = None) -> bool:
@@ -50,19 +43,16 @@ def trust(project: Path, config: Path | None = None) -> None:
     atomic_write(path, (json.dumps(data, indent=2) + "\n").encode(), durable=True)
 
 
-def trust_question(project: Path, config: Path | None = None) -> TrustQuestion | None:
-    """What the user should be asked before ``project``'s settings apply; None when nothing
-    needs asking (already trusted, or the project configures nothing that trust would enable)."""
-    if is_trusted(project, config):
-        return None
+def settings_items(project: Path) -> list[str]:
+    """What trusting ``project`` would turn on in its settings files, one short line each."""
     items: list[str] = []
     for path in project_settings_files(project):
-        items += _enabled_by(path, project)
-    return TrustQuestion(project, items) if items else None
+        items += _enabled_by(path)
+    return items
 
 
-def _enabled_by(path: Path, project: Path) -> list[str]:
-    """One line for the settings file at ``path``: what trusting it would turn on."""
+def _enabled_by(path: Path) -> list[str]:
+    """The lines for the settings file at ``path``, each starting with the file's name."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -72,30 +62,36 @@ def _enabled_by(path: Path, project: Path) -> list[str]:
     found = []
     hooks = data.get("hooks")
     if isinstance(hooks, dict) and hooks:
-        found.append(f"hooks that run commands ({', '.join(map(str, hooks))})")
+        found.append(f"hooks that run commands ({short_list(list(hooks))})")
     env = data.get("env")
     if isinstance(env, dict) and env:
-        found.append(f"environment variables ({', '.join(map(str, env))})")
+        found.append(f"env ({short_list(list(env))})")
     permissions = data.get("permissions")
     if isinstance(permissions, dict):
         allow = permissions.get("allow")
         if isinstance(allow, list) and allow:
-            found.append(f"rules that allow tools without asking ({_short(allow)})")
+            found.append(f"allow rules ({short_list(allow)})")
         mode = permissions.get("defaultMode")
         if isinstance(mode, str) and mode != "default":
-            found.append(f"the permission mode {mode}")
+            found.append(f"permission mode {mode}")
     status_line = data.get("statusLine")
     if isinstance(status_line, dict) and status_line.get("command"):
-        found.append(f"a status line command ({_short([status_line['command']])})")
+        found.append(f"status line command ({short_list([status_line['command']])})")
     others = sorted(set(data) - {"hooks", "env", "permissions", "statusLine"} - HARMLESS_KEYS)
     if others:
-        found.append(f"other settings ({', '.join(others)})")
-    return [f"{os.path.relpath(path, project)}: {'; '.join(found)}"] if found else []
+        found.append(f"other settings ({short_list(others)})")
+    return [f"{path.name}: {item}" for item in found]
 
 
-def _short(values: list[Any], limit: int = 4) -> str:
+def short_list(values: list[Any], limit: int = 3, width: int = 28) -> str:
+    """Up to ``limit`` values, "and N more" after, the whole at most ``width`` characters:
+    a trust question's line fits 80 columns."""
+    more = f" and {len(values) - limit} more" if len(values) > limit else ""
     shown = ", ".join(str(v) for v in values[:limit])
-    return shown + (f" and {len(values) - limit} more" if len(values) > limit else "")
+    room = max(width - len(more), 8)
+    if len(shown) > room:
+        shown = shown[: room - 1].rstrip() + "…"
+    return shown + more
 
 
 def _key(project: Path) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from agent.fake_api import text_reply, tool_reply
 from agent.fake_api.recording import RecordedRequest
@@ -143,7 +144,8 @@ def test_after_a_compaction_the_running_agent_and_the_agents_list_come_back_once
     """/compact while a background agent runs: the next request names the agent's job once
     (description, running, output file) and carries the list of available agents once in its
     messages (the Agent tool's description says it too)."""
-    agents = ccx.repo / ".claude" / "agents"
+    # the user's own agent: piped input cannot trust the folder, so a project's would not load
+    agents = Path(ccx.env["HOME"]) / ".claude" / "agents"
     agents.mkdir(parents=True)
     (agents / "scout.md").write_text("---\ndescription: Finds things\n---\nYou find things.\n")
     ccx.api.on(briefed("SLOWSCOUT"), text_reply("much later", delay_s=30))

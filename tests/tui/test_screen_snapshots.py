@@ -180,11 +180,13 @@ def plan_scene(app: Scene) -> None:
 
 
 def trust_scene(app: Scene) -> None:
-    items = [
-        "hooks: SessionStart runs ./scripts/setup.sh",
-        "env: NODE_OPTIONS, PATH",
-        "allow rules: Bash(npm test *), Bash(make *)",
-        "default mode: acceptEdits",
+    items = [  # as agent.app.folder_trust words them
+        "settings.json: hooks that run commands (SessionStart)",
+        "settings.json: env (NODE_OPTIONS, PATH)",
+        "settings.json: allow rules (Bash(npm test *), Bash(make …)",
+        "settings.json: permission mode acceptEdits",
+        "command /deploy runs shell commands (!`make deploy`)",
+        "2 project skills (release, triage)",
     ]
     app.push_screen(TrustScreen(str(PROJECT), items))
 
@@ -212,7 +214,7 @@ MUST_SHOW = {
     "context": ["Context usage", "files re-read: src/app.py", "Messages"],
     "permission": ["1. Yes, allow once (y)", "(a)", "3. No, deny (n)", "@@ -1,4 +1,4 @@"],
     "plan": ["Ready to code?", "Approve and start (y)", "keep planning (n or esc)"],
-    "trust": ["Do you trust the files in", "(y)", "(n)", "Exit (q / esc)", "default mode"],
+    "trust": ["Do you trust the files in", "(y)", "(n)", "Exit (q / esc)", "2 project skills"],
 }
 
 

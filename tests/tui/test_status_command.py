@@ -87,7 +87,7 @@ async def test_a_project_status_line_needs_a_trusted_folder(
     )
     app = make_app(repo)
     async with app.run_test(size=(100, 24)) as pilot:
-        await wait_for(pilot, lambda: "a status line command" in "\n".join(screen_lines(app)))
+        await wait_for(pilot, lambda: "status line command" in "\n".join(screen_lines(app)))
         await pilot.press("n")  # continue without the project's settings
         await wait_idle(pilot)
         await pilot.pause(0.5)

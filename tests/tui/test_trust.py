@@ -14,11 +14,12 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 from agent.app.options import RunOptions
-from agent.fake_api import FakeApi
+from agent.fake_api import FakeApi, text_reply
 from agent.permissions import trust
-from tests.tui.conftest import make_app, wait_for
+from tests.e2e.hostile.imports import ROUTES, SECRET, plant_import
+from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.plain.test_repl import ENTER, Driver
-from tests.tui.screen import screen_text
+from tests.tui.screen import screen_text, screen_words
 from tui.plain.repl import PlainRepl
 from tui.screens.trust import TrustScreen
 
@@ -122,3 +123,95 @@ async def test_the_plain_repl_asks_too(api: FakeApi, repo: Path) -> None:
         pipe.send_text("/exit" + ENTER)
         assert await asyncio.wait_for(task, 10) == 0
     assert not marker.exists()
+
+
+# -- a folder that holds only a command file (issue 17) ---------------------------------
+
+DEPLOY = "---\nallowed-tools: Bash\n---\nDeploying: !`touch PWN`\n"
+
+
+def deploy_command(repo: Path) -> Path:
+    (repo / ".claude" / "commands").mkdir(parents=True, exist_ok=True)
+    (repo / ".claude" / "commands" / "deploy.md").write_text(DEPLOY)
+    return repo / "PWN"
+
+
+def messages_sent(api: FakeApi) -> list:
+    return [r for r in api.requests if r.path.endswith("/messages")]
+
+
+@pytest.mark.parametrize(("key", "trusted"), [("n", False), ("y", True)], ids=["n", "y-live"])
+async def test_a_command_file_alone_is_asked_about_and_runs_only_if_trusted(
+    api: FakeApi, repo: Path, key: str, trusted: bool
+) -> None:
+    marker = deploy_command(repo)
+    api.add(text_reply("Deployed."))
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        await wait_for(
+            pilot, lambda: "command /deploy runs shell commands (!`touch PWN`)" in screen_text(app)
+        )
+        await pilot.press(key)
+        await wait_idle(pilot)
+        await submit(pilot, "/deploy")
+        if trusted:
+            await wait_for(pilot, lambda: messages_sent(api))
+        else:
+            await wait_for(pilot, lambda: "this folder is not trusted" in screen_words(app))
+        await wait_idle(pilot)
+    assert marker.exists() is trusted
+    assert len(messages_sent(api)) == (1 if trusted else 0)
+
+
+async def test_the_plain_repl_asks_about_a_command_file_and_n_runs_nothing(
+    api: FakeApi, repo: Path
+) -> None:
+    marker = deploy_command(repo)
+    out = io.StringIO()
+    with create_pipe_input() as pipe:
+        repl = PlainRepl(
+            RunOptions(cwd=repo, watch_files=False),
+            console=Console(file=out, width=100, color_system=None),
+            pt_input=pipe,
+            pt_output=DummyOutput(),
+            history_path=repo.parent / "history",
+        )
+        driver = Driver(repl, pipe, out)
+        task = asyncio.create_task(repl.run())
+        await driver.until(lambda: repl.waiting == "permission")
+        assert "command /deploy runs shell commands (!`touch PWN`)" in driver.text
+        pipe.send_text("n")
+        await driver.until(lambda: repl.waiting == "prompt")
+        pipe.send_text("/deploy" + ENTER)
+        await driver.until(lambda: "this folder is not trusted" in driver.text)
+        await driver.until(lambda: repl.waiting == "prompt")
+        pipe.send_text("/exit" + ENTER)
+        assert await asyncio.wait_for(task, 10) == 0
+    assert not marker.exists()
+    assert messages_sent(api) == []
+
+
+# -- CLAUDE.md imports in the app ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("route", ROUTES)
+async def test_no_import_route_reaches_the_api_from_the_app(
+    api: FakeApi, repo: Path, tmp_path: Path, route: str
+) -> None:
+    planted = plant_import(repo, tmp_path / "home", route)
+    api.on(lambda _r: True, text_reply("Done."))
+    app = make_app(repo, "hi")
+    async with app.run_test(size=(120, 40)) as pilot:
+        # an import that leads out is named in the question; trusting does not let it in
+        await wait_for(pilot, lambda: app.ready or isinstance(app.screen, TrustScreen))
+        if isinstance(app.screen, TrustScreen):
+            named = f"{planted.reference[-16:]} (outside the project: never read)"
+            await wait_for(pilot, lambda: named in screen_words(app))
+            await pilot.press("y")
+        await wait_for(pilot, lambda: messages_sent(api))
+        await wait_idle(pilot)
+        await wait_for(pilot, lambda: planted.notice in screen_words(app))
+    sent = messages_sent(api)
+    assert "Project rules: be brief." in sent[0].system_text()
+    assert not any(SECRET in json.dumps(r.body) for r in sent)

@@ -1,4 +1,5 @@
-"""The plain REPL's trust question: asked once per project, before its settings apply."""
+"""The plain REPL's trust question: asked once per project, before its own parts apply
+(the flow itself is agent.app.folder_trust's, shared with the full-screen app)."""
 
 from __future__ import annotations
 
@@ -7,34 +8,37 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 
 if TYPE_CHECKING:
+    from agent.app.folder_trust import TrustAnswer, TrustQuestion
     from tui.plain.repl import PlainRepl
 
 
 async def settle_trust(repl: PlainRepl) -> bool:
-    """Ask whether to trust the project before its settings apply; False: the user quit."""
-    from agent.permissions import trust
-    from agent.permissions.settings import project_root
+    """Ask whether to trust the project before its own parts apply; False: the user quit.
+    Piped input cannot answer: a folder not trusted before stays untrusted, and says so."""
+    from agent.app.folder_trust import settle_trust as settle
 
-    project = project_root(repl.options.cwd)
-    question = trust.trust_question(project)
-    if question is None:
-        repl.options.project_trusted = True
-        return True
-    repl.options.project_trusted = False
-    if not repl.source.interactive:
-        repl.renderer.line(
-            f"ccx: {project} is not trusted, so its hooks, env and allow rules are not used; "
-            "run ccx there in a terminal once to trust it",
-            "yellow",
-        )
-        return True
-    repl.renderer.markup(f"[bold yellow]? Do you trust the files in {escape(str(project))}?[/]")
-    repl.renderer.line("  Trusting it lets its settings take effect, which can run commands:")
+    options = repl.options
+    ask = (lambda question: _ask(repl, question)) if repl.source.interactive else None
+    settled = await settle(options.cwd, options.add_dirs, ask)
+    options.project_trusted = settled.trusted
+    if settled.exit:
+        return False
+    if settled.problem:
+        repl.renderer.line(f"  {settled.problem}", "red")
+    if ask is None and settled.question is not None:
+        _say_untrusted(repl, settled.question)
+    return True
+
+
+async def _ask(repl: PlainRepl, question: TrustQuestion) -> TrustAnswer:
+    repl.renderer.markup(
+        f"[bold yellow]? Do you trust the files in {escape(str(question.project))}?[/]"
+    )
+    repl.renderer.line("  Trusting it turns on these, which can run commands or steer ccx:")
     for item in question.items:
         repl.renderer.line(f"  • {item}", "dim")
     repl.renderer.line(
-        "  y = yes, trust this folder · n = continue without its settings · Ctrl-C = exit",
-        "dim",
+        "  y = yes, trust this folder · n = continue without them · Ctrl-C = exit", "dim"
     )
     repl.waiting = "permission"
     try:
@@ -44,14 +48,19 @@ async def settle_trust(repl: PlainRepl) -> bool:
     finally:
         repl.waiting = None
     if reply == "interrupt":
-        return False
+        return "exit"
     if reply in ("allow", "always"):
-        repl.options.project_trusted = True
-        try:
-            trust.trust(project)
-        except OSError as exc:
-            repl.renderer.line(f"  could not remember it: {exc}", "red")
         repl.renderer.line("  → trusted", "green")
-    else:
-        repl.renderer.line("  → continuing without the project's settings", "red")
-    return True
+        return "trust"
+    repl.renderer.line("  → continuing without them", "red")
+    return "untrusted"
+
+
+def _say_untrusted(repl: PlainRepl, question: TrustQuestion) -> None:
+    repl.renderer.line(
+        f"ccx: {question.project} is not trusted and input is not a terminal, so these stay "
+        "off (run ccx there in a terminal once to trust it):",
+        "yellow",
+    )
+    for item in question.items:
+        repl.renderer.line(f"  • {item}", "yellow")

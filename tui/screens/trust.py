@@ -1,7 +1,8 @@
-"""The trust question for a project that configures hooks, env or rules (see agent.permissions.trust)."""
+"""The trust question for a project that ships things that act or steer ccx (agent.app.folder_trust)."""
 
 from __future__ import annotations
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -14,8 +15,8 @@ ANSWERS = ("trust", "untrusted", "exit")
 
 
 class TrustScreen(ModalScreen[str]):
-    """Dismissed with "trust" (remembered), "untrusted" (continue without the project's
-    settings) or "exit"."""
+    """Dismissed with "trust" (remembered), "untrusted" (continue without what trust would
+    turn on) or "exit"."""
 
     DEFAULT_CSS = """
     TrustScreen {
@@ -57,17 +58,26 @@ class TrustScreen(ModalScreen[str]):
         with Vertical(id="trust-dialog"):
             yield Static(Text(f"Do you trust the files in {self.project}?", style="bold"))
             yield Static(
-                "Trusting it lets its settings take effect, which can run commands:", markup=False
+                "Trusting it turns on these, which can run commands or steer ccx:", markup=False
             )
             with VerticalScroll(id="trust-items"):
-                yield Static("\n".join(f"• {item}" for item in self.items), markup=False)
+                yield Static(self._item_list())
             yield Static(
                 "1. Yes, trust this folder (y)\n"
-                "2. No, continue without its settings (n)\n"
+                "2. No, continue without them (n)\n"
                 "3. Exit (q / esc)",
                 id="trust-keys",
                 markup=False,
             )
+
+    def _item_list(self) -> Table:
+        """One bullet per item; a line too long for the dialog wraps under its own text."""
+        grid = Table.grid(padding=(0, 1, 0, 0))
+        grid.add_column(no_wrap=True)
+        grid.add_column()
+        for item in self.items:
+            grid.add_row("•", Text(item))
+        return grid
 
     def action_answer(self, answer: str) -> None:
         self.dismiss(answer)

@@ -9,7 +9,6 @@ import pytest
 
 from agent.app.driver import SessionDriver
 from agent.app.options import RunOptions
-from agent.core.events import Event, Notice
 from agent.fake_api import FakeApi, text_reply
 from tests.fake_env import use_fake_api
 
@@ -32,22 +31,43 @@ GRANTING = (
 )
 
 
-async def test_an_untrusted_project_command_grants_nothing(api: FakeApi, repo: Path) -> None:
-    command(repo / ".claude" / "commands", "mk", GRANTING)
-    events: list[Event] = []
-    driver = SessionDriver(
-        RunOptions(cwd=repo, watch_files=False, project_trusted=False), events.append
-    )
+@pytest.mark.parametrize("mode", [None, "acceptEdits", "bypassPermissions"])
+@pytest.mark.parametrize(
+    "text",
+    [GRANTING, "Made: !`touch made.txt && echo yes`\n", "---\nallowed-tools: Bash\n---\nMake it\n"],
+    ids=["snippet-and-grant", "snippet", "grant"],
+)
+async def test_an_untrusted_project_command_that_acts_is_refused_whole(
+    api: FakeApi, repo: Path, mode: str | None, text: str
+) -> None:
+    command(repo / ".claude" / "commands", "mk", text)
+    options = RunOptions(cwd=repo, watch_files=False, project_trusted=False, permission_mode=mode)
+    driver = SessionDriver(options, lambda _e: None)
     try:
         await driver.start()
+        allow_before = list(driver.runtime.gate.allow)
         result = await driver.run("/mk")
+        assert driver.runtime.gate.allow == allow_before
     finally:
         await driver.aclose()
     assert result.is_error and result.command == "mk"
-    assert "shell command permission check failed" in result.text
+    assert "this folder is not trusted" in result.text and "answer y" in result.text
     assert not (repo / "made.txt").exists() and api.requests == []
-    notes = [e.text for e in events if isinstance(e, Notice)]
-    assert any("not trusted" in n and "Bash(touch:*)" in n for n in notes)
+
+
+async def test_an_untrusted_project_prompt_template_still_expands(api: FakeApi, repo: Path) -> None:
+    command(repo / ".claude" / "commands", "explain", "Explain $ARGUMENTS simply.\n")
+    api.add(text_reply("Explained."))
+    driver = SessionDriver(
+        RunOptions(cwd=repo, watch_files=False, project_trusted=False), lambda _e: None
+    )
+    try:
+        await driver.start()
+        result = await driver.run("/explain src/app.py")
+    finally:
+        await driver.aclose()
+    assert not result.is_error, result.text
+    assert "Explain src/app.py simply." in api.requests[0].last_user_text()
 
 
 async def test_a_user_command_grants_for_its_turn_then_the_gate_is_as_before(

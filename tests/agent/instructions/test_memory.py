@@ -80,17 +80,18 @@ def test_imports_follow_their_importer_with_cycles_and_code_ignored(home: Path) 
     )
     write(cwd / "docs" / "style.md", "style, see @../CLAUDE.md and @deeper/rules.md")
     write(cwd / "docs" / "deeper" / "rules.md", "rules")
-    write(home / "notes.md", "notes")
+    write(home / "notes.md", "notes: outside the project")
     for name in ("inline.md", "fenced.md"):
         write(cwd / name, "must not be imported")
 
-    files = MemoryFiles(cwd).load()
+    memory = MemoryFiles(cwd)
+    files = memory.load()
     assert [(f.kind, f.path) for f in files] == [
         ("project", cwd / "CLAUDE.md"),
         ("import", cwd / "docs" / "style.md"),
         ("import", cwd / "docs" / "deeper" / "rules.md"),
-        ("import", home / "notes.md"),
     ]
+    assert memory.warnings == ["CLAUDE.md imports ~/notes.md: not read (outside the project)"]
 
 
 def test_import_depth_is_limited(home: Path) -> None:
@@ -143,3 +144,164 @@ def test_nested_files_come_once_when_a_deeper_file_is_read(home: Path) -> None:
     assert memory.nested_for(cwd / "main.py") == []  # the cwd's own files are loaded already
     assert memory.nested_for(home / "elsewhere" / "x.py") == []
     assert cwd / "src" / "api" / "AGENTS.md" in memory.paths()
+
+
+# -- what a file may import ------------------------------------------------------------
+
+SECRET = "TOP-SECRET-VALUE"
+
+
+@pytest.fixture
+def project(home: Path, tmp_path: Path) -> Path:
+    """A cloned repository beside a secret, with the user's home holding an SSH key."""
+    root = tmp_path / "work" / "repo"
+    (root / ".git").mkdir(parents=True)
+    write(tmp_path / "work" / "secret.txt", SECRET)
+    write(home / ".ssh" / "id_rsa", SECRET)
+    write(tmp_path / "elsewhere" / "keys" / "key.txt", SECRET)
+    return root
+
+
+def loaded_text(memory: MemoryFiles) -> str:
+    return "\n".join(f.content for f in memory.load())
+
+
+@pytest.mark.parametrize(
+    "reference",
+    ["../secret.txt", "sub/../../secret.txt", "~/.ssh/id_rsa", "ABSOLUTE"],
+    ids=["dotdot", "dotdot-inside-path", "home", "absolute"],
+)
+def test_a_project_file_never_imports_from_outside(
+    project: Path, tmp_path: Path, reference: str
+) -> None:
+    reference = reference.replace("ABSOLUTE", str(tmp_path / "work" / "secret.txt"))
+    (project / "sub").mkdir()
+    write(project / "CLAUDE.md", f"Project rules.\n@{reference}\n")
+    memory = MemoryFiles(project)
+    text = loaded_text(memory)
+    assert "Project rules." in text and SECRET not in text
+    (refused,) = memory.refused
+    assert refused.outside and refused.reference == reference
+    assert memory.warnings == [f"CLAUDE.md imports {reference}: not read (outside the project)"]
+
+
+def test_a_symlink_in_the_project_that_leads_out_is_not_followed(
+    project: Path, tmp_path: Path
+) -> None:
+    (project / "notes.md").symlink_to(tmp_path / "work" / "secret.txt")
+    (project / "keys").symlink_to(tmp_path / "elsewhere" / "keys")  # a symlinked directory
+    write(project / "CLAUDE.md", "See @notes.md and @keys/key.txt.\n")
+    memory = MemoryFiles(project)
+    assert SECRET not in loaded_text(memory)
+    assert [(r.reference, r.real) for r in memory.refused] == [
+        ("notes.md", tmp_path / "work" / "secret.txt"),
+        ("keys/key.txt", tmp_path / "elsewhere" / "keys" / "key.txt"),
+    ]
+
+
+def test_a_memory_file_that_is_itself_a_link_out_is_not_read(project: Path, tmp_path: Path) -> None:
+    (project / "CLAUDE.md").symlink_to(tmp_path / "work" / "secret.txt")
+    memory = MemoryFiles(project)
+    assert SECRET not in loaded_text(memory)
+    (refused,) = memory.refused
+    assert refused.importer is None
+    assert memory.warnings == [
+        f"CLAUDE.md (a link to {tmp_path / 'work' / 'secret.txt'}): not read (outside the project)"
+    ]
+
+
+def test_links_and_imports_inside_the_project_are_read(project: Path) -> None:
+    write(project / "docs" / "rules.md", "inside rules")
+    (project / "rules-link.md").symlink_to(project / "docs" / "rules.md")
+    (project / "AGENTS.md").symlink_to(project / "CLAUDE.md")  # read once, as CLAUDE.md
+    write(project / "CLAUDE.md", "@rules-link.md\n")
+    memory = MemoryFiles(project)
+    assert [f.content for f in memory.load()] == ["@rules-link.md\n", "inside rules"]
+    assert memory.refused == [] and memory.warnings == []
+
+
+def test_an_import_of_an_import_is_held_to_the_project_too(project: Path) -> None:
+    write(project / "CLAUDE.md", "@docs/a.md\n")
+    write(project / "docs" / "a.md", "a, then @b.md\n")
+    write(project / "docs" / "b.md", "b, then @../../secret.txt and @~/.ssh/id_rsa\n")
+    memory = MemoryFiles(project)
+    text = loaded_text(memory)
+    assert "a, then" in text and "b, then" in text and SECRET not in text
+    assert [w.split(":")[0] for w in memory.warnings] == [
+        "docs/b.md imports ../../secret.txt",
+        "docs/b.md imports ~/.ssh/id_rsa",
+    ]
+
+
+def test_import_cycles_end_and_a_refused_file_is_named_once(project: Path) -> None:
+    write(project / "CLAUDE.md", "@a.md\n@../secret.txt\n")
+    write(project / "a.md", "a @b.md @../secret.txt")
+    write(project / "b.md", "b @a.md @CLAUDE.md")
+    (project / "c.md").symlink_to(project / "a.md")
+    write(project / "CLAUDE.local.md", "@c.md")  # a.md again, through a link
+    memory = MemoryFiles(project)
+    files = memory.load()
+    assert [f.path.name for f in files] == ["CLAUDE.md", "a.md", "b.md", "CLAUDE.local.md"]
+    assert len(memory.refused) == 1 and len(memory.warnings) == 1
+
+
+def test_a_denied_path_is_not_imported_by_any_route(project: Path) -> None:
+    from agent.permissions.gate import PermissionGate, Rule
+
+    write(project / ".env", f"API_KEY={SECRET}\n")
+    (project / "envlink").symlink_to(project / ".env")
+    write(project / "CLAUDE.md", "@.env and @envlink and @sub/../.env\n")
+    (project / "sub").mkdir()
+    gate = PermissionGate("default", [], [Rule.parse("Read(./.env)")], [], cwd=project)
+    memory = MemoryFiles(project, read_denied=gate.read_denied)
+    assert SECRET not in loaded_text(memory)
+    (refused,) = memory.refused  # one file, refused once
+    assert not refused.outside
+    assert memory.warnings == ["CLAUDE.md imports .env: not read (a Read deny rule covers it)"]
+
+
+def test_the_users_own_file_may_import_from_home_but_not_a_denied_file(
+    project: Path, home: Path
+) -> None:
+    from agent.permissions.gate import PermissionGate, Rule
+
+    write(home / "notes" / "style.md", "the user's style")
+    write(home / ".claude" / "CLAUDE.md", "@~/notes/style.md @~/.ssh/id_rsa\n")
+    deny = [Rule.parse("Read(~/.ssh/**)")]
+    gate = PermissionGate("default", [], deny, [], cwd=project, home=home)
+    memory = MemoryFiles(project, read_denied=gate.read_denied)
+    text = loaded_text(memory)
+    assert "the user's style" in text and SECRET not in text
+    assert [r.outside for r in memory.refused] == [False]
+
+
+def test_added_directories_count_as_the_project(project: Path, tmp_path: Path) -> None:
+    write(project / "CLAUDE.md", "@../../elsewhere/keys/key.txt\n")
+    shared = tmp_path / "elsewhere"
+    assert SECRET in loaded_text(MemoryFiles(project, roots=[project, shared]))
+    assert SECRET not in loaded_text(MemoryFiles(project))
+
+
+def test_a_file_above_the_project_imports_within_its_own_folder(
+    project: Path, tmp_path: Path
+) -> None:
+    work = tmp_path / "work"
+    write(work / "team.md", "team conventions")
+    write(work / "CLAUDE.md", "@team.md @secret.txt @../elsewhere/keys/key.txt\n")
+    memory = MemoryFiles(project)
+    text = loaded_text(memory)
+    assert "team conventions" in text and SECRET in text  # work/ is the user's own folder
+    assert [r.reference for r in memory.refused] == ["../elsewhere/keys/key.txt"]
+
+
+def test_nested_files_below_the_cwd_are_held_to_the_project(project: Path, tmp_path: Path) -> None:
+    write(project / "CLAUDE.md", "root")
+    write(project / "src" / "CLAUDE.md", "src rules @../../secret.txt")
+    (project / "linked").symlink_to(tmp_path / "elsewhere" / "keys")
+    write(tmp_path / "elsewhere" / "keys" / "CLAUDE.md", f"outside memory {SECRET}")
+    memory = MemoryFiles(project)
+    memory.load()
+    nested = memory.nested_for(project / "src" / "main.py")
+    assert summary(nested) == [("nested", "src rules @../../secret.txt")]
+    assert memory.nested_for(project / "linked" / "key.txt") == []
+    assert [r.reference for r in memory.refused] == ["../../secret.txt", "CLAUDE.md"]

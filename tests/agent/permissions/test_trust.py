@@ -32,34 +32,38 @@ HOSTILE = {
 }
 
 
-def test_a_project_without_settings_needs_no_question(repo: Path, tmp_path: Path) -> None:
-    assert trust.trust_question(repo, tmp_path / "config") is None
+def test_a_project_without_settings_turns_nothing_on(repo: Path) -> None:
+    assert trust.settings_items(repo) == []
 
 
-def test_the_question_names_everything_trust_would_turn_on(repo: Path, tmp_path: Path) -> None:
+def test_the_items_name_everything_the_settings_would_turn_on(repo: Path) -> None:
     project_settings(repo, HOSTILE)
-    question = trust.trust_question(repo, tmp_path / "config")
-    assert question is not None
-    text = "\n".join(question.items)
+    items = trust.settings_items(repo)
+    text = "\n".join(items)
     for word in ("SessionStart", "ANTHROPIC_BASE_URL", "Bash", "bypassPermissions", "sandbox"):
         assert word in text
     assert "model" not in text  # harmless keys apply without trust
+    assert all(item.startswith("settings.json: ") and len(item) <= 76 for item in items)
 
 
-def test_harmless_settings_alone_need_no_question(repo: Path, tmp_path: Path) -> None:
+def test_harmless_settings_alone_turn_nothing_on(repo: Path) -> None:
     project_settings(repo, {"model": "claude-haiku-4-5", "permissions": {"deny": ["Bash(rm *)"]}})
-    assert trust.trust_question(repo, tmp_path / "config") is None
+    assert trust.settings_items(repo) == []
+
+
+def test_long_lists_are_cut_to_fit_80_columns(repo: Path) -> None:
+    rules = [f"Bash(some-long-command-name-{n} *)" for n in range(9)]
+    project_settings(repo, {"permissions": {"allow": rules}}, "settings.local.json")
+    (item,) = trust.settings_items(repo)
+    assert item.startswith("settings.local.json: allow rules (Bash(some-long")
+    assert item.endswith("… and 6 more)") and len(item) <= 76
 
 
 def test_trust_is_remembered_per_project(repo: Path, tmp_path: Path) -> None:
     config = tmp_path / "config"
-    project_settings(repo, HOSTILE)
     trust.trust(repo, config)
     assert trust.is_trusted(repo, config)
-    assert trust.trust_question(repo, config) is None
-    other = tmp_path / "other"
-    project_settings(other, HOSTILE)
-    assert trust.trust_question(other, config) is not None
+    assert not trust.is_trusted(tmp_path / "other", config)
     assert json.loads((config / trust.TRUST_FILE).read_text())["trusted"] == [str(repo.resolve())]
 
 
