@@ -428,11 +428,13 @@ class Runtime:
         return reminders
 
     def close(self) -> None:
-        """Release the parts that need no event loop: jobs, shells, the watcher, the transcript."""
+        """Release the parts that need no event loop: jobs, shells, what hooks left running,
+        the watcher, the transcript."""
         self.jobs.kill_all()
         for tool in self.tools:
             if isinstance(tool, BashTool):
                 tool.kill_background()
+        self.hooks.kill_lingering()
         self.watcher.stop()
         self.session.close()
 
