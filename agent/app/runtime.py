@@ -235,6 +235,7 @@ class Runtime:
             ],
             on_tool_results=self._after_tools,
             stop_hook=self.session_hooks.stop,
+            prompt_folder=lambda: self.session.folder,
         )
         connect_web_fetch(self)
         self.context = build_context_manager(self)

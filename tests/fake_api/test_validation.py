@@ -306,6 +306,16 @@ def test_prompt_too_long_against_the_model_window() -> None:
     assert api.errors == ["prompt is too long: 1001 tokens > 1000 maximum"]
 
 
+def test_a_request_over_32_mb_is_too_large(api: FakeApi, client: anthropic.Anthropic) -> None:
+    api.add(text_reply("fits"))
+    huge = [{"role": "user", "content": "x" * 32_000_000}]
+    with pytest.raises(anthropic.APIStatusError) as caught:
+        client.messages.create(model=MODEL, max_tokens=10, messages=huge)
+    assert caught.value.status_code == 413
+    assert caught.value.type == "request_too_large"
+    assert api.script_remaining == 1
+
+
 def test_streaming_requests_are_checked_too(api: FakeApi, client: anthropic.Anthropic) -> None:
     with pytest.raises(anthropic.BadRequestError, match="first message must use"):
         client.messages.create(model=MODEL, max_tokens=10, messages=[assistant("Hi")], stream=True)
