@@ -95,6 +95,8 @@ class Tool(Generic[P]):
     declares_read_only: bool = False
     # Other names the model may call the tool by (Claude Code's older names, e.g. Task).
     aliases: ClassVar[tuple[str, ...]] = ()
+    # Other names permission rules may call the tool by (an MCP tool's long spelling).
+    rule_aliases: tuple[str, ...] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

@@ -32,6 +32,7 @@ from agent.core.messages import Message
 from agent.instructions.custom_commands import CustomCommand
 from agent.loop.agent import BudgetExceeded, MaxTurnsReached, reminder_text
 from agent.loop.cost import CostTracker
+from agent.loop.long_prompt import PromptNotSaved
 from agent.loop.tool_runner import AskPermission
 from agent.mcp.prompts import McpPromptError, is_prompt_command
 from agent.mcp.prompts import expand as expand_prompt
@@ -79,6 +80,8 @@ def failure_of(error: Exception, command: str | None = None) -> Failure:
         return Failure("transcript", error.message)
     if isinstance(error, ApiError):
         return Failure("api", error.message, error.error_type or "api_error")
+    if isinstance(error, PromptNotSaved):
+        return Failure("internal", str(error), "invalid_request_error")
     log.exception("running %s failed", command or "a prompt", exc_info=error)
     text = f"{type(error).__name__}: {error}"
     return Failure("internal", f"{command} failed: {text}" if command else text, "internal_error")

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 from agent.core.locations import config_dir
 from agent.loop.tool_runner import PermissionRequest, Reply
 from agent.mcp.config import load_mcp_config
+from agent.mcp.names import normalize_name
 from agent.mcp.resources import resource_tools
 from agent.mcp.servers import McpServers, conversation_holds
-from agent.mcp.tools import normalize_name
 from agent.permissions.rules import Rule
 from agent.permissions.settings import project_root
 

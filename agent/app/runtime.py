@@ -247,6 +247,7 @@ class Runtime:
             ],
             on_tool_results=self._after_tools,
             stop_hook=self.session_hooks.stop,
+            prompt_folder=lambda: self.session.folder,
         )
         connect_web_fetch(self)
         self.context = build_context_manager(self)
@@ -440,11 +441,13 @@ class Runtime:
         return reminders
 
     def close(self) -> None:
-        """Release the parts that need no event loop: jobs, shells, the watcher, the transcript."""
+        """Release the parts that need no event loop: jobs, shells, what hooks left running,
+        the watcher, the transcript."""
         self.jobs.kill_all()
         for tool in self.tools:
             if isinstance(tool, BashTool):
                 tool.kill_background()
+        self.hooks.kill_lingering()
         self.watcher.stop()
         self.session.close()
 

@@ -4,9 +4,11 @@
 Claude Code's schema. The command gets Claude Code's JSON payload on stdin
 (``status_payload``: session, model, workspace, version, output style, cost,
 context window) and runs through ``/bin/sh`` in the session's folder, in its
-own process group. Its first line of stdout is the status text (ANSI colours
-kept for the front end to draw); a command that fails, prints nothing or
-outlives ``TIMEOUT_S`` shows nothing. Refreshes are asked for after every turn,
+own process group, as hooks run (``agent.instructions.hooks.process``). Its
+first line of stdout is the status text (ANSI colours kept for the front end
+to draw); a command that fails, prints nothing or outlives ``TIMEOUT_S`` shows
+nothing. It is done when it exits: anything it left in the background is
+killed then, so a child holding its stdout delays nothing. Refreshes are asked for after every turn,
 compaction and change of mode; they run one at a time, at most every
 ``MIN_INTERVAL_S``, and a request during a run is served once it ends with the
 newest payload, so the UI never waits for the command.
@@ -24,13 +26,13 @@ import contextlib
 import json
 import logging
 import os
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent.instructions.hooks.process import run_shell_command
 from agent.permissions.settings import project_root
 
 if TYPE_CHECKING:
@@ -73,42 +75,24 @@ def first_line(output: bytes) -> str:
 async def run_status_command(
     config: StatusLineConfig, payload: dict[str, Any], cwd: Path, timeout: float = TIMEOUT_S
 ) -> str | None:
-    """The command's first line; None when it failed, printed nothing or timed out."""
+    """The command's first line; None when it failed, printed nothing or timed out. It is
+    done when it exits: what it left in the background is killed then, never waited for."""
     env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project_root(cwd))}
     try:
-        process = await asyncio.create_subprocess_exec(
-            "/bin/sh",
-            "-c",
+        run = await run_shell_command(
             config.command,
-            cwd=cwd,
-            env=env,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.DEVNULL,
-            start_new_session=True,
+            json.dumps(payload).encode(),
+            cwd,
+            env,
+            timeout,
+            keep_children=False,
+            keep_bytes=MAX_TEXT_CHARS * 64,
         )
     except OSError:
         return None
-    # A kill on a timer rather than wait_for: when the loop was busy (a heavy import on its
-    # thread), a command that had long finished keeps its output instead of timing out.
-    killer = asyncio.get_running_loop().call_later(timeout, _kill_group, process.pid)
-    try:
-        out, _ = await process.communicate(json.dumps(payload).encode())
-    except asyncio.CancelledError:
-        _kill_group(process.pid)
-        with contextlib.suppress(BaseException):  # reaped here, not after the loop has closed
-            await asyncio.wait_for(process.wait(), 1.0)
-        raise
-    finally:
-        killer.cancel()
-    if process.returncode != 0:  # failed, or killed at the timeout
+    if run.returncode != 0:  # failed, or killed at the timeout
         return None
-    return first_line(out) or None
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(OSError):
-        os.killpg(pid, signal.SIGKILL)
+    return first_line(run.stdout) or None
 
 
 def status_payload(driver: SessionDriver, started: float) -> dict[str, Any]:

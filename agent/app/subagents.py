@@ -266,7 +266,8 @@ class Subagents:
         if definition.tools is None:
             return tools
         wanted = set(definition.tools)
-        return [tool for tool in tools if tool.name in wanted]
+        # An MCP tool named with its long spelling is found by it too (agent.mcp.names).
+        return [tool for tool in tools if wanted & {tool.name, *tool.rule_aliases}]
 
     def _stop_hook(self, agent_id: str, agent_type: str) -> StopHook:
         hooks = self.runtime.session_hooks

@@ -32,6 +32,8 @@ from agent.fake_api.wire import (
 if TYPE_CHECKING:
     from agent.fake_api.server import FakeApi
 
+# The Messages API refuses a request body over 32 MB before reading it as JSON.
+MAX_REQUEST_BYTES = 32_000_000
 _STATUS_FOR_ERROR_TYPE = {"overloaded_error": 529, "rate_limit_error": 429, "api_error": 500}
 _CONNECTION_ERRORS = (BrokenPipeError, ConnectionError, TimeoutError)
 
@@ -121,6 +123,10 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
             self._send_error(404, "not_found_error", "Not Found")
             return
         self.api.record_request(record)
+        if len(raw) > MAX_REQUEST_BYTES:
+            message = "Request exceeds the maximum allowed number of bytes."
+            self._reject(record, Rejection(413, "request_too_large", message))
+            return
         try:
             self._answer(record, body)
         finally:

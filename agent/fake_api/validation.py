@@ -15,7 +15,9 @@ from agent.fake_api.models import ModelCatalog, ModelSpec
 from agent.fake_api.script import prompt_too_long_message
 
 MAX_CACHE_BREAKPOINTS = 4
-_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+# The API's tool name pattern with the 64-character limit of its older versions (newer ones
+# take 128; the shared referee keeps 64): a client that fits here fits everywhere.
+_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 @dataclass(frozen=True)
@@ -264,7 +266,7 @@ def _check_tools(body: dict[str, Any], _spec: ModelSpec) -> Rejection | None:
         name = tool.get("name")
         if not isinstance(name, str) or not _TOOL_NAME.match(name):
             return _invalid(
-                f"tools.{i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'"
+                f"tools.{i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"
             )
         if name in names:
             return _invalid("tools: Tool names must be unique.")

@@ -1,7 +1,7 @@
 """The agent loop: prompt -> model -> tools -> model ... until the model stops asking for tools.
 
     submit(prompt)
-      append the user's message
+      append the user's message (one too long to send whole: saved, sent as a pointer)
       repeat:
         before_request   (file-change notices, context policy: microcompact / compaction)
         call_model       (streamed, retried; prompt-too-long -> context policy; max_tokens ladder)
@@ -21,6 +21,7 @@ import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from agent.core.context_policy import ContextPolicy, NoContextPolicy
@@ -44,6 +45,7 @@ from agent.core.pairing import answers_for
 from agent.core.request import build_request
 from agent.loop.cost import CostTracker
 from agent.loop.endings import BudgetExceeded, MaxTurnsReached, TurnOutcome
+from agent.loop.long_prompt import PromptLimit, fit_prompt
 from agent.loop.stop_hooks import StopHook, stop_hook_feedback
 from agent.loop.tool_runner import ToolRunner
 from agent.model.catalog import ModelLimits, limits_for
@@ -103,8 +105,11 @@ class Agent:
         on_tool_results: Callable[[list[dict[str, Any]], Message], list[str]] | None = None,
         stop_hook: StopHook | None = None,
         costs: CostTracker | None = None,
+        prompt_folder: Callable[[], Path] | None = None,
     ) -> None:
-        """``costs``: the tracker to count in (a subagent counts in its parent's)."""
+        """``costs``: the tracker to count in (a subagent counts in its parent's);
+        ``prompt_folder``: where a prompt too long to send whole is saved (the session's
+        folder, ``agent.loop.long_prompt``; without it a prompt is sent as it is)."""
         self.config = config
         self.model = config.model
         self.client = client
@@ -117,6 +122,7 @@ class Agent:
         self.reminder_sources = reminder_sources or []
         self.on_tool_results = on_tool_results
         self.stop_hook = stop_hook
+        self.prompt_folder = prompt_folder
         self.costs = costs if costs is not None else CostTracker()
         self.turns_total = 0
         self._pending_reminders: list[str] = []
@@ -155,6 +161,9 @@ class Agent:
         message = Message(role="user", content=content, kind=kind)
         if uuid:
             message.uuid = uuid
+        if self.prompt_folder is not None:  # PromptNotSaved: nothing is appended or sent
+            limit = PromptLimit.for_model(self.config.limits(self.model))
+            message.content = fit_prompt(content, limit, self.prompt_folder(), message.uuid)
         self.append(message)
         turns = 0
         max_tokens = self.config.max_tokens

@@ -125,13 +125,19 @@ def check_gate(
         rule = Rule(tool.name, None, HOOK_RULE_SOURCE)
         gate.allow.append(rule)  # for this one synchronous check only
         try:
-            return gate.check(tool.name, tool_input, tool.is_mutating, tool.declares_read_only)
+            return _check(gate, tool, tool_input)
         finally:
             gate.allow.remove(rule)
-    decision = gate.check(tool.name, tool_input, tool.is_mutating, tool.declares_read_only)
+    decision = _check(gate, tool, tool_input)
     if verdict.decision == "ask" and decision.behavior == "allow":
         return Decision("ask", verdict.reason or "a PreToolUse hook asks for the user's approval")
     return decision
+
+
+def _check(gate: PermissionGate, tool: Tool, tool_input: dict[str, Any]) -> Decision:
+    return gate.check(
+        tool.name, tool_input, tool.is_mutating, tool.declares_read_only, tool.rule_aliases
+    )
 
 
 def tool_response(result: ToolResult) -> dict[str, Any]:

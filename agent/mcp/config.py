@@ -6,7 +6,8 @@ the local one (``~/.claude.json`` ``projects[<dir>].mcpServers``), then
 ``--mcp-config`` files or JSON. A server's strings take ``${VAR}`` and
 ``${VAR:-default}`` from the environment; a variable that is unset with no
 default makes that server fail with a message naming it. A broken file is a
-warning, never a crash.
+warning, never a crash. A server's name may hold any printable characters (a dot, a
+space): its tools' names are made valid for the API by ``agent.mcp.names``.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from typing import Any
 
 TRANSPORTS = ("stdio", "http", "sse", "sdk")
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
+# Any printable name, as Claude Code takes: ``agent.mcp.names`` makes the tools' names valid.
+_NAME = re.compile(r"[^\x00-\x1f\x7f]+")
 
 
 @dataclass
@@ -127,9 +129,9 @@ def _add(config: McpConfig, servers: Any, scope: str, source: str, env: Mapping[
         config.warnings.append(f"{source}: mcpServers is not an object; skipped")
         return
     for name, raw in servers.items():
-        if not _NAME.match(str(name)):
+        if not _NAME.fullmatch(str(name)):
             config.warnings.append(
-                f"{source}: MCP server name {name!r} may hold only letters, digits, _ and -; skipped"
+                f"{source}: MCP server name {name!r} is empty or holds control characters; skipped"
             )
             continue
         config.servers[name] = parse_server(str(name), raw, scope, source, env)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from agent.mcp.tools import PREFIX, tool_name
+from agent.mcp.names import PREFIX, full_name
 
 if TYPE_CHECKING:
     from agent.mcp.connection import ServerConnection
@@ -24,7 +24,7 @@ class McpPromptError(Exception):
 def prompt_commands(servers: McpServers) -> list[tuple[str, str]]:
     """(command name, description) of every connected server's prompts."""
     return [
-        (tool_name(connection.name, str(prompt.name)), (prompt.description or "").strip())
+        (full_name(connection.name, str(prompt.name)), (prompt.description or "").strip())
         for connection in servers.connections.values()
         if connection.state == "connected"
         for prompt in connection.prompts
@@ -65,7 +65,7 @@ def _find(servers: McpServers, name: str) -> tuple[ServerConnection, Any] | None
         if connection.state != "connected":
             continue
         for prompt in connection.prompts:
-            if tool_name(connection.name, str(prompt.name)) == name:
+            if full_name(connection.name, str(prompt.name)) == name:
                 return connection, prompt
     return None
 

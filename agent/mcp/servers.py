@@ -18,8 +18,9 @@ from typing import Any
 from agent.mcp.approval import approval, remember_answer
 from agent.mcp.config import McpConfig, ServerConfig
 from agent.mcp.connection import CONNECT_TIMEOUT_S, ServerConnection, timeout_setting
+from agent.mcp.names import full_name, wire_names
 from agent.mcp.sdk_transport import SdkSend
-from agent.mcp.tools import McpTool, tool_name
+from agent.mcp.tools import McpTool
 
 AskServer = Callable[[str, str], Awaitable[str]]
 
@@ -159,12 +160,16 @@ class McpServers:
     # -- what the model sees ----------------------------------------------------------------
 
     def tools(self) -> list[McpTool]:
-        """The connected servers' tools, sorted by name as Claude Code sends them."""
+        """The connected servers' tools, sorted by name as Claude Code sends them; each named
+        validly and uniquely (``agent.mcp.names``). A tool a server lists twice comes once."""
+        specs: dict[tuple[str, str], tuple[ServerConnection, Any]] = {}
+        for connection in self.connections.values():
+            if connection.state == "connected":
+                for spec in connection.tools:
+                    specs.setdefault((connection.name, str(spec.name)), (connection, spec))
+        names = wire_names(specs)
         tools = [
-            McpTool(connection, spec)
-            for connection in self.connections.values()
-            if connection.state == "connected"
-            for spec in connection.tools
+            McpTool(connection, spec, names[pair]) for pair, (connection, spec) in specs.items()
         ]
         return sorted(tools, key=lambda tool: tool.name)
 
@@ -225,7 +230,7 @@ class McpServers:
             tools = [t.name for t in self.tools() if t.server == name]
             prompts = []
             if connection is not None and connection.state == "connected":
-                prompts = [f"/{tool_name(name, str(p.name))}" for p in connection.prompts]
+                prompts = [f"/{full_name(name, str(p.name))}" for p in connection.prompts]
             out.append(
                 ServerStatus(name, server.transport, server.scope, state, error, tools, prompts)
             )

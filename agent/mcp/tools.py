@@ -1,7 +1,8 @@
 """An MCP server's tool as a ccx tool: ``mcp__<server>__<tool>`` with the server's schema.
 
-Names are built the way Claude Code builds them (characters outside
-``[A-Za-z0-9_-]`` become ``_``). A call goes through the permission gate like
+Its name is the one ``agent.mcp.names`` gives it (Claude Code's spelling, cut to the
+API's 64 characters with a stable hash where needed); the tool keeps the server's real
+name for the call. A call goes through the permission gate like
 any tool that changes things (ask by default; ``mcp__server`` and
 ``mcp__server__tool`` rules apply); plan mode denies it unless the server
 annotates it ``readOnlyHint``. The result's text, images, embedded
@@ -15,13 +16,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict
 
+from agent.mcp.names import aliases, normalize_name, wire_names
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
 
 if TYPE_CHECKING:
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 
 MAX_OUTPUT_CHARS = 30_000
 MAX_DESCRIPTION_CHARS = 2_048
-PREFIX = "mcp__"
 
 
 class McpParams(ToolParams):
@@ -38,22 +38,18 @@ class McpParams(ToolParams):
     model_config = ConfigDict(extra="allow")
 
 
-def normalize_name(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]", "_", name)
-
-
-def tool_name(server: str, tool: str) -> str:
-    return f"{PREFIX}{normalize_name(server)}__{normalize_name(tool)}"
-
-
 class McpTool(Tool[McpParams]):
     is_mutating = True  # an MCP tool may do anything: ask unless a rule allows it
 
-    def __init__(self, connection: ServerConnection, spec: Any) -> None:
+    def __init__(self, connection: ServerConnection, spec: Any, name: str | None = None) -> None:
+        """``name``: the tool's name in requests (``agent.mcp.names.wire_names`` of the whole
+        list, so it is unique); by default the one it has alone."""
         self.connection = connection
         self.server = connection.name
         self.tool = str(spec.name)
-        self.name = tool_name(self.server, self.tool)  # type: ignore[misc]
+        pair = (self.server, self.tool)
+        self.name = name or wire_names([pair])[pair]  # type: ignore[misc]
+        self.rule_aliases = aliases(self.server, self.tool, self.name)
         self._description = (spec.description or "").strip()[:MAX_DESCRIPTION_CHARS]
         hints = getattr(spec, "annotations", None)
         # As Claude Code: readOnlyHint lets plan mode run it (asking still applies).
@@ -187,7 +183,7 @@ def spill_path(folder: Path | str | None, *parts: str) -> Path | None:
     """Where a cut MCP output is saved whole: the session's ``tool-outputs`` folder."""
     if folder is None:
         return None
-    name = "-".join(normalize_name(p) for p in parts)
+    name = "-".join(normalize_name(p)[:60] for p in parts)  # a file name has 255 bytes
     return Path(folder) / "tool-outputs" / f"mcp-{name}-{uuid.uuid4()}.txt"
 
 

@@ -14,7 +14,7 @@ protected paths ask in every mode but bypassPermissions
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -108,23 +108,25 @@ class PermissionGate:
         tool_input: dict[str, Any],
         is_mutating: bool,
         declares_read_only: bool = False,
+        aliases: Sequence[str] = (),
     ) -> Decision:
         """Allow, ask or deny one call. ``declares_read_only``: the tool says it only reads
-        (an MCP tool's readOnlyHint), so plan mode does not deny it; it is still asked about."""
+        (an MCP tool's readOnlyHint), so plan mode does not deny it; it is still asked about.
+        ``aliases``: other names a rule may call the tool by (an MCP tool's long spelling)."""
         if tool_name == "Bash":
             unsandboxed = bool(tool_input.get("dangerouslyDisableSandbox"))
             return check_bash(self, str(tool_input.get("command") or ""), unsandboxed)
         if tool_name == "WebFetch":
             return check_web_fetch(self, tool_input)
         path = self._subject_path(tool_name, tool_input)
-        if rule := self.matching_rule(self.deny, tool_name, path, every_view=False):
+        if rule := self.matching_rule(self.deny, tool_name, path, False, aliases):
             return Decision("deny", f"the deny rule {rule.describe()} forbids it", rule)
         if self.mode == "bypassPermissions":
             return Decision("allow", "bypassPermissions mode allows every tool")
         plan_file = bool(path and self.plan_file and same_file(path, self.plan_file))
         if is_mutating and path and not plan_file and (reason := self.protected_reason(path)):
             return Decision("ask", reason)
-        if rule := self.matching_rule(self.ask, tool_name, path, every_view=False):
+        if rule := self.matching_rule(self.ask, tool_name, path, False, aliases):
             return Decision("ask", f"the ask rule {rule.describe()} requires approval", rule)
         if tool_name in PLAN_MODE_TOOLS:
             return Decision("allow", f"{tool_name} asks the user itself")
@@ -132,7 +134,7 @@ class PermissionGate:
             if plan_file:
                 return Decision("allow", "writing the plan file is allowed in plan mode")
             return Decision("deny", PLAN_MODE_DENIAL)
-        if rule := self.matching_rule(self.allow, tool_name, path, every_view=True):
+        if rule := self.matching_rule(self.allow, tool_name, path, True, aliases):
             return Decision("allow", f"allowed by the rule {rule.describe()}", rule)
         if not is_mutating:
             if tool_name in READ_TOOLS and path is not None and not self.readable(path):
@@ -187,12 +189,17 @@ class PermissionGate:
         return os.path.normpath(os.path.join(base or self.cwd, raw))
 
     def matching_rule(
-        self, rules: list[Rule], tool_name: str, path: str | None, every_view: bool
+        self,
+        rules: list[Rule],
+        tool_name: str,
+        path: str | None,
+        every_view: bool,
+        aliases: Sequence[str] = (),
     ) -> Rule | None:
-        """The first rule for this tool that matches; ``every_view`` (for allow rules) needs
-        both the path as written and its symlink-resolved form to match."""
+        """The first rule for this tool (by its name or an alias) that matches; ``every_view``
+        (for allow rules) needs both the path as written and its symlink-resolved form to match."""
         for rule in rules:
-            if not rule.covers(tool_name):
+            if not any(rule.covers(name) for name in (tool_name, *aliases)):
                 continue
             if rule.specifier is None:
                 return rule

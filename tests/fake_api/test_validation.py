@@ -64,7 +64,7 @@ EMPTY = (
     "messages.{i}: all messages must have non-empty content except for the optional final "
     "assistant message"
 )
-TOOL_NAME = "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"
+TOOL_NAME = "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'"
 
 CASES = [
     ("no messages", request(messages=DROP), "messages: Field required", request()),
@@ -227,6 +227,12 @@ CASES = [
     ),
     ("bad tool name", request(tools=[tool("Read file")]), TOOL_NAME, request(tools=[tool("Read")])),
     (
+        "tool name over 64 characters",
+        request(tools=[tool("mcp__red__" + "n" * 55)]),
+        TOOL_NAME,
+        request(tools=[tool("mcp__red__" + "n" * 54)]),
+    ),
+    (
         "duplicate tool names",
         request(tools=[tool("Read"), tool("Read")]),
         "tools: Tool names must be unique.",
@@ -298,6 +304,16 @@ def test_prompt_too_long_against_the_model_window() -> None:
         client.messages.create(model="tiny-model", max_tokens=10, messages=fits)
     assert caught.value.api_message == "prompt is too long: 1001 tokens > 1000 maximum"
     assert api.errors == ["prompt is too long: 1001 tokens > 1000 maximum"]
+
+
+def test_a_request_over_32_mb_is_too_large(api: FakeApi, client: anthropic.Anthropic) -> None:
+    api.add(text_reply("fits"))
+    huge = [{"role": "user", "content": "x" * 32_000_000}]
+    with pytest.raises(anthropic.APIStatusError) as caught:
+        client.messages.create(model=MODEL, max_tokens=10, messages=huge)
+    assert caught.value.status_code == 413
+    assert caught.value.type == "request_too_large"
+    assert api.script_remaining == 1
 
 
 def test_streaming_requests_are_checked_too(api: FakeApi, client: anthropic.Anthropic) -> None:

@@ -5,12 +5,15 @@ Tools: ``add`` (structured), ``echo`` (text), ``pixel`` (an image), ``fail``
 (isError), ``crash`` (the process exits mid-call), ``exit_soon``, ``hang`` (never
 answers), ``peek`` (annotated read-only), ``big`` (as many characters as asked).
 Resources: ``calc://notes`` (text), ``calc://big`` and ``calc://logo`` (a PNG); a prompt ``review``.
-``TEST_MCP_START_DELAY`` (seconds) delays the start, as a slow server would.
+``TEST_MCP_START_DELAY`` (seconds) delays the start, as a slow server would;
+``TEST_MCP_TOOL_NAMES`` (a JSON list) adds a tool of each name that answers
+``<name> got <text>`` (names the API would refuse as they are: long, dotted, spaced).
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import os
 import sys
 import threading
@@ -89,6 +92,17 @@ def big(size: int) -> str:
     """As many characters as asked: digits, then a last line END."""
     body = "".join(str(i % 10) for i in range(max(size - 4, 0)))
     return body + "\nEND"
+
+
+def _named_tool(name: str) -> None:
+    def answer(text: str) -> str:
+        return f"{name} got {text}"
+
+    server.add_tool(answer, name=name, description=f"Answers as {name}")
+
+
+for _name in json.loads(os.environ.get("TEST_MCP_TOOL_NAMES", "[]")):
+    _named_tool(_name)
 
 
 @server.resource("calc://notes", name="notes", description="The calculator's notes")

@@ -24,8 +24,13 @@ def test_scopes_in_claude_codes_order_and_mcp_config_last(tmp_path: Path) -> Non
         },
     )
     write(ccx / "settings.json", {"mcpServers": {"d": {"command": "ccx-d"}}})
-    write(project / ".mcp.json", {"mcpServers": {"b": {"command": "project-b"}, "c": {"command": "project-c"}}})
-    extra = write(tmp_path / "extra.json", {"mcpServers": {"e": {"type": "sse", "url": "http://h/sse"}}})
+    write(
+        project / ".mcp.json",
+        {"mcpServers": {"b": {"command": "project-b"}, "c": {"command": "project-c"}}},
+    )
+    extra = write(
+        tmp_path / "extra.json", {"mcpServers": {"e": {"type": "sse", "url": "http://h/sse"}}}
+    )
     inline = json.dumps({"mcpServers": {"a": {"type": "http", "url": "http://h/mcp"}}})
     config = load_mcp_config(project, ccx, [str(extra), inline], env={}, home=home)
     got = {n: (s.scope, s.transport, s.command or s.url) for n, s in config.servers.items()}
@@ -49,7 +54,11 @@ def test_variables_expand_in_every_string_with_defaults(tmp_path: Path) -> None:
                     "args": ["--token=${TOKEN}", "${MODE:-fast}"],
                     "env": {"KEY": "${TOKEN}"},
                 },
-                "h": {"type": "http", "url": "${BASE}/mcp", "headers": {"Authorization": "Bearer ${TOKEN}"}},
+                "h": {
+                    "type": "http",
+                    "url": "${BASE}/mcp",
+                    "headers": {"Authorization": "Bearer ${TOKEN}"},
+                },
                 "m": {"command": "x", "args": ["${UNSET_ONE}", "${UNSET_TWO}"]},
             }
         },
@@ -78,12 +87,16 @@ def test_broken_configuration_is_a_warning_or_a_failed_server(tmp_path: Path) ->
                 "no-command": {"args": ["x"]},
                 "odd": {"type": "websocket", "url": "ws://h"},
                 "not-object": 3,
-                "bad name!": {"command": "x"},
+                "bad\nname": {"command": "x"},
+                "odd name.ok": {"command": "x"},  # taken: its tools' names are made valid
             }
         },
     )
     config = load_mcp_config(
-        tmp_path, tmp_path / "ccx", ["{oops", str(tmp_path / "missing.json")], env={},
+        tmp_path,
+        tmp_path / "ccx",
+        ["{oops", str(tmp_path / "missing.json")],
+        env={},
         home=tmp_path / "home",
     )
     errors = {n: s.error for n, s in config.servers.items()}
@@ -91,9 +104,10 @@ def test_broken_configuration_is_a_warning_or_a_failed_server(tmp_path: Path) ->
         "no-command": "it needs a command (stdio) or a url (http, sse)",
         "odd": "unknown transport type 'websocket' (use stdio, http or sse)",
         "not-object": "its configuration is not an object",
+        "odd name.ok": None,
     }
     assert len(config.warnings) == 4
     assert any(".claude.json: not valid JSON" in w for w in config.warnings)
-    assert any("bad name!" in w for w in config.warnings)
+    assert any("'bad\\nname' is empty or holds control characters" in w for w in config.warnings)
     assert any(w.startswith("--mcp-config: not valid JSON") for w in config.warnings)
     assert any("missing.json is not a file" in w for w in config.warnings)

@@ -13,7 +13,8 @@ from mcp_types import (
     TextResourceContents,
 )
 
-from agent.mcp.tools import MAX_OUTPUT_CHARS, convert_result, tool_name
+from agent.mcp.names import full_name
+from agent.mcp.tools import MAX_OUTPUT_CHARS, convert_result
 from agent.permissions.rules import Rule
 
 
@@ -80,8 +81,8 @@ def test_max_mcp_output_tokens_sets_the_limit(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_names_as_claude_code_builds_them() -> None:
-    assert tool_name("calc", "add") == "mcp__calc__add"
-    assert tool_name("my.server", "get-file v2") == "mcp__my_server__get-file_v2"
+    assert full_name("calc", "add") == "mcp__calc__add"
+    assert full_name("my.server", "get-file v2") == "mcp__my_server__get-file_v2"
 
 
 def test_server_rules_cover_its_tools_only() -> None:

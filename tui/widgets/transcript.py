@@ -48,11 +48,23 @@ class UserPrompt(Static):
     }
     """
 
+    # A pasted megabyte would take the screen seconds to lay out: its middle is left out.
+    SHOWN_HEAD_CHARS = 4_000
+    SHOWN_TAIL_CHARS = 1_000
+
     def __init__(self, text: str, queued: bool = False) -> None:
         body = Text("> ", style="bold")
-        body.append(text)
+        body.append(shown_prompt(text, self.SHOWN_HEAD_CHARS, self.SHOWN_TAIL_CHARS))
         super().__init__(body, classes="-queued" if queued else "")
         self.prompt = text
+
+
+def shown_prompt(text: str, head: int, tail: int) -> str:
+    """``text``, or its first ``head`` and last ``tail`` characters with a note between."""
+    if len(text) <= head + tail:
+        return text
+    hidden = len(text) - head - tail
+    return f"{text[:head]}\n… ({hidden:,} characters not shown) …\n{text[-tail:]}"
 
 
 class Transcript(VerticalScroll):

@@ -3,7 +3,10 @@
 Every command of every group whose matcher fits runs at once through ``/bin/sh -c``,
 with the event as JSON on stdin (Claude Code's fields: session_id, transcript_path, cwd,
 hook_event_name, permission_mode, prompt_id, effort, and the event's own) and
-``CLAUDE_PROJECT_DIR`` in its environment, killed with its children at its timeout. An
+``CLAUDE_PROJECT_DIR`` in its environment, killed with its children at its timeout.
+ccx waits for the command, not for children it leaves in the background
+(``agent.instructions.hooks.process``): its output up to its exit counts, and what it
+left running is killed when the session ends (``kill_lingering``) or ccx does. An
 Agent SDK hook (registered in ``initialize``) is a callback instead: the payload goes to
 the client, whose answer is read as a command hook's JSON output. A broken hook is
 reported in the outcome's messages, never raised; with ``on_event`` set, each hook's
@@ -13,10 +16,8 @@ start and end are events too (stream-json's hook_started / hook_response).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
-import signal
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -31,11 +32,14 @@ from agent.instructions.hooks.outcome import (
     interpret,
     shown_output,
 )
+from agent.instructions.hooks.process import group_alive, kill_group, run_shell_command
 from agent.permissions.settings import project_root
 
 # Claude Code sends no permission mode before the session has one, nor at its end.
 _NO_MODE_EVENTS = frozenset({"SessionStart", "SessionEnd"})
 _NO_EFFORT_EVENTS = _NO_MODE_EVENTS | {"UserPromptSubmit"}
+# A hook's output kept, per stream: enough for MAX_OUTPUT_CHARS of up to 4 bytes each.
+KEEP_BYTES = MAX_OUTPUT_CHARS * 4 + 4
 # An SDK hook's callback: (callback id, payload, tool_use_id) -> the client's JSON answer.
 HookCallback = Callable[[str, dict[str, Any], str | None], Awaitable[dict[str, Any]]]
 
@@ -64,6 +68,7 @@ class HookRunner:
         self.effort: str | None = None  # --effort, sent as {"level": ...}
         self.callback: HookCallback | None = None
         self.on_event: EventSink | None = None
+        self._lingering: set[int] = set()  # process groups hooks left running
 
     def add_callbacks(self, hooks: Any, callback: HookCallback) -> list[str]:
         """The Agent SDK's hooks from ``initialize``, run after the settings' ones; warnings."""
@@ -88,6 +93,7 @@ class HookRunner:
         outcome = HookOutcome()
         if not hooks:
             return outcome
+        self._lingering = {group for group in self._lingering if group_alive(group)}
         data = self.payload(event, payload)
         stdin = json.dumps(data, ensure_ascii=False, default=str).encode("utf-8")
         env = {**os.environ, "CLAUDE_PROJECT_DIR": str(project_root(self.cwd))}
@@ -99,7 +105,9 @@ class HookRunner:
             if hook.callback is not None:
                 result = await self._run_callback(hook, data, timeout_cap)
             else:
-                result = await _run_command(hook, stdin, self.cwd, env, timeout_cap)
+                result, lingering = await _run_command(hook, stdin, self.cwd, env, timeout_cap)
+                if lingering is not None:
+                    self._lingering.add(lingering)
             self._event(_response(hook_id, name, event, result))
             return result
 
@@ -108,6 +116,17 @@ class HookRunner:
             if self.on_output is not None and (shown := shown_output(event, result)):
                 self.on_output(shown)
         return outcome
+
+    @property
+    def lingering(self) -> frozenset[int]:
+        """The process groups hooks left running (pruned of ended ones at each run)."""
+        return frozenset(self._lingering)
+
+    def kill_lingering(self) -> None:
+        """Kill what hooks left running in the background (call when the session ends)."""
+        for group in self._lingering:
+            kill_group(group)
+        self._lingering.clear()
 
     def _event(self, event: HookStarted | HookResponse) -> None:
         if self.on_event is not None:
@@ -170,45 +189,26 @@ def _response(hook_id: str, name: str, event: str, result: HookResult) -> HookRe
 
 async def _run_command(
     hook: HookCommand, stdin: bytes, cwd: Path, env: dict[str, str], cap: float | None
-) -> HookResult:
+) -> tuple[HookResult, int | None]:
+    """The hook's result, and the process group its background children still run in."""
     timeout = hook.timeout if cap is None else min(hook.timeout, cap)
     try:
-        process = await asyncio.create_subprocess_exec(
-            "/bin/sh",
-            "-c",
-            hook.command,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=cwd,
-            env=env,
-            start_new_session=True,
+        run = await run_shell_command(
+            hook.command, stdin, cwd, env, timeout, keep_children=True, keep_bytes=KEEP_BYTES
         )
     except OSError as exc:
-        return HookResult(hook, None, problem=f"could not be started: {exc}")
-    try:
-        out, err = await asyncio.wait_for(process.communicate(stdin), timeout)
-    except TimeoutError:
-        await _kill(process)
-        return HookResult(hook, None, problem=f"timed out after {timeout:g} s and was stopped")
-    finally:
-        if process.returncode is None:  # cancelled: nothing may outlive the caller
-            await _kill(process)
-    return HookResult(hook, process.returncode, _decode(out), _decode(err))
+        return HookResult(hook, None, problem=f"could not be started: {exc}"), None
+    if run.timed_out:
+        problem = f"timed out after {timeout:g} s and was stopped"
+        return HookResult(hook, None, problem=problem), run.lingering
+    out, err = _decode(run.stdout, run.stdout_total), _decode(run.stderr, run.stderr_total)
+    return HookResult(hook, run.returncode, out, err), run.lingering
 
 
-async def _kill(process: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
-    with contextlib.suppress(ProcessLookupError):
-        process.kill()
-    with contextlib.suppress(asyncio.TimeoutError):
-        await asyncio.wait_for(process.wait(), 5)
-
-
-def _decode(data: bytes) -> str:
+def _decode(data: bytes, total: int) -> str:
     text = data.decode("utf-8", errors="replace").strip()
-    if len(text) > MAX_OUTPUT_CHARS:
-        cut = len(text) - MAX_OUTPUT_CHARS
-        text = text[:MAX_OUTPUT_CHARS] + f"\n... ({cut} more characters cut)"
+    if len(text) > MAX_OUTPUT_CHARS or total > len(data):
+        text = text[:MAX_OUTPUT_CHARS]
+        cut = total - len(text.encode("utf-8", errors="replace"))
+        text += f"\n... ({cut:,} more bytes cut)"
     return text
