@@ -99,7 +99,7 @@ async def run_process(
                 *argv,
                 stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
                 cwd=cwd, env=dict(env), start_new_session=True, pass_fds=tuple(pass_fds),
-                preexec_fn=_with_registration(preexec),
+                preexec_fn=with_registration(preexec),
             )  # fmt: skip
         finally:
             os.close(write_fd)
@@ -110,7 +110,7 @@ async def run_process(
     return proc, reader.closed, transport
 
 
-def _with_registration(preexec: Callable[[], None] | None) -> Callable[[], None] | None:
+def with_registration(preexec: Callable[[], None] | None) -> Callable[[], None] | None:
     """``preexec``, then the child registers its own group with the guardian, just before exec.
 
     Registering last means a preexec that fails (nothing runs) leaves nothing registered.

@@ -60,6 +60,7 @@ from tools.bash import BashTool
 from tools.exit_plan_mode import ExitPlanModeTool
 from tools.file_state import FileStateCache
 from tools.registry import default_tools
+from tools.sandbox import Sandbox
 from tools.skill import SkillInfo, SkillTool
 from tools.watching import FileWatcher
 
@@ -194,6 +195,9 @@ class Runtime:
             self.options, self.settings, self.gate, self.cwd, env=self.launch_env
         )
         self.gate.sandbox_enabled = self.sandbox.policy.enabled
+        if self.sandbox.policy.enabled:  # a project's hooks (and statusLine) run sandboxed
+            self.hooks.sandbox = Sandbox(self.sandbox.policy)
+            self.hooks.sandboxed_commands = self.settings.project_hook_commands
         for text, level in self.sandbox.notices:
             self.emit_notice(text, level)
         self.jobs = build_jobs(self.session.folder, self.emit)

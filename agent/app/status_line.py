@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.instructions.hooks.process import run_shell_command
 from agent.permissions.settings import project_root
+from tools.sandbox import Sandbox
 
 if TYPE_CHECKING:
     from agent.app.driver import SessionDriver
@@ -73,7 +74,11 @@ def first_line(output: bytes) -> str:
 
 
 async def run_status_command(
-    config: StatusLineConfig, payload: dict[str, Any], cwd: Path, timeout: float = TIMEOUT_S
+    config: StatusLineConfig,
+    payload: dict[str, Any],
+    cwd: Path,
+    timeout: float = TIMEOUT_S,
+    sandbox: Sandbox | None = None,
 ) -> str | None:
     """The command's first line; None when it failed, printed nothing or timed out. It is
     done when it exits: what it left in the background is killed then, never waited for."""
@@ -87,6 +92,7 @@ async def run_status_command(
             timeout,
             keep_children=False,
             keep_bytes=MAX_TEXT_CHARS * 64,
+            sandbox=sandbox,
         )
     except OSError:
         return None
@@ -146,11 +152,17 @@ class StatusLineRunner:
     """Refreshes the status text in the background: one run at a time, throttled."""
 
     def __init__(
-        self, config: StatusLineConfig, payload: Callable[[], dict[str, Any]], cwd: Path
+        self,
+        config: StatusLineConfig,
+        payload: Callable[[], dict[str, Any]],
+        cwd: Path,
+        sandbox: Sandbox | None = None,
     ) -> None:
+        """``sandbox``: where a project's command runs (the user's own runs as written)."""
         self.config = config
         self.payload = payload
         self.cwd = cwd
+        self.sandbox = sandbox
         self.text: str | None = None
         self._task: asyncio.Task[None] | None = None
         self._again = False
@@ -177,7 +189,9 @@ class StatusLineRunner:
                 await asyncio.sleep(wait)
             self._last_start = time.monotonic()
             try:
-                text = await run_status_command(self.config, self.payload(), self.cwd)
+                text = await run_status_command(
+                    self.config, self.payload(), self.cwd, sandbox=self.sandbox
+                )
             except Exception:  # a status line must never take the session down
                 log.exception("the statusLine command failed")
                 text = None
@@ -205,4 +219,5 @@ def build_status_line(driver: SessionDriver) -> StatusLineRunner | None:
     if config is None:
         return None
     started = time.monotonic()
-    return StatusLineRunner(config, lambda: status_payload(driver, started), driver.cwd)
+    sandbox = runtime.hooks.sandbox if runtime.settings.from_project("statusLine") else None
+    return StatusLineRunner(config, lambda: status_payload(driver, started), driver.cwd, sandbox)

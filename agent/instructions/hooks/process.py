@@ -14,6 +14,11 @@ at once (``keep_children=False``, the statusLine's choice) or left to run as its
 ``lingering`` group, which the caller kills when the session ends (hooks: a
 notification sound, a server a SessionStart hook starts). A child that starts a session
 of its own (``setsid``) leaves the group and escapes both, as it escapes Bash's.
+
+With a ``sandbox`` (a project's hooks and statusLine: commands the repository
+ships), the command runs as a sandboxed Bash command does: in the OS sandbox,
+without the session-socket variables, its children killed when it exits (they
+cannot leave), and its changes to protected paths undone once none of it runs.
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from tools.bash_process import group_running, with_registration
 from tools.process_guard import process_guard
+from tools.sandbox import Launch, Sandbox, protected_note
 
 # After the command exits, how long what its children still write may take to arrive.
 DRAIN_S = 0.3
@@ -42,6 +49,7 @@ class CommandRun:
     stdout_total: int  # bytes written in all (more than ``stdout`` holds when it was cut)
     stderr_total: int
     lingering: int | None = None  # the process group its background children still run in
+    group: int = 0  # its process group
 
     @property
     def timed_out(self) -> bool:
@@ -57,12 +65,47 @@ async def run_shell_command(
     *,
     keep_children: bool,
     keep_bytes: int = 1 << 20,
+    sandbox: Sandbox | None = None,
 ) -> CommandRun:
     """Run ``command`` to its exit or its ``timeout`` (then its whole group is killed).
 
-    Raises OSError when it cannot be started. Cancelled, it kills the whole group first.
+    Raises OSError when it cannot be started (or the sandbox cannot be set up). Cancelled,
+    it kills the whole group first.
     """
+    launch = sandbox.launch(cwd) if sandbox is not None else None
+    contained = launch is not None and launch.backend is not None
+    snapshot = sandbox.record() if sandbox is not None and contained else None
+    if sandbox is not None and contained:
+        env = sandbox.environment(dict(env))
+    try:
+        run = await _run(command, stdin, cwd, env, timeout, keep_children and not contained,
+                         keep_bytes, launch)  # fmt: skip
+    finally:
+        if launch is not None:
+            launch.close()
+    if sandbox is not None and snapshot is not None:
+        while group_running(run.group):  # killed above: wait until none of it can write
+            await asyncio.sleep(0.005)
+        repairs = sandbox.restore(snapshot, Path(tempfile.gettempdir()) / "ccx-hook-reverted")
+        if repairs:
+            run.stderr += ("\n" + protected_note(repairs)).encode()
+    return run
+
+
+async def _run(
+    command: str,
+    stdin: bytes,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout: float,
+    keep_children: bool,
+    keep_bytes: int,
+    launch: Launch | None,
+) -> CommandRun:
     loop = asyncio.get_running_loop()
+    prefix = launch.prefix if launch is not None else []
+    preexec = launch.preexec if launch is not None else None
+    pass_fds = launch.pass_fds if launch is not None else ()
     readers = [_Collector(keep_bytes, loop.create_future()) for _ in range(2)]
     transports: list[asyncio.ReadTransport] = []
     pipes = [os.pipe(), os.pipe()]
@@ -76,10 +119,10 @@ async def run_shell_command(
             payload.write(stdin)
             payload.seek(0)
             process = await asyncio.create_subprocess_exec(
-                "/bin/sh", "-c", command,
+                *prefix, "/bin/sh", "-c", command,
                 stdin=payload, stdout=pipes[0][1], stderr=pipes[1][1],
                 cwd=cwd, env=dict(env), start_new_session=True,
-                preexec_fn=process_guard().child_registration(),
+                preexec_fn=with_registration(preexec), pass_fds=pass_fds,
             )  # fmt: skip
     except BaseException:
         for transport in transports:
@@ -109,7 +152,9 @@ async def run_shell_command(
     if lingering is None:
         process_guard().unregister(group)
     out, err = readers
-    return CommandRun(returncode, out.data(), err.data(), out.total, err.total, lingering)
+    return CommandRun(
+        returncode, out.data(), err.data(), out.total, err.total, lingering, group=group
+    )
 
 
 def kill_group(group: int) -> None:

@@ -34,6 +34,7 @@ from agent.instructions.hooks.outcome import (
 )
 from agent.instructions.hooks.process import group_alive, kill_group, run_shell_command
 from agent.permissions.settings import project_root
+from tools.sandbox import Sandbox
 
 # Claude Code sends no permission mode before the session has one, nor at its end.
 _NO_MODE_EVENTS = frozenset({"SessionStart", "SessionEnd"})
@@ -69,6 +70,9 @@ class HookRunner:
         self.callback: HookCallback | None = None
         self.on_event: EventSink | None = None
         self._lingering: set[int] = set()  # process groups hooks left running
+        # The commands a project configures run in this sandbox (set once the session has one).
+        self.sandbox: Sandbox | None = None
+        self.sandboxed_commands: set[str] = set()
 
     def add_callbacks(self, hooks: Any, callback: HookCallback) -> list[str]:
         """The Agent SDK's hooks from ``initialize``, run after the settings' ones; warnings."""
@@ -105,7 +109,10 @@ class HookRunner:
             if hook.callback is not None:
                 result = await self._run_callback(hook, data, timeout_cap)
             else:
-                result, lingering = await _run_command(hook, stdin, self.cwd, env, timeout_cap)
+                sandbox = self.sandbox if hook.command in self.sandboxed_commands else None
+                result, lingering = await _run_command(
+                    hook, stdin, self.cwd, env, timeout_cap, sandbox
+                )
                 if lingering is not None:
                     self._lingering.add(lingering)
             self._event(_response(hook_id, name, event, result))
@@ -188,14 +195,20 @@ def _response(hook_id: str, name: str, event: str, result: HookResult) -> HookRe
 
 
 async def _run_command(
-    hook: HookCommand, stdin: bytes, cwd: Path, env: dict[str, str], cap: float | None
+    hook: HookCommand,
+    stdin: bytes,
+    cwd: Path,
+    env: dict[str, str],
+    cap: float | None,
+    sandbox: Sandbox | None = None,
 ) -> tuple[HookResult, int | None]:
     """The hook's result, and the process group its background children still run in."""
     timeout = hook.timeout if cap is None else min(hook.timeout, cap)
     try:
         run = await run_shell_command(
-            hook.command, stdin, cwd, env, timeout, keep_children=True, keep_bytes=KEEP_BYTES
-        )
+            hook.command, stdin, cwd, env, timeout, keep_children=True, keep_bytes=KEEP_BYTES,
+            sandbox=sandbox,
+        )  # fmt: skip
     except OSError as exc:
         return HookResult(hook, None, problem=f"could not be started: {exc}"), None
     if run.timed_out:

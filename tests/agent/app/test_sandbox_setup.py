@@ -201,3 +201,25 @@ def test_backend_from_the_environment_and_hooks_path_protected(tmp_path: Path) -
     bad = setup(tmp_path, env={"CCX_SANDBOX_BACKEND": "docker"})
     assert bad.policy.backend is None
     assert any("CCX_SANDBOX_BACKEND" in text for text, _ in bad.notices)
+
+
+def test_the_runtime_sandboxes_a_projects_hooks_only(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config"
+    config.mkdir()
+    monkeypatch.setenv("CCX_CONFIG_DIR", str(config))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.delenv("CCX_SANDBOX", raising=False)
+
+    def hooks(command: str) -> dict[str, Any]:
+        entry = {"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}
+        return {"hooks": {"PreToolUse": [entry]}}
+
+    (config / "settings.json").write_text(json.dumps(hooks("echo mine")))
+    (repo / ".claude").mkdir(exist_ok=True)
+    (repo / ".claude" / "settings.json").write_text(json.dumps(hooks("echo theirs")))
+    runtime = Runtime(RunOptions(cwd=repo, watch_files=False), lambda _event: None)
+    runtime.close()
+    assert runtime.hooks.sandbox is not None
+    assert runtime.hooks.sandboxed_commands == {"echo theirs"}
