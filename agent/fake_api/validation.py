@@ -15,7 +15,8 @@ from agent.fake_api.models import ModelCatalog, ModelSpec
 from agent.fake_api.script import prompt_too_long_message
 
 MAX_CACHE_BREAKPOINTS = 4
-_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+# The documented limit (Claude Code shortens MCP names to fit it): 64 characters.
+_TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
 @dataclass(frozen=True)
@@ -264,7 +265,7 @@ def _check_tools(body: dict[str, Any], _spec: ModelSpec) -> Rejection | None:
         name = tool.get("name")
         if not isinstance(name, str) or not _TOOL_NAME.match(name):
             return _invalid(
-                f"tools.{i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'"
+                f"tools.{i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"
             )
         if name in names:
             return _invalid("tools: Tool names must be unique.")

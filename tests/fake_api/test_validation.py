@@ -64,7 +64,7 @@ EMPTY = (
     "messages.{i}: all messages must have non-empty content except for the optional final "
     "assistant message"
 )
-TOOL_NAME = "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'"
+TOOL_NAME = "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'"
 
 CASES = [
     ("no messages", request(messages=DROP), "messages: Field required", request()),
@@ -226,6 +226,7 @@ CASES = [
         ),
     ),
     ("bad tool name", request(tools=[tool("Read file")]), TOOL_NAME, request(tools=[tool("Read")])),
+    ("long tool name", request(tools=[tool("x" * 65)]), TOOL_NAME, request(tools=[tool("x" * 64)])),
     (
         "duplicate tool names",
         request(tools=[tool("Read"), tool("Read")]),
