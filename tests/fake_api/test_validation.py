@@ -226,6 +226,7 @@ CASES = [
         ),
     ),
     ("bad tool name", request(tools=[tool("Read file")]), TOOL_NAME, request(tools=[tool("Read")])),
+    ("long tool name", request(tools=[tool("x" * 65)]), TOOL_NAME, request(tools=[tool("x" * 64)])),
     (
         "tool name over 64 characters",
         request(tools=[tool("mcp__red__" + "n" * 55)]),

@@ -28,7 +28,7 @@ class ToolCall:
 
     def resolved(self, places: Mapping[str, str]) -> ToolCall:
         """This call with ``{repo}``, ``{ws}`` and ``{home}`` replaced by absolute paths."""
-        return ToolCall(self.tool, _fill(dict(self.input), places))
+        return ToolCall(self.tool, fill_places(dict(self.input), places))
 
 
 @dataclass(frozen=True)
@@ -102,13 +102,13 @@ def glob(pattern: str, **options: Any) -> ToolCall:
 BACK_HOME = bash("cd {repo}")  # scaffolding: the shell's cwd persists between calls
 
 
-def _fill(value: Any, places: Mapping[str, str]) -> Any:
+def fill_places(value: Any, places: Mapping[str, str]) -> Any:
     if isinstance(value, str):
         for key, path in places.items():
             value = value.replace("{" + key + "}", path)
         return value
     if isinstance(value, dict):
-        return {k: _fill(v, places) for k, v in value.items()}
+        return {k: fill_places(v, places) for k, v in value.items()}
     if isinstance(value, list):
-        return [_fill(v, places) for v in value]
+        return [fill_places(v, places) for v in value]
     return value
