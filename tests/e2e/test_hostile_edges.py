@@ -70,6 +70,14 @@ def results() -> Results:
     return Results()
 
 
+# A limit the README states: Landlock has no rights for metadata (chmod, chown, times), so
+# under it a sandboxed command can still change those of a file outside the project. Strict:
+# should a kernel or ccx cover them one day, the test says so.
+LANDLOCK_METADATA = pytest.mark.xfail(
+    strict=True, reason="Landlock does not cover chmod, chown or timestamps (README: Safety)"
+)
+
+
 def _cases() -> list[object]:
     cases = []
     for scenario in SCENARIOS:
@@ -77,7 +85,9 @@ def _cases() -> list[object]:
         for attempt in scenario.attempts_for("ccx"):
             for backend in backends:
                 name = attempt.id if backend is None else f"{attempt.id}-{backend}"
-                cases.append(pytest.param(attempt, backend, id=name))
+                limit = backend == "landlock" and isinstance(attempt.effect, MetadataChanged)
+                marks = [LANDLOCK_METADATA] if limit else []
+                cases.append(pytest.param(attempt, backend, id=name, marks=marks))
     return cases
 
 
@@ -101,7 +111,7 @@ def test_every_session_reached_the_api(
     """An attempt whose session never got going proves nothing (one killed at its timeout,
     a stalled run, is the attempts' business)."""
     for index, run in enumerate(results.get(scenario, backend).runs):
-        if run.returncode is None:
+        if run.returncode is None or scenario.sessions[index].may_send_nothing:
             continue
         assert run.requests, f"session {index + 1} sent no request: {run.stderr[-2000:]}"
         assert "Traceback" not in run.stderr, run.stderr[-3000:]

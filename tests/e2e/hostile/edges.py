@@ -48,6 +48,8 @@ class Session:
     of the workspace holding the user messages). ``calls``: the scripted model's tool
     calls, one per agent request, then ``FINAL``. ``wrapper``: an argv put before the
     client's (a program that confines it, say). ``after``: harness actions once it ended.
+    ``may_send_nothing``: a client that refuses the whole input (a command it will not
+    run) sends no request, and that is no sign of a session that never got going.
     """
 
     calls: tuple[ToolCall, ...] = ()
@@ -61,6 +63,7 @@ class Session:
     wrapper: tuple[str, ...] = ()
     after: tuple[Action, ...] = ()
     timeout_s: float = 180
+    may_send_nothing: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:

@@ -60,8 +60,8 @@ def commands() -> Scenario:
         id="untrusted_commands",
         setup=_commands_setup,
         sessions=(
-            Session(entry="piped", stdin="/deploy\n", cwd="{ws}/clone"),
-            Session(entry="piped", stdin="/release\n", cwd="{ws}/clone2"),
+            Session(entry="piped", stdin="/deploy\n", cwd="{ws}/clone", may_send_nothing=True),
+            Session(entry="piped", stdin="/release\n", cwd="{ws}/clone2", may_send_nothing=True),
         ),
         attempts=(
             EdgeAttempt(
