@@ -211,9 +211,11 @@ class BashTool(Tool[BashParams]):
                 preexec=launch.preexec, on_end=self._job_ended, pass_fds=launch.pass_fds,
                 contain=launch.backend is not None, on_exit=check_protected,
             )  # fmt: skip
-        except OSError as exc:
-            return ToolResult.error(f"Could not start {self.shell}: {exc}")
-        except subprocess.SubprocessError as exc:
+        except (OSError, subprocess.SubprocessError) as exc:
+            if snapshot is not None and sandbox is not None:
+                sandbox.release(snapshot)  # nothing started: nothing to check
+            if isinstance(exc, OSError):
+                return ToolResult.error(f"Could not start {self.shell}: {exc}")
             return ToolResult.error(_sandbox_failed(exc))
         finally:
             launch.close()

@@ -25,6 +25,7 @@ from tools.bash_process import (
     kill_group,
     run_process,
     signal_group,
+    wait_gone,
 )
 from tools.jobs import Job, JobRegistry
 from tools.process_guard import process_guard
@@ -177,6 +178,9 @@ class _BackgroundCommand:
             registry.finish(self.job_id, status, exit_code=proc.returncode, error=error)
         except asyncio.CancelledError:  # the loop is going away: so does the command
             self.kill()
+            if self.contain:
+                # The check must not run before the last write of a killed process has landed.
+                wait_gone(self.pgid)
             self._exited()
             raise
         finally:

@@ -16,6 +16,7 @@ import contextlib
 import fcntl
 import os
 import signal
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -200,6 +201,15 @@ async def end_group(pgid: int, *exited: asyncio.Future[object]) -> None:
     while group_running(pgid) and asyncio.get_running_loop().time() < deadline:
         signal_group(pgid, signal.SIGKILL)
         await asyncio.sleep(0.005)
+
+
+def wait_gone(pgid: int) -> None:
+    """``end_group`` for a loop that is going away: block until none of the group runs
+    (at most GONE_S), killing what is left."""
+    deadline = time.monotonic() + GONE_S
+    while group_running(pgid) and time.monotonic() < deadline:
+        signal_group(pgid, signal.SIGKILL)
+        time.sleep(0.005)
 
 
 def group_running(pgid: int) -> bool:

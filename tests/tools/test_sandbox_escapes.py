@@ -60,6 +60,33 @@ def late(command: str) -> str:
     return f"nohup setsid sh -c {shlex.quote(f'sleep {LATE_S}; {command}')} >/dev/null 2>&1 &"
 
 
+async def test_a_command_started_while_a_job_runs_cannot_launder_its_change(
+    project: Path, backend: str
+) -> None:
+    """A command that starts after a running job planted a hook must not take the hook for
+    the user's own file and put it back after the job's check removed it."""
+    tool = sandboxed(project, backend)
+    hook = project / ".git" / "hooks" / "pre-commit"
+    planted = project / "planted"
+    job_started = await run(
+        tool, context(project),
+        f"printf '#!/bin/sh\\ntouch PWN\\n' > {hook} 2>/dev/null; touch {planted}; sleep 1",
+        run_in_background=True,
+    )  # fmt: skip
+    assert not job_started.is_error, job_started.output
+    for _ in range(200):  # the job has written (or, under bubblewrap, tried to)
+        if planted.exists():
+            break
+        await asyncio.sleep(0.01)
+    # Started after the job's write, ended after the job's check (which removes the hook).
+    foreground = await run(tool, context(project), "sleep 2; echo done")
+    assert "done" in foreground.output_text()
+    assert tool.jobs is not None
+    for job in tool.jobs.running():
+        await tool.jobs.wait(job.id, timeout_s=30)
+    assert not hook.exists()
+
+
 @pytest.mark.parametrize(
     ("target", "write"),
     [

@@ -61,6 +61,20 @@ PROTECTED_WORDS = (
 
 
 @dataclass
+class _Baseline:
+    """The protected paths as recorded before the first of the sandboxed commands now
+    running started, and how many of them run."""
+
+    snapshot: Snapshot
+    running: int = 0
+
+
+# Shared by every Sandbox of the process (the session's, subagents', hooks'), by path set.
+_BASELINES: dict[tuple[str, ...], _Baseline] = {}
+_BASELINES_LOCK = threading.Lock()
+
+
+@dataclass
 class Launch:
     """How to start one command: ``prefix`` goes before the shell's argv; ``pass_fds`` stay
     open in the child (bubblewrap reads its seccomp filter from one) and are closed by
@@ -187,14 +201,40 @@ class Sandbox:
 
     def record(self) -> Snapshot:
         """The protected paths this command could change, before it starts: all of them
-        under Landlock; under bubblewrap those not bound read-only (missing, or links)."""
+        under Landlock; under bubblewrap those not bound read-only (missing, or links).
+
+        While another sandboxed command runs (a background job, a hook, a subagent's
+        command), the state recorded before the first of them started is returned instead
+        of a fresh one: a fresh record would take that command's change for the user's,
+        and restore it after some other command removed it. Each record is ended by one
+        ``restore`` (or ``release`` when the command never started)."""
         paths = self.policy.protected_paths()
         if self.backend == "bwrap":
             paths = [p for p in paths if os.path.islink(p) or not os.path.lexists(p)]
-        return self.guard.record(paths)
+        key = tuple(str(path) for path in paths)
+        with _BASELINES_LOCK:
+            held = _BASELINES.get(key)
+            if held is None or held.running == 0:
+                held = _BASELINES[key] = _Baseline(self.guard.record(paths))
+            held.running += 1
+            return held.snapshot
 
     def restore(self, snapshot: Snapshot, save_dir: Path) -> list[str]:
-        return self.guard.restore(snapshot, save_dir)
+        """Put the protected paths back as ``snapshot`` found them, ending its record."""
+        try:
+            return self.guard.restore(snapshot, save_dir)
+        finally:
+            self.release(snapshot)
+
+    def release(self, snapshot: Snapshot) -> None:
+        """End a record without restoring (the command could not be started)."""
+        with _BASELINES_LOCK:
+            for key, held in list(_BASELINES.items()):
+                if held.snapshot is snapshot:
+                    held.running -= 1
+                    if held.running <= 0:
+                        del _BASELINES[key]
+                    return
 
     def masked_paths(self) -> list[Path]:
         """Denied paths to hide (bubblewrap): the listed ones and what the deny check matches."""

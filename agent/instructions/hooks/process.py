@@ -80,6 +80,10 @@ async def run_shell_command(
     try:
         run = await _run(command, stdin, cwd, env, timeout, keep_children and not contained,
                          keep_bytes, launch)  # fmt: skip
+    except BaseException:
+        if sandbox is not None and snapshot is not None:
+            sandbox.release(snapshot)
+        raise
     finally:
         if launch is not None:
             launch.close()
