@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 from http.server import ThreadingHTTPServer
 from typing import Any
 
+from agent.fake_api import accounting
 from agent.fake_api.billing import (
     DEFAULT_CACHE_MIN_TOKENS,
     DEFAULT_CACHE_TTL_S,
@@ -40,6 +41,7 @@ from agent.fake_api.script import (
     Stall,
     StreamError,
 )
+from agent.fake_api.thinking import IssuedThinking
 
 SCRIPT_EXHAUSTED = "fake_api: script exhausted"
 _RESPONSE_TYPES = (Reply, Fault, StreamError, Drop, Stall)
@@ -88,8 +90,16 @@ class FakeApi:
         clock: Callable[[], float] = time.monotonic,
         host: str = "127.0.0.1",
         port: int = 0,
+        thinking_tokens: int = 0,
+        redacted_every: int = 0,
     ) -> None:
+        """``thinking_tokens`` > 0: a request that turns thinking on gets each response opening
+        with a signed thinking block of about that many tokens; ``redacted_every`` K > 0 makes
+        every K-th such block a redacted_thinking block."""
         self.strict = strict
+        self.thinking_tokens = thinking_tokens
+        self.redacted_every = redacted_every
+        self.issued_thinking = IssuedThinking()
         self.catalog = ModelCatalog(models)
         self.cache = PromptCache(min_tokens=cache_min_tokens, ttl_s=cache_ttl_s, clock=clock)
         self.billing = Billing()
@@ -225,6 +235,12 @@ class FakeApi:
     def record_request(self, request: RecordedRequest) -> None:
         with self._lock:
             self.requests.append(request)
+        accounting.count_request(request.path)
+
+    def record_refusal(self, request: RecordedRequest, status: int, message: str) -> None:
+        """A request refused by a validation rule (never a scripted fault)."""
+        self.record_error(message)
+        accounting.count_refusal(request.path, status, message)
 
     def record_error(self, message: str) -> None:
         with self._lock:
@@ -233,7 +249,7 @@ class FakeApi:
     def charge(self, body: dict[str, Any], segments: list[Segment], reply: Reply) -> RequestBilling:
         """Bill one answered request against the prompt cache and add it to the totals."""
         charge = self.cache.charge(body, segments)
-        charge.output_tokens = estimate_output_tokens(reply.content)
+        charge.output_tokens = estimate_output_tokens(reply.content) + reply.hidden_output_tokens
         with self._lock:
             self.billing.add(charge)
         return charge

@@ -9,7 +9,8 @@ from http import HTTPStatus
 from typing import Any, BinaryIO
 
 from agent.fake_api.billing import RequestBilling
-from agent.fake_api.script import Reply, new_id
+from agent.fake_api.script import Reply
+from agent.fake_api.thinking import sign
 
 DEFAULT_DELTAS_PER_BLOCK = 3
 
@@ -119,7 +120,7 @@ def _block_events(
             ({"type": "thinking_delta", "thinking": piece}, len(piece))
             for piece in _chunks(block.get("thinking", ""), chunk_chars)
         ]
-        signature = block.get("signature") or new_id("sig_")
+        signature = block.get("signature") or sign(block.get("thinking", ""))
         deltas.append(({"type": "signature_delta", "signature": signature}, 0))
     else:  # redacted thinking, server tool results: sent whole at the start
         start = block
