@@ -12,6 +12,7 @@ import socket
 import time
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from agent.fake_api.billing import RequestBilling, flatten_request
 from agent.fake_api.context_editing import apply_context_management, betas
@@ -80,7 +81,7 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
             self._send_json(200, self.api.catalog.listing())
             return
         if rejection is None and path.startswith("/v1/models/"):
-            model_id = path.removeprefix("/v1/models/")
+            model_id = unquote(path.removeprefix("/v1/models/"))
             spec = self.api.catalog.get(model_id)
             if spec is not None:
                 self._send_json(200, spec.info())

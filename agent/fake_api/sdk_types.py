@@ -20,19 +20,16 @@ import os
 import types
 import typing
 import warnings
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import Any, Literal, Union
 
 import typing_extensions as tx
 
-if TYPE_CHECKING:
-    from agent.fake_api.validation import Rejection
+from agent.fake_api.rejection import Rejection
 
 
 def check_sdk_types(body: dict[str, Any], *, count_only: bool = False) -> Rejection | None:
     """A 400 in the API's wording when ``body`` does not fit the SDK's request type."""
     from pydantic import ValidationError
-
-    from agent.fake_api.validation import Rejection
 
     kind = "count" if count_only else "stream" if body.get("stream") is True else "create"
     try:

@@ -27,10 +27,10 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from agent.fake_api.models import ModelSpec
+from agent.fake_api.rejection import Rejection, invalid
 
 if TYPE_CHECKING:
     from agent.fake_api.script import Reply
-    from agent.fake_api.validation import Rejection
 
 MIN_BUDGET_TOKENS = 1_024
 THINKING_TYPES = ("enabled", "disabled", "adaptive")
@@ -45,10 +45,7 @@ _issued_signatures: set[tuple[str, str]] = set()  # (text, signature) scripted w
 _issued_redacted: set[str] = set()
 
 
-def _invalid(message: str) -> Rejection:
-    from agent.fake_api.validation import Rejection
-
-    return Rejection(400, "invalid_request_error", message)
+_invalid = invalid
 
 
 # -- signatures ---------------------------------------------------------------------------
@@ -243,12 +240,6 @@ def _check_thinking_param(
         and budget >= max_tokens
     ):
         return _invalid("`max_tokens` must be greater than `thinking.budget_tokens`")
-    temperature = body.get("temperature")
-    if temperature is not None and temperature != 1:
-        return _invalid(
-            "`temperature` may only be set to 1 when thinking is enabled. Please consult our "
-            "documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking"
-        )
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") in ("any", "tool"):
         return _invalid("Thinking may not be enabled when tool_choice forces tool use.")

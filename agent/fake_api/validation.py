@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from agent.fake_api.models import ModelCatalog, ModelSpec
+from agent.fake_api.rejection import Rejection, invalid
 from agent.fake_api.script import prompt_too_long_message
 from agent.fake_api.sdk_types import check_sdk_types
 from agent.fake_api.thinking import IssuedThinking, check_thinking_blocks, check_thinking_config
@@ -34,15 +34,7 @@ TOOL_RESULT_BLOCK_TYPES = ("text", "image", "document", "search_result", "tool_r
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
-@dataclass(frozen=True)
-class Rejection:
-    status: int
-    error_type: str
-    message: str
-
-
-def _invalid(message: str) -> Rejection:
-    return Rejection(400, "invalid_request_error", message)
+_invalid = invalid
 
 
 # The anthropic-beta values the fake API knows (the real one's, as clients send them).
@@ -217,7 +209,13 @@ def _check_messages(body: dict[str, Any], _spec: ModelSpec) -> Rejection | None:
 def _check_content(i: int, content: Any, may_be_empty: bool) -> Rejection | None:
     empty = f"messages.{i}: all messages must have non-empty content except for the optional final assistant message"
     if isinstance(content, str):
-        return _invalid(empty) if not content and not may_be_empty else None
+        if may_be_empty:
+            return None
+        if not content:
+            return _invalid(empty)
+        if not content.strip():
+            return _invalid("messages: text content blocks must contain non-whitespace text")
+        return None
     if not isinstance(content, list):
         return _invalid(f"messages.{i}.content: Input should be a valid string or a valid list")
     if not content:

@@ -114,11 +114,12 @@ async def test_drop_breaks_the_connection_mid_stream(
 ) -> None:
     api.add(Drop(after_events=4), text_reply("a new connection works"))
     texts: list[str] = []
-    with pytest.raises(httpx2.RemoteProtocolError, match="incomplete chunked read"):
+    with pytest.raises(anthropic.APIConnectionError, match="incomplete chunked read") as caught:
         async with aclient.messages.stream(model=MODEL, max_tokens=10, messages=HELLO) as stream:
             async for text in stream.text_stream:
                 texts.append(text)
     assert texts == ["This answer ", "is cut off p"]
+    assert isinstance(caught.value.__cause__, httpx2.RemoteProtocolError)
     again = await aclient.messages.create(model=MODEL, max_tokens=10, messages=HELLO)
     assert again.content[0].text == "a new connection works"
     assert api.connections_accepted == 2
@@ -126,10 +127,10 @@ async def test_drop_breaks_the_connection_mid_stream(
 
 def test_drop_with_sync_client_and_non_streaming(api: FakeApi, client: anthropic.Anthropic) -> None:
     api.add(Drop(), Drop())
-    # mid-stream the SDK lets the transport error through unwrapped
-    with pytest.raises(httpx2.TransportError):
+    # mid-stream the SDK wraps the transport error, as it does before any response
+    with pytest.raises(anthropic.APIConnectionError) as caught:
         list(client.messages.create(model=MODEL, max_tokens=10, messages=HELLO, stream=True))
-    # before any response the SDK wraps it
+    assert isinstance(caught.value.__cause__, httpx2.TransportError)
     with pytest.raises(anthropic.APIConnectionError):
         client.messages.create(model=MODEL, max_tokens=10, messages=HELLO)
 
@@ -141,7 +142,7 @@ def test_stall_is_detected_by_a_client_read_timeout(api: FakeApi) -> None:
         stream = client.messages.create(model=MODEL, max_tokens=10, messages=HELLO, stream=True)
         received = []
         started = time.perf_counter()
-        with pytest.raises(httpx2.ReadTimeout):
+        with pytest.raises(anthropic.APITimeoutError):
             for event in stream:
                 received.append(event.type)
     assert 0.15 < time.perf_counter() - started < 2
@@ -207,7 +208,7 @@ def test_client_disconnects_leave_stderr_silent(capfd: pytest.CaptureFixture[str
             stream = client.messages.create(model=MODEL, max_tokens=10, messages=HELLO, stream=True)
             next(iter(stream))
             stream.close()  # hang up mid-stream: the server's next write fails
-        with make_client(api) as client, pytest.raises(httpx2.TransportError):
+        with make_client(api) as client, pytest.raises(anthropic.APIConnectionError):
             list(client.messages.create(model=MODEL, max_tokens=10, messages=HELLO, stream=True))
         with make_client(api) as client:
             client.messages.create(model=MODEL, max_tokens=10, messages=HELLO)
