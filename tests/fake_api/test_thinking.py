@@ -469,3 +469,16 @@ def test_clear_thinking_clears_all_but_the_last_thinking_turn() -> None:
     ]
     assert seen == ["text", "thinking", "text"]
     assert api.errors == []
+
+
+@pytest.mark.refusal_expected
+def test_results_with_more_words_still_continue_the_loop() -> None:
+    with FakeApi(thinking_tokens=50) as api, make_client(api) as client:
+        first = run_tool_turn(api, client, thinking=ADAPTIVE)
+        call = first.content[1].model_dump(exclude_none=True)
+        result = {"type": "tool_result", "tool_use_id": "toolu_read", "content": "x = 1"}
+        messages = [user("Read a.py"), assistant(call), user(result, text("Also check b.py"))]
+        with pytest.raises(anthropic.BadRequestError, match="Expected `thinking` or"):
+            client.messages.create(
+                model=MODEL, max_tokens=4_000, messages=messages, tools=[READ], thinking=ADAPTIVE
+            )
