@@ -1,9 +1,9 @@
-"""The suite's refusal accounting (tests/conftest.py): a refused request fails its test.
+"""The suite's refusal accounting (accounting_plugin.py): a refused request fails its test.
 
-Runs pytest on a small test file with the suite's conftest as a plugin, so the
-plugin itself is what is tested: a refusal the test swallowed still fails it,
-a marked test may be refused, a fake server in a child process is counted, and
-the session ends with the totals.
+Runs pytest on a small test file with that plugin, so the plugin itself is what
+is tested: a refusal the test swallowed still fails it, a marked test may be
+refused, a fake server in a child process is counted, and the session ends with
+the totals.
 """
 
 from __future__ import annotations
@@ -75,7 +75,17 @@ def test_refusals_fail_unmarked_tests_and_are_totalled(tmp_path: Path) -> None:
     for name in ("CCX_FAKE_API_LEDGER", "CCX_FAKE_API_LEDGER_OWNER", "PYTEST_XDIST_WORKER"):
         env.pop(name, None)
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "tests.conftest", "-q", "-p", "no:xdist", "-rf"],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "tests.fake_api.accounting_plugin",
+            "-q",
+            "-p",
+            "no:xdist",
+            "-rf",
+        ],
         cwd=tmp_path,
         env=env,
         capture_output=True,
