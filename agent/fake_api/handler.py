@@ -110,7 +110,10 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
     def _handle_post(self) -> None:
         path = self.path.split("?", 1)[0].rstrip("/")
         headers = {key.lower(): value for key, value in self.headers.items()}
-        raw = read_body(self.rfile, headers)
+        try:
+            raw = read_body(self.rfile, headers)
+        except EOFError as exc:  # a client killed while sending: nothing reached the API
+            raise _ConnectionGone from exc
         try:
             body = json.loads(raw) if raw else {}
         except ValueError:

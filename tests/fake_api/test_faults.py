@@ -222,3 +222,22 @@ async def test_async_faults_and_retries(api: FakeApi) -> None:
     async with make_async_client(api, max_retries=1) as client:
         message = await client.messages.create(model=MODEL, max_tokens=10, messages=HELLO)
     assert message.content[0].text == "second attempt"
+
+
+def test_a_client_killed_while_sending_made_no_request(api: FakeApi) -> None:
+    """Headers and half a body, then the client dies: not a request the API would refuse."""
+    import socket
+
+    host, port = api.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall(
+            b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\n"
+            b'anthropic-version: 2023-06-01\r\ncontent-length: 500\r\n\r\n{"model": "cla'
+        )
+        sock.shutdown(socket.SHUT_WR)
+        assert sock.recv(100) == b""  # closed without an answer
+    api.add(text_reply("the next client is served"))
+    with make_client(api) as client:
+        message = client.messages.create(model=MODEL, max_tokens=10, messages=HELLO)
+    assert message.content[0].text == "the next client is served"
+    assert len(api.requests) == 1 and api.errors == []
