@@ -8,6 +8,7 @@ thread it started, without waiting for any poll interval.
 
 from __future__ import annotations
 
+import os
 import selectors
 import socket
 import sys
@@ -90,15 +91,17 @@ class FakeApi:
         clock: Callable[[], float] = time.monotonic,
         host: str = "127.0.0.1",
         port: int = 0,
-        thinking_tokens: int = 0,
-        redacted_every: int = 0,
+        thinking_tokens: int | None = None,
+        redacted_every: int | None = None,
     ) -> None:
         """``thinking_tokens`` > 0: a request that turns thinking on gets each response opening
         with a signed thinking block of about that many tokens; ``redacted_every`` K > 0 makes
-        every K-th such block a redacted_thinking block."""
+        every K-th such block a redacted_thinking block. Unset, they come from the environment
+        (CCX_FAKE_API_THINKING_TOKENS, CCX_FAKE_API_REDACTED_EVERY; default 0, off), so a whole
+        test run can be repeated with thinking on."""
         self.strict = strict
-        self.thinking_tokens = thinking_tokens
-        self.redacted_every = redacted_every
+        self.thinking_tokens = _from_env(thinking_tokens, "CCX_FAKE_API_THINKING_TOKENS")
+        self.redacted_every = _from_env(redacted_every, "CCX_FAKE_API_REDACTED_EVERY")
         self.issued_thinking = IssuedThinking()
         self.catalog = ModelCatalog(models)
         self.cache = PromptCache(min_tokens=cache_min_tokens, ttl_s=cache_ttl_s, clock=clock)
@@ -271,6 +274,15 @@ class FakeApi:
     def unregister_connection(self, connection: socket.socket) -> None:
         with self._lock:
             self._connections.discard(connection)
+
+
+def _from_env(value: int | None, name: str) -> int:
+    if value is not None:
+        return value
+    try:
+        return max(0, int(os.environ.get(name, "0")))
+    except ValueError:
+        return 0
 
 
 def _shutdown_quietly(connection: socket.socket) -> None:

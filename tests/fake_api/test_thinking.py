@@ -482,3 +482,15 @@ def test_results_with_more_words_still_continue_the_loop() -> None:
             client.messages.create(
                 model=MODEL, max_tokens=4_000, messages=messages, tools=[READ], thinking=ADAPTIVE
             )
+
+
+def test_emission_can_be_turned_on_for_a_whole_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CCX_FAKE_API_THINKING_TOKENS", "64")
+    monkeypatch.setenv("CCX_FAKE_API_REDACTED_EVERY", "3")
+    with FakeApi([text_reply("Hi")]) as api, make_client(api) as client:
+        reply = client.messages.create(
+            model=MODEL, max_tokens=4_000, messages=HELLO, thinking=ADAPTIVE
+        )
+    assert (api.thinking_tokens, api.redacted_every) == (64, 3)
+    assert reply.content[0].type == "thinking" and len(reply.content[0].thinking) == 256
+    assert FakeApi(thinking_tokens=0).thinking_tokens == 0  # an explicit value wins
