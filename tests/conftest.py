@@ -2,6 +2,9 @@
 
 Every test under tests/e2e/ is marked ``e2e`` (it runs the real `ccx` command
 as a subprocess, ~3 s each), so ``pytest -m "not e2e"`` is the fast inner loop.
+
+A test during which a fake Messages API refused a request fails with the
+refusal unless it is marked ``refusal_expected`` (tests/fake_api/accounting_plugin.py).
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ import signal
 from pathlib import Path
 
 import pytest
+
+pytest_plugins = ["tests.fake_api.accounting_plugin"]
 
 # Headless `ccx` runs start a warm worker by default (agent/app/warm.py). Every ccx a test
 # starts inherits this, so none is left behind; the tests about the worker turn it on.

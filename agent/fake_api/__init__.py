@@ -10,11 +10,17 @@ Only the standard library is used, so it ships inside the installed package.
         assert "a.py" in api.requests[-1].all_text()
 
 Mid-stream faults surface in the SDK as: StreamError -> anthropic.APIStatusError
-(status_code 200, .type from the event); Drop -> httpx2.RemoteProtocolError
-(a transport error the SDK does not wrap while streaming); Stall -> httpx2.ReadTimeout
-once the client's read timeout passes.
+(status_code 200, .type from the event); Drop -> anthropic.APIConnectionError (its
+cause an httpx2.RemoteProtocolError); Stall -> anthropic.APITimeoutError once the
+client's read timeout passes.
+
+The server is as strict as the real API (agent/fake_api/validation.py, thinking.py,
+sdk_types.py): every request is checked against the API's documented rules and the
+`anthropic` SDK's own request types, and refused in the API's words. With
+``thinking_tokens`` it answers requests that turn thinking on with signed thinking.
 """
 
+from agent.fake_api import accounting
 from agent.fake_api.billing import (
     Billing,
     PromptCache,
@@ -55,6 +61,7 @@ __all__ = [
     "ScriptItem",
     "Stall",
     "StreamError",
+    "accounting",
     "estimate_output_tokens",
     "estimate_request_tokens",
     "text_reply",

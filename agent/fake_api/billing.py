@@ -123,7 +123,7 @@ def estimate_output_tokens(content: list[dict[str, Any]]) -> int:
             chars += len(block.get("thinking") or "")
         elif kind in ("tool_use", "server_tool_use"):
             chars += len(block.get("name") or "") + len(_compact_json(block.get("input", {})))
-        else:
+        elif kind != "redacted_thinking":  # its opaque data is not what was generated
             chars += len(_compact_json(block))
     return _ceil4(chars)
 

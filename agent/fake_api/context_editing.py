@@ -1,4 +1,4 @@
-"""The context-management beta of the fake Messages API: ``clear_tool_uses_20250919``.
+"""The context-management beta of the fake Messages API: clearing tool uses and thinking.
 
 A request with ``context_management`` must name the beta
 ``context-management-2025-06-27`` in its anthropic-beta header; without it the
@@ -10,6 +10,10 @@ first until at least ``clear_at_least`` tokens are gone, and nothing at all
 when that much cannot be cleared. Without ``clear_at_least`` every eligible
 result goes. The edited request is what is counted, cached and billed; the
 response reports the edits under ``context_management.applied_edits``.
+
+``clear_thinking_20251015`` drops the thinking blocks of all but the last
+``keep`` assistant turns that have any (default 1; ``"all"`` keeps every one).
+It needs thinking on and must be the first edit, as the API requires.
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from agent.fake_api.validation import Rejection
 
 BETA = "context-management-2025-06-27"
 CLEAR_TOOL_USES = "clear_tool_uses_20250919"
+CLEAR_THINKING = "clear_thinking_20251015"
+THINKING_BLOCKS = ("thinking", "redacted_thinking")
 PLACEHOLDER = "[Tool result cleared by context management]"
 DEFAULT_TRIGGER = {"type": "input_tokens", "value": 100_000}
 DEFAULT_KEEP = {"type": "tool_uses", "value": 3}
@@ -49,9 +55,12 @@ def betas(headers: dict[str, str]) -> list[str]:
 
 
 def apply_context_management(
-    body: dict[str, Any], headers: dict[str, str]
+    body: dict[str, Any], headers: dict[str, str], thinking: bool = False
 ) -> ContextEditing | Rejection | None:
-    """The request after its context-management edits; None when it asks for none."""
+    """The request after its context-management edits; None when it asks for none.
+
+    ``thinking`` says whether the request turns thinking on (clear_thinking needs it).
+    """
     if "context_management" not in body:
         return None
     if BETA not in betas(headers):
@@ -65,15 +74,78 @@ def apply_context_management(
         return _invalid("context_management.edits: Input should be a valid list")
     outcome = ContextEditing(body, original_tokens=estimate_request_tokens(body))
     for index, edit in enumerate(edits):
-        if not isinstance(edit, dict) or edit.get("type") != CLEAR_TOOL_USES:
-            kind = edit.get("type") if isinstance(edit, dict) else edit
-            return _invalid(
-                f"context_management.edits.{index}.type: {kind!r} is not supported here"
-            )
-        rejection = _clear_tool_uses(outcome, edit, f"context_management.edits.{index}")
+        kind = edit.get("type") if isinstance(edit, dict) else edit
+        where = f"context_management.edits.{index}"
+        if kind == CLEAR_THINKING:
+            if not thinking:
+                return _invalid(
+                    f"{where}.type: `{CLEAR_THINKING}` strategy requires `thinking` to be "
+                    "enabled or adaptive"
+                )
+            if index != 0:
+                return _invalid(
+                    f"{where}.type: `{CLEAR_THINKING}` must be the first strategy in "
+                    "`context_management.edits`"
+                )
+            rejection = _clear_thinking(outcome, edit, where)
+        elif kind == CLEAR_TOOL_USES:
+            rejection = _clear_tool_uses(outcome, edit, where)
+        else:
+            return _invalid(f"{where}.type: {kind!r} is not supported here")
         if rejection is not None:
             return rejection
     return outcome
+
+
+def _clear_thinking(outcome: ContextEditing, edit: dict[str, Any], where: str) -> Rejection | None:
+    keep = edit.get("keep", {"type": "thinking_turns", "value": 1})
+    for key in edit:
+        if key not in ("type", "keep"):
+            return _invalid(f"{where}.{key}: Extra inputs are not permitted")
+    if keep != "all" and (
+        not isinstance(keep, dict)
+        or keep.get("type") != "thinking_turns"
+        or not isinstance(keep.get("value"), int)
+        or keep["value"] < 1
+    ):
+        return _invalid(
+            f"{where}.keep: expected \"all\" or {{type: 'thinking_turns', value: integer >= 1}}"
+        )
+    body = outcome.body
+    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    turns = [
+        i
+        for i, message in enumerate(messages)
+        if isinstance(message, dict)
+        and message.get("role") == "assistant"
+        and any(b.get("type") in THINKING_BLOCKS for b in _content(message))
+    ]
+    kept = len(turns) if keep == "all" else keep["value"]
+    cleared = set(turns[: max(0, len(turns) - kept)])
+    if not cleared:
+        return None
+    edited = [
+        {**m, "content": [b for b in _content(m) if b.get("type") not in THINKING_BLOCKS]}
+        if i in cleared and any(b.get("type") not in THINKING_BLOCKS for b in _content(m))
+        else m
+        for i, m in enumerate(messages)
+    ]
+    edited_body = {**body, "messages": edited}
+    outcome.applied_edits.append(
+        {
+            "type": CLEAR_THINKING,
+            "cleared_thinking_turns": len(cleared),
+            "cleared_input_tokens": estimate_request_tokens(body)
+            - estimate_request_tokens(edited_body),
+        }
+    )
+    outcome.body = edited_body
+    return None
+
+
+def _content(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
 
 
 def _threshold(edit: dict[str, Any], key: str, kinds: tuple[str, ...], where: str) -> Any:

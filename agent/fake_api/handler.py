@@ -12,11 +12,13 @@ import socket
 import time
 from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from agent.fake_api.billing import RequestBilling, flatten_request
-from agent.fake_api.context_editing import apply_context_management
+from agent.fake_api.context_editing import apply_context_management, betas
 from agent.fake_api.recording import RecordedRequest
 from agent.fake_api.script import Drop, Fault, Reply, Stall, StreamError, new_id
+from agent.fake_api.thinking import issue, starts_with_thinking, thinking_on, with_thinking
 from agent.fake_api.validation import Rejection, check_headers, check_model, check_request
 from agent.fake_api.wire import (
     WireEvent,
@@ -79,7 +81,7 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
             self._send_json(200, self.api.catalog.listing())
             return
         if rejection is None and path.startswith("/v1/models/"):
-            model_id = path.removeprefix("/v1/models/")
+            model_id = unquote(path.removeprefix("/v1/models/"))
             spec = self.api.catalog.get(model_id)
             if spec is not None:
                 self._send_json(200, spec.info())
@@ -108,7 +110,10 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
     def _handle_post(self) -> None:
         path = self.path.split("?", 1)[0].rstrip("/")
         headers = {key.lower(): value for key, value in self.headers.items()}
-        raw = read_body(self.rfile, headers)
+        try:
+            raw = read_body(self.rfile, headers)
+        except EOFError as exc:  # a client killed while sending: nothing reached the API
+            raise _ConnectionGone from exc
         try:
             body = json.loads(raw) if raw else {}
         except ValueError:
@@ -119,7 +124,7 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
         record.connection_id = self.connection_id
         self.record = record
         if path not in ("/v1/messages", "/v1/messages/count_tokens"):
-            self.api.record_error(f"fake_api: no such endpoint: POST {path}")
+            self.api.record_refusal(record, 404, f"fake_api: no such endpoint: POST {path}")
             self._send_error(404, "not_found_error", "Not Found")
             return
         self.api.record_request(record)
@@ -144,7 +149,7 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
         if isinstance(spec, Rejection):
             self._reject(record, spec)
             return
-        editing = apply_context_management(record.body, record.headers)
+        editing = apply_context_management(record.body, record.headers, thinking_on(record.body))
         if isinstance(editing, Rejection):
             self._reject(record, editing)
             return
@@ -155,7 +160,14 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
         record.billing = RequestBilling(estimated_tokens=estimated)
         count_only = record.path.endswith("/count_tokens")
         if self.api.strict and (
-            rejection := check_request(body, spec, estimated, count_only=count_only)
+            rejection := check_request(
+                record.body,  # as sent: the API checks a request before editing it
+                spec,
+                estimated,
+                count_only=count_only,
+                issued=self.api.issued_thinking,
+                window=spec.window(betas(record.headers)),
+            )
         ):
             self._reject(record, rejection)
             return
@@ -170,7 +182,7 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
             self._send_fault(item)
             return
         reply = item if isinstance(item, Reply) else item.stream_reply()
-        reply = reply.resolved()
+        reply = self._with_thinking(reply.resolved(), record.body)
         if isinstance(item, Reply):
             record.response_item = reply
         record.billing = self.api.charge(body, segments, reply)
@@ -185,8 +197,23 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
         else:
             self._send_message(reply, model, usage, item, context_management=edits)
 
+    def _with_thinking(self, reply: Reply, body: dict[str, Any]) -> Reply:
+        """The reply with the thinking the server's emission mode adds, signed and remembered."""
+        api = self.api
+        if (
+            api.thinking_tokens > 0
+            and thinking_on(body)
+            and not starts_with_thinking(reply.content)
+        ):
+            count = api.issued_thinking.next_response()
+            redacted = api.redacted_every > 0 and count % api.redacted_every == 0
+            reply = with_thinking(reply, body, api.thinking_tokens, redacted)
+        issue(reply.content)
+        api.issued_thinking.record(reply.content)
+        return reply
+
     def _reject(self, record: RecordedRequest, rejection: Rejection) -> None:
-        self.api.record_error(rejection.message)
+        self.api.record_refusal(record, rejection.status, rejection.message)
         record.status, record.error = rejection.status, rejection.message
         record.response_item = Fault(rejection.status, rejection.error_type, rejection.message)
         self._send_error(rejection.status, rejection.error_type, rejection.message)

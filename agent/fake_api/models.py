@@ -1,4 +1,4 @@
-"""The models the fake Messages API knows: context window and output limit of each."""
+"""The models the fake Messages API knows: context window, output limit and thinking controls."""
 
 from __future__ import annotations
 
@@ -7,14 +7,36 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+EFFORT_LEVELS = ("low", "medium", "high", "max")
+LONG_CONTEXT_BETA = "context-1m-2025-08-07"
+LONG_CONTEXT_WINDOW = 1_000_000
+
 
 @dataclass(frozen=True)
 class ModelSpec:
+    """One model: its limits and the thinking controls the API accepts for it.
+
+    ``adaptive`` says `thinking: {type: adaptive}` is accepted; ``adaptive_only``
+    that `enabled` and `disabled` are refused; ``efforts`` the levels of
+    `output_config.effort` it takes (none: the parameter is refused);
+    ``long_context_beta`` that the 1M-context beta raises its window to 1M.
+    """
+
     id: str
     context_window: int
     max_output: int
     display_name: str = ""
     created_at: str = "2025-09-29T00:00:00Z"
+    adaptive: bool = False
+    adaptive_only: bool = False
+    efforts: tuple[str, ...] = ()
+    long_context_beta: bool = False
+
+    def window(self, betas: list[str]) -> int:
+        """The context window a request with these anthropic-beta values gets."""
+        if self.long_context_beta and LONG_CONTEXT_BETA in betas:
+            return max(self.context_window, LONG_CONTEXT_WINDOW)
+        return self.context_window
 
     def info(self) -> dict[str, Any]:
         """The model as `GET /v1/models/{id}` returns it (ModelInfo)."""
@@ -39,13 +61,27 @@ def _display_name(model_id: str) -> str:
     return f"{name} {'.'.join(version)}".strip()
 
 
+_FIVE_FIVE: dict[str, Any] = {
+    "created_at": "2026-05-01T00:00:00Z",
+    "adaptive": True,
+    "efforts": EFFORT_LEVELS,
+}
+
 DEFAULT_MODELS: dict[str, ModelSpec] = {
     spec.id: spec
     for spec in (
-        ModelSpec("claude-opus-5-5", 1_000_000, 128_000, created_at="2026-05-01T00:00:00Z"),
-        ModelSpec("claude-sonnet-5-5", 1_000_000, 128_000, created_at="2026-05-01T00:00:00Z"),
-        ModelSpec("claude-haiku-5-5", 1_000_000, 128_000, created_at="2026-05-01T00:00:00Z"),
-        ModelSpec("claude-sonnet-4-5", 200_000, 64_000, created_at="2025-09-29T00:00:00Z"),
+        ModelSpec("claude-opus-5-5", 1_000_000, 128_000, **_FIVE_FIVE),
+        ModelSpec("claude-sonnet-5-5", 1_000_000, 128_000, **_FIVE_FIVE),
+        ModelSpec("claude-haiku-5-5", 1_000_000, 128_000, **_FIVE_FIVE),
+        # Fable takes adaptive thinking only: `enabled` and `disabled` are refused.
+        ModelSpec("claude-fable-5-2", 1_000_000, 128_000, adaptive_only=True, **_FIVE_FIVE),
+        ModelSpec(
+            "claude-sonnet-4-5",
+            200_000,
+            64_000,
+            created_at="2025-09-29T00:00:00Z",
+            long_context_beta=True,
+        ),
         ModelSpec("claude-haiku-4-5", 200_000, 64_000, created_at="2025-10-15T00:00:00Z"),
     )
 }

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from agent.fake_api.thinking import sign
+
 if TYPE_CHECKING:
     from agent.fake_api.recording import RecordedRequest
 
@@ -30,6 +32,7 @@ def new_id(prefix: str) -> str:
 class Reply:
     """One model response: content blocks in the API's JSON shape.
 
+    A thinking block without a signature is signed (verifiably) when sent.
     `usage` None means the server computes it from its billing model; a dict is
     sent as given (missing cache fields 0, missing output_tokens estimated).
     `chunk_chars` sets the size of each text/JSON delta (default: at most ~3
@@ -45,6 +48,7 @@ class Reply:
     delay_s: float = 0.0
     chunk_chars: int | None = None
     tokens_per_s: float | None = None
+    hidden_output_tokens: int = 0  # thinking billed but not sent (omitted or redacted)
 
     def resolved(self) -> Reply:
         """A copy with every id filled in (message, tool_use ids, thinking signatures)."""
@@ -54,7 +58,7 @@ class Reply:
             if kind in ("tool_use", "server_tool_use") and not block.get("id"):
                 block = {**block, "id": new_id("toolu_" if kind == "tool_use" else "srvtoolu_")}
             elif kind == "thinking" and not block.get("signature"):
-                block = {**block, "signature": new_id("sig_")}
+                block = {**block, "signature": sign(str(block.get("thinking", "")))}
             content.append(block)
         return replace(self, content=content, id=self.id or new_id("msg_"))
 

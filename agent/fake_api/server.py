@@ -8,6 +8,7 @@ thread it started, without waiting for any poll interval.
 
 from __future__ import annotations
 
+import os
 import selectors
 import socket
 import sys
@@ -18,6 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from http.server import ThreadingHTTPServer
 from typing import Any
 
+from agent.fake_api import accounting
 from agent.fake_api.billing import (
     DEFAULT_CACHE_MIN_TOKENS,
     DEFAULT_CACHE_TTL_S,
@@ -40,6 +42,7 @@ from agent.fake_api.script import (
     Stall,
     StreamError,
 )
+from agent.fake_api.thinking import IssuedThinking
 
 SCRIPT_EXHAUSTED = "fake_api: script exhausted"
 _RESPONSE_TYPES = (Reply, Fault, StreamError, Drop, Stall)
@@ -88,8 +91,18 @@ class FakeApi:
         clock: Callable[[], float] = time.monotonic,
         host: str = "127.0.0.1",
         port: int = 0,
+        thinking_tokens: int | None = None,
+        redacted_every: int | None = None,
     ) -> None:
+        """``thinking_tokens`` > 0: a request that turns thinking on gets each response opening
+        with a signed thinking block of about that many tokens; ``redacted_every`` K > 0 makes
+        every K-th such block a redacted_thinking block. Unset, they come from the environment
+        (CCX_FAKE_API_THINKING_TOKENS, CCX_FAKE_API_REDACTED_EVERY; default 0, off), so a whole
+        test run can be repeated with thinking on."""
         self.strict = strict
+        self.thinking_tokens = _from_env(thinking_tokens, "CCX_FAKE_API_THINKING_TOKENS")
+        self.redacted_every = _from_env(redacted_every, "CCX_FAKE_API_REDACTED_EVERY")
+        self.issued_thinking = IssuedThinking()
         self.catalog = ModelCatalog(models)
         self.cache = PromptCache(min_tokens=cache_min_tokens, ttl_s=cache_ttl_s, clock=clock)
         self.billing = Billing()
@@ -225,6 +238,12 @@ class FakeApi:
     def record_request(self, request: RecordedRequest) -> None:
         with self._lock:
             self.requests.append(request)
+        accounting.count_request(request.path)
+
+    def record_refusal(self, request: RecordedRequest, status: int, message: str) -> None:
+        """A request refused by a validation rule (never a scripted fault)."""
+        self.record_error(message)
+        accounting.count_refusal(request.path, status, message)
 
     def record_error(self, message: str) -> None:
         with self._lock:
@@ -233,7 +252,7 @@ class FakeApi:
     def charge(self, body: dict[str, Any], segments: list[Segment], reply: Reply) -> RequestBilling:
         """Bill one answered request against the prompt cache and add it to the totals."""
         charge = self.cache.charge(body, segments)
-        charge.output_tokens = estimate_output_tokens(reply.content)
+        charge.output_tokens = estimate_output_tokens(reply.content) + reply.hidden_output_tokens
         with self._lock:
             self.billing.add(charge)
         return charge
@@ -255,6 +274,15 @@ class FakeApi:
     def unregister_connection(self, connection: socket.socket) -> None:
         with self._lock:
             self._connections.discard(connection)
+
+
+def _from_env(value: int | None, name: str) -> int:
+    if value is not None:
+        return value
+    try:
+        return max(0, int(os.environ.get(name, "0")))
+    except ValueError:
+        return 0
 
 
 def _shutdown_quietly(connection: socket.socket) -> None:

@@ -8,27 +8,33 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from agent.fake_api.models import ModelCatalog, ModelSpec
+from agent.fake_api.rejection import Rejection, invalid
 from agent.fake_api.script import prompt_too_long_message
+from agent.fake_api.sdk_types import check_sdk_types
+from agent.fake_api.thinking import IssuedThinking, check_thinking_blocks, check_thinking_config
 
 MAX_CACHE_BREAKPOINTS = 4
+MAX_USER_ID_CHARS = 256
+IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+_MEDIA_TYPES_WORDING = "Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"
+# The content block types of a request's messages (the SDK's beta params), as the API lists them.
+BLOCK_TYPES = (
+    "text", "image", "document", "search_result", "thinking", "redacted_thinking", "tool_use",
+    "tool_result", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
+    "code_execution_tool_result", "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result", "tool_search_tool_result", "mcp_tool_use",
+    "mcp_tool_result", "container_upload", "compaction",
+)  # fmt: skip
+TOOL_RESULT_BLOCK_TYPES = ("text", "image", "document", "search_result", "tool_reference")
 # The API's tool name pattern with the 64-character limit of its older versions (newer ones
 # take 128; the shared referee keeps 64): a client that fits here fits everywhere.
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
-@dataclass(frozen=True)
-class Rejection:
-    status: int
-    error_type: str
-    message: str
-
-
-def _invalid(message: str) -> Rejection:
-    return Rejection(400, "invalid_request_error", message)
+_invalid = invalid
 
 
 # The anthropic-beta values the fake API knows (the real one's, as clients send them).
@@ -84,21 +90,61 @@ def check_model(body: dict[str, Any], catalog: ModelCatalog) -> ModelSpec | Reje
 
 
 def check_request(
-    body: dict[str, Any], spec: ModelSpec, estimated_tokens: int, *, count_only: bool = False
+    body: dict[str, Any],
+    spec: ModelSpec,
+    estimated_tokens: int,
+    *,
+    count_only: bool = False,
+    issued: IssuedThinking | None = None,
+    window: int | None = None,
 ) -> Rejection | None:
-    """Every body rule, in the order the API reports them; count_only skips max_tokens."""
+    """Every body rule, in the order the API reports them; count_only skips max_tokens.
+
+    ``issued`` is the server's record of the thinking it sent (for the tool-loop
+    rule); ``window`` the context window the request's betas give the model.
+    """
     for check in (
         None if count_only else _check_max_tokens,
+        _check_metadata,
         _check_system,
         _check_messages,
+        _check_block_types,
         _check_tool_pairing,
         _check_tools,
         _check_cache_breakpoints,
     ):
         if check is not None and (rejection := check(body, spec)):
             return rejection
-    if estimated_tokens > spec.context_window:
-        return _invalid(prompt_too_long_message(estimated_tokens, spec.context_window))
+    if rejection := check_thinking_config(body, spec, count_only):
+        return rejection
+    if rejection := check_thinking_blocks(body, issued or IssuedThinking()):
+        return rejection
+    if rejection := check_sdk_types(body, count_only=count_only):
+        return rejection
+    window = window or spec.context_window
+    if estimated_tokens > window:
+        return _invalid(prompt_too_long_message(estimated_tokens, window))
+    return None
+
+
+def _check_metadata(body: dict[str, Any], _spec: ModelSpec) -> Rejection | None:
+    metadata = body.get("metadata")
+    if metadata is None:
+        return None
+    if not isinstance(metadata, dict):
+        return _invalid(
+            "metadata: Input should be a valid dictionary or object to extract fields from"
+        )
+    for key in metadata:
+        if key != "user_id":
+            return _invalid(f"metadata.{key}: Extra inputs are not permitted")
+    user_id = metadata.get("user_id")
+    if user_id is not None and not isinstance(user_id, str):
+        return _invalid("metadata.user_id: Input should be a valid string")
+    if isinstance(user_id, str) and len(user_id) > MAX_USER_ID_CHARS:
+        return _invalid(
+            f"metadata.user_id: String should have at most {MAX_USER_ID_CHARS} characters"
+        )
     return None
 
 
@@ -125,8 +171,13 @@ def _check_system(body: dict[str, Any], _spec: ModelSpec) -> Rejection | None:
     for i, block in enumerate(system):
         if not isinstance(block, dict) or block.get("type") != "text":
             return _invalid(f"system.{i}.type: Input should be 'text'")
-        if not isinstance(block.get("text"), str) or not block["text"]:
+        text = block.get("text")
+        if block.get("cache_control") is not None and isinstance(text, str) and not text:
+            return _invalid(f"system.{i}.text: cache_control cannot be set for empty text blocks")
+        if not isinstance(text, str) or not text:
             return _invalid("system: text content blocks must be non-empty")
+        if not text.strip():
+            return _invalid("system: text content blocks must contain non-whitespace text")
     return None
 
 
@@ -158,7 +209,13 @@ def _check_messages(body: dict[str, Any], _spec: ModelSpec) -> Rejection | None:
 def _check_content(i: int, content: Any, may_be_empty: bool) -> Rejection | None:
     empty = f"messages.{i}: all messages must have non-empty content except for the optional final assistant message"
     if isinstance(content, str):
-        return _invalid(empty) if not content and not may_be_empty else None
+        if may_be_empty:
+            return None
+        if not content:
+            return _invalid(empty)
+        if not content.strip():
+            return _invalid("messages: text content blocks must contain non-whitespace text")
+        return None
     if not isinstance(content, list):
         return _invalid(f"messages.{i}.content: Input should be a valid string or a valid list")
     if not content:
@@ -168,10 +225,51 @@ def _check_content(i: int, content: Any, may_be_empty: bool) -> Rejection | None
             return _invalid(f"messages.{i}.content.{j}.type: Field required")
         if block["type"] == "text":
             text = block.get("text")
+            if block.get("cache_control") is not None and text == "":
+                return _invalid(
+                    f"messages.{i}.content.{j}.text: cache_control cannot be set for empty text blocks"
+                )
             if not isinstance(text, str) or not text:
                 return _invalid("messages: text content blocks must be non-empty")
             if not text.strip():
                 return _invalid("messages: text content blocks must contain non-whitespace text")
+    return None
+
+
+def _check_block_types(body: dict[str, Any], _spec: ModelSpec) -> Rejection | None:
+    """Known block types only; images in the four media types; tool results' own blocks too."""
+    for i, message in enumerate(body["messages"]):
+        for j, block in enumerate(_blocks(message)):
+            where = f"messages.{i}.content.{j}"
+            if rejection := _check_block(where, block, BLOCK_TYPES):
+                return rejection
+            nested = block.get("content") if block["type"] == "tool_result" else None
+            for k, item in enumerate(nested if isinstance(nested, list) else []):
+                inner = f"{where}.tool_result.content.{k}"
+                if not isinstance(item, dict) or "type" not in item:
+                    return _invalid(f"{inner}.type: Field required")
+                if rejection := _check_block(inner, item, TOOL_RESULT_BLOCK_TYPES):
+                    return rejection
+                text = item.get("text")
+                if item["type"] == "text" and isinstance(text, str) and not text.strip():
+                    return _invalid(
+                        f"{where}.content: text content blocks must contain non-whitespace text"
+                    )
+    return None
+
+
+def _check_block(where: str, block: dict[str, Any], known: tuple[str, ...]) -> Rejection | None:
+    kind = block["type"]
+    if kind not in known:
+        expected = ", ".join(f"'{name}'" for name in known)
+        return _invalid(
+            f"{where}: Input tag '{kind}' found using 'type' does not match any of the "
+            f"expected tags: {expected}"
+        )
+    source = block.get("source")
+    base64 = kind == "image" and isinstance(source, dict) and source.get("type") == "base64"
+    if base64 and source.get("media_type") not in IMAGE_MEDIA_TYPES:
+        return _invalid(f"{where}.image.source.base64.media_type: {_MEDIA_TYPES_WORDING}")
     return None
 
 

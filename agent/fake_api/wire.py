@@ -9,7 +9,8 @@ from http import HTTPStatus
 from typing import Any, BinaryIO
 
 from agent.fake_api.billing import RequestBilling
-from agent.fake_api.script import Reply, new_id
+from agent.fake_api.script import Reply
+from agent.fake_api.thinking import sign
 
 DEFAULT_DELTAS_PER_BLOCK = 3
 
@@ -119,7 +120,7 @@ def _block_events(
             ({"type": "thinking_delta", "thinking": piece}, len(piece))
             for piece in _chunks(block.get("thinking", ""), chunk_chars)
         ]
-        signature = block.get("signature") or new_id("sig_")
+        signature = block.get("signature") or sign(block.get("thinking", ""))
         deltas.append(({"type": "signature_delta", "signature": signature}, 0))
     else:  # redacted thinking, server tool results: sent whole at the start
         start = block
@@ -166,14 +167,28 @@ def chunk(payload: bytes) -> bytes:
 
 
 def read_body(rfile: BinaryIO, headers: dict[str, str]) -> bytes:
-    """A request body, by Content-Length or chunked transfer encoding."""
+    """A request body, by Content-Length or chunked transfer encoding.
+
+    EOFError when the client hung up before sending all of it: no request was made.
+    """
     if "content-length" in headers:
-        return rfile.read(int(headers["content-length"]))
+        length = int(headers["content-length"])
+        body = rfile.read(length)
+        if len(body) < length:
+            raise EOFError("the client hung up part way through the request body")
+        return body
     if "chunked" not in headers.get("transfer-encoding", ""):
         return b""
     parts = []
-    while size := int(rfile.readline().split(b";")[0].strip() or b"0", 16):
+    while True:
+        line = rfile.readline()
+        if not line:
+            raise EOFError("the client hung up part way through the request body")
+        if not (size := int(line.split(b";")[0].strip() or b"0", 16)):
+            break
         parts.append(rfile.read(size))
+        if len(parts[-1]) < size:
+            raise EOFError("the client hung up part way through the request body")
         rfile.readline()
     while rfile.readline() not in (b"\r\n", b"\n", b""):
         pass  # trailers

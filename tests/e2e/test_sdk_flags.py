@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agent.fake_api import text_reply, tool_reply
 from tests.e2e.conftest import Ccx
 
@@ -38,6 +40,7 @@ def test_betas_effort_and_thinking_reach_the_request(ccx: Ccx) -> None:
     assert request.body["max_tokens"] > 2048
 
 
+@pytest.mark.refusal_expected  # the user's own --betas value: ccx passes it on as asked
 def test_an_unknown_beta_is_refused_by_the_api_with_its_words(ccx: Ccx) -> None:
     run = ccx.run("-p", "hi", "--betas", "no-such-beta-2099-01-01", "--output-format", "json")
     assert run.returncode == 1

@@ -256,6 +256,7 @@ def test_scripted_usage_is_sent_as_given_and_billing_stays_simulated(
     assert api.billing.input_tokens == 2
 
 
+@pytest.mark.refusal_expected
 def test_faults_and_rejections_are_not_billed(api: FakeApi, client: anthropic.Anthropic) -> None:
     api.add(Fault(529), tool_reply(("Read", {"file_path": "x"})))
     with pytest.raises(anthropic.OverloadedError):

@@ -77,6 +77,7 @@ def results_seen(api: FakeApi) -> list[str]:
     ]
 
 
+@pytest.mark.refusal_expected
 def test_context_management_without_the_beta_header_is_refused(
     api: FakeApi, client: anthropic.Anthropic
 ) -> None:

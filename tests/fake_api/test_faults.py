@@ -114,11 +114,12 @@ async def test_drop_breaks_the_connection_mid_stream(
 ) -> None:
     api.add(Drop(after_events=4), text_reply("a new connection works"))
     texts: list[str] = []
-    with pytest.raises(httpx2.RemoteProtocolError, match="incomplete chunked read"):
+    with pytest.raises(anthropic.APIConnectionError, match="incomplete chunked read") as caught:
         async with aclient.messages.stream(model=MODEL, max_tokens=10, messages=HELLO) as stream:
             async for text in stream.text_stream:
                 texts.append(text)
     assert texts == ["This answer ", "is cut off p"]
+    assert isinstance(caught.value.__cause__, httpx2.RemoteProtocolError)
     again = await aclient.messages.create(model=MODEL, max_tokens=10, messages=HELLO)
     assert again.content[0].text == "a new connection works"
     assert api.connections_accepted == 2
@@ -126,10 +127,10 @@ async def test_drop_breaks_the_connection_mid_stream(
 
 def test_drop_with_sync_client_and_non_streaming(api: FakeApi, client: anthropic.Anthropic) -> None:
     api.add(Drop(), Drop())
-    # mid-stream the SDK lets the transport error through unwrapped
-    with pytest.raises(httpx2.TransportError):
+    # mid-stream the SDK wraps the transport error, as it does before any response
+    with pytest.raises(anthropic.APIConnectionError) as caught:
         list(client.messages.create(model=MODEL, max_tokens=10, messages=HELLO, stream=True))
-    # before any response the SDK wraps it
+    assert isinstance(caught.value.__cause__, httpx2.TransportError)
     with pytest.raises(anthropic.APIConnectionError):
         client.messages.create(model=MODEL, max_tokens=10, messages=HELLO)
 
@@ -141,7 +142,7 @@ def test_stall_is_detected_by_a_client_read_timeout(api: FakeApi) -> None:
         stream = client.messages.create(model=MODEL, max_tokens=10, messages=HELLO, stream=True)
         received = []
         started = time.perf_counter()
-        with pytest.raises(httpx2.ReadTimeout):
+        with pytest.raises(anthropic.APITimeoutError):
             for event in stream:
                 received.append(event.type)
     assert 0.15 < time.perf_counter() - started < 2
@@ -207,7 +208,7 @@ def test_client_disconnects_leave_stderr_silent(capfd: pytest.CaptureFixture[str
             stream = client.messages.create(model=MODEL, max_tokens=10, messages=HELLO, stream=True)
             next(iter(stream))
             stream.close()  # hang up mid-stream: the server's next write fails
-        with make_client(api) as client, pytest.raises(httpx2.TransportError):
+        with make_client(api) as client, pytest.raises(anthropic.APIConnectionError):
             list(client.messages.create(model=MODEL, max_tokens=10, messages=HELLO, stream=True))
         with make_client(api) as client:
             client.messages.create(model=MODEL, max_tokens=10, messages=HELLO)
@@ -221,3 +222,22 @@ async def test_async_faults_and_retries(api: FakeApi) -> None:
     async with make_async_client(api, max_retries=1) as client:
         message = await client.messages.create(model=MODEL, max_tokens=10, messages=HELLO)
     assert message.content[0].text == "second attempt"
+
+
+def test_a_client_killed_while_sending_made_no_request(api: FakeApi) -> None:
+    """Headers and half a body, then the client dies: not a request the API would refuse."""
+    import socket
+
+    host, port = api.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port))) as sock:
+        sock.sendall(
+            b"POST /v1/messages HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\n"
+            b'anthropic-version: 2023-06-01\r\ncontent-length: 500\r\n\r\n{"model": "cla'
+        )
+        sock.shutdown(socket.SHUT_WR)
+        assert sock.recv(100) == b""  # closed without an answer
+    api.add(text_reply("the next client is served"))
+    with make_client(api) as client:
+        message = client.messages.create(model=MODEL, max_tokens=10, messages=HELLO)
+    assert message.content[0].text == "the next client is served"
+    assert len(api.requests) == 1 and api.errors == []

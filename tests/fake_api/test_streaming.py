@@ -247,6 +247,7 @@ def test_models_endpoints() -> None:
     assert api.errors == ["model: claude-nonexistent-1"]
 
 
+@pytest.mark.refusal_expected
 def test_unknown_model_is_a_404_like_the_api(api: FakeApi, client: anthropic.Anthropic) -> None:
     api.add(text_reply("unused"))
     with pytest.raises(anthropic.NotFoundError) as caught:
@@ -302,9 +303,7 @@ def large_conversation() -> list[dict]:
     return messages
 
 
-def test_a_large_request_is_checked_and_recorded(
-    api: FakeApi, client: anthropic.Anthropic
-) -> None:
+def test_a_large_request_is_checked_and_recorded(api: FakeApi, client: anthropic.Anthropic) -> None:
     api.add(text_reply("ok"))
     messages = large_conversation()
     reply = client.messages.create(model=MODEL, max_tokens=10, messages=messages)

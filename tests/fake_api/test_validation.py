@@ -272,6 +272,7 @@ CASES = [
 ]
 
 
+@pytest.mark.refusal_expected
 @pytest.mark.parametrize(
     ("bad", "message", "good"),
     [pytest.param(bad, message, good, id=name) for name, bad, message, good in CASES],
@@ -295,6 +296,7 @@ def test_rule_rejects_bad_and_accepts_fixed_request(
     assert api.errors == [message]
 
 
+@pytest.mark.refusal_expected
 def test_prompt_too_long_against_the_model_window() -> None:
     api = FakeApi([text_reply("fits")], models={"tiny-model": (1_000, 500)})
     with api, make_client(api) as client:
@@ -307,6 +309,7 @@ def test_prompt_too_long_against_the_model_window() -> None:
     assert api.errors == ["prompt is too long: 1001 tokens > 1000 maximum"]
 
 
+@pytest.mark.refusal_expected
 def test_a_request_over_32_mb_is_too_large(api: FakeApi, client: anthropic.Anthropic) -> None:
     api.add(text_reply("fits"))
     huge = [{"role": "user", "content": "x" * 32_000_000}]
@@ -317,11 +320,13 @@ def test_a_request_over_32_mb_is_too_large(api: FakeApi, client: anthropic.Anthr
     assert api.script_remaining == 1
 
 
+@pytest.mark.refusal_expected
 def test_streaming_requests_are_checked_too(api: FakeApi, client: anthropic.Anthropic) -> None:
     with pytest.raises(anthropic.BadRequestError, match="first message must use"):
         client.messages.create(model=MODEL, max_tokens=10, messages=[assistant("Hi")], stream=True)
 
 
+@pytest.mark.refusal_expected
 def test_headers_are_checked(api: FakeApi) -> None:
     api.add(text_reply("bearer works"), text_reply("x-api-key works"))
     body = request()
