@@ -164,8 +164,9 @@ def message_from_record(record: dict[str, Any]) -> Message | None:
     if not all(isinstance(block, dict) and _well_formed(block) for block in message.content):
         return None
     content, dropped = sendable_content(message.content, message.role)
-    if dropped:
-        log.info("left out of a loaded message: %s", ", ".join(dropped))
+    if content is not message.content:
+        if dropped:
+            log.info("left out of a loaded message: %s", ", ".join(dropped))
         message.content = content or [{"type": "text", "text": NO_CONTENT}]
     return message
 
