@@ -116,7 +116,9 @@ class SkillTool(Tool[SkillParams]):
         if self.on_invoke is not None:
             self.on_invoke(skill, body)
         return ToolResult(
-            output="\n".join(header) + "\n\n" + (body or "(this skill's file has no body)"),
+            output="\n".join(header)
+            + "\n\n"
+            + (body if body.strip() else "(this skill's file has no body)"),
             display=f"Loaded skill {skill.name}",
             meta={"skill": skill.name, "path": str(skill.path)},
         )

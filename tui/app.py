@@ -27,7 +27,7 @@ try:
     from textual.binding import Binding
     from textual.screen import ModalScreen
 
-    from agent.app.slash import EXIT_NAMES, command_name
+    from agent.app.slash import BLANK_PROMPT, EXIT_NAMES, command_name, is_blank
     from tui.agent_messages import (
         AgentEvent,
         ArgumentsParsed,
@@ -176,6 +176,9 @@ class CcxApp(App[int]):
 
     def send(self, text: str) -> None:
         """A prompt or a slash command: run now, or queue behind the running one."""
+        if is_blank(text):  # never sent: said in the transcript, the session goes on
+            self.query_one(Transcript).add_line(BLANK_PROMPT, "warning")
+            return
         name = command_name(text)  # the session driver's rule
         if name in EXIT_NAMES:
             self.exit(0)

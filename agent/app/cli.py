@@ -359,6 +359,11 @@ def dispatch(parsed: ParsedArgs, interactive: Interactive | None = None) -> int:
         if not text:
             print("ccx: -p needs a prompt (as an argument or on stdin)", file=sys.stderr)
             return 2
+        from agent.app.slash import BLANK_PROMPT, is_blank
+
+        if is_blank(text):  # as Claude Code: refused before anything starts, exit 1
+            print(f"ccx: {BLANK_PROMPT} Give -p a prompt with words in it.", file=sys.stderr)
+            return 1
         if message := _credentials_problem(options.cwd):
             _report_missing_credentials(message, parsed.output_format)
             return 1

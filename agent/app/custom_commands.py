@@ -13,6 +13,8 @@ template, but a repository can ship it, so nothing in it runs on its own say:
   one that is only a prompt template still expands.
 - ``@path`` attaches a file the gate lets the model read (inside the project,
   no deny rule), at most ``MAX_ATTACHED_BYTES``; binary files are refused.
+- A command whose text is empty or only whitespace (after ``!`cmd``` ran) is refused:
+  nothing is sent.
 - ``allowed-tools`` hold for the command's turn only, and ``model`` picks that
   turn's model; both are undone when the turn ends, however it ends.
 """
@@ -24,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agent.core.sendable import is_blank
 from agent.instructions.custom_commands import (
     CustomCommand,
     command_header,
@@ -96,6 +99,12 @@ async def prepare(
                         "(in a trusted folder) or a permission rule."
                     )
         body = await _run_snippets(runtime, body, snippets)
+    if is_blank(body):  # the header alone would be a turn about nothing
+        after = " once its shell commands ran" if snippets else ""
+        raise CommandRefused(
+            f"/{command.name}: nothing to send: the command's text is empty or only "
+            f"whitespace{after} ({command.path})."
+        )
     content = [
         {"type": "text", "text": command_header(command.name, args)},
         {"type": "text", "text": body},

@@ -25,12 +25,12 @@ from agent.app.commands import builtin_commands, find_custom, run_command, visib
 from agent.app.custom_commands import CommandRefused, run_custom_command
 from agent.app.options import RunOptions
 from agent.app.runtime import ApprovePlan, Runtime
-from agent.app.slash import command_name
+from agent.app.slash import command_name, is_blank
 from agent.app.status_line import build_status_line
 from agent.core.events import EventSink
 from agent.core.messages import Message
 from agent.instructions.custom_commands import CustomCommand
-from agent.loop.agent import BudgetExceeded, MaxTurnsReached, reminder_text
+from agent.loop.agent import BudgetExceeded, MaxTurnsReached, NothingToSend, reminder_text
 from agent.loop.cost import CostTracker
 from agent.loop.long_prompt import PromptNotSaved
 from agent.loop.tool_runner import AskPermission
@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 
 CYCLED_MODES = ("default", "acceptEdits", "plan")  # Shift-Tab; bypassPermissions only if started so
 
-FailureKind = Literal["api", "max_turns", "max_budget", "transcript", "internal"]
+FailureKind = Literal["api", "max_turns", "max_budget", "transcript", "input", "internal"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +82,8 @@ def failure_of(error: Exception, command: str | None = None) -> Failure:
         return Failure("api", error.message, error.error_type or "api_error")
     if isinstance(error, PromptNotSaved):
         return Failure("internal", str(error), "invalid_request_error")
+    if isinstance(error, NothingToSend):
+        return Failure("input", str(error), "invalid_request_error")
     log.exception("running %s failed", command or "a prompt", exc_info=error)
     text = f"{type(error).__name__}: {error}"
     return Failure("internal", f"{command} failed: {text}" if command else text, "internal_error")
@@ -156,6 +158,8 @@ class SessionDriver:
                 return LineResult(
                     line, name, result.text, result.is_error, data=result.data, exit=result.exit
                 )
+            if is_blank(line):  # refused before any hook sees it: nothing is sent
+                raise NothingToSend()
             if (blocked := await self.runtime.submit_hooks(line)) is not None:
                 return LineResult(line, None, blocked)
             await self.runtime.mcp.queue_mentions(line, self.runtime.emit_notice)

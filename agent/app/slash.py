@@ -3,13 +3,16 @@
 A line whose first word is ``/name`` (a letter, then letters, digits, ``_``,
 ``-``, ``.`` or ``:``, which custom commands' namespaces use) is a command, known or not: an unknown one is answered "Unknown
 command", never sent to the model. Anything else (``/etc/hosts is odd``, a
-lone ``/``) is a prompt. Kept free of heavy imports: the full-screen app reads
+lone ``/``) is a prompt. A line with no words (``is_blank``) is neither:
+it is refused with ``BLANK_PROMPT``. Kept free of heavy imports: the full-screen app reads
 it before the session is built.
 """
 
 from __future__ import annotations
 
 import re
+
+from agent.loop.endings import BLANK_PROMPT as BLANK_PROMPT  # what a blank line is told
 
 COMMAND_WORD = re.compile(r"/([A-Za-z][\w.:-]*)")
 EXIT_NAMES = ("exit", "quit")
@@ -26,6 +29,11 @@ def command_name(line: str) -> str | None:
         return None
     match = COMMAND_WORD.fullmatch(words[0])
     return match.group(1).lower() if match else None
+
+
+def is_blank(line: str) -> bool:
+    """A line with no words (nothing, or only whitespace): never sent to the model."""
+    return not line.strip()
 
 
 def is_command(line: str) -> bool:

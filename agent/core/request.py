@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent.core.messages import Message
+from agent.core.sendable import may_carry_cache_control
 
 EPHEMERAL = {"type": "ephemeral"}
 MESSAGE_BREAKPOINTS = 3  # the API allows 4; the system prompt has one
@@ -105,11 +106,14 @@ def usable_anchors(api_messages: list[dict[str, Any]], anchors: Sequence[int]) -
 
 
 def _mark_last(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    if not blocks:
-        return blocks
-    marked = list(blocks)
-    marked[-1] = {**marked[-1], "cache_control": EPHEMERAL}
-    return marked
+    """A copy with a breakpoint on the last block that may carry one (never a thinking block
+    or an empty text block); the blocks as they are when none may."""
+    for index in range(len(blocks) - 1, -1, -1):
+        if may_carry_cache_control(blocks[index]):
+            marked = list(blocks)
+            marked[index] = {**marked[index], "cache_control": EPHEMERAL}
+            return marked
+    return blocks
 
 
 def with_beta(extra: dict[str, Any] | None, beta: str) -> dict[str, Any]:

@@ -43,8 +43,9 @@ from agent.core.messages import (
 )
 from agent.core.pairing import answers_for
 from agent.core.request import build_request
+from agent.core.sendable import without_blank_text
 from agent.loop.cost import CostTracker
-from agent.loop.endings import BudgetExceeded, MaxTurnsReached, TurnOutcome
+from agent.loop.endings import BudgetExceeded, MaxTurnsReached, NothingToSend, TurnOutcome
 from agent.loop.long_prompt import PromptLimit, fit_prompt
 from agent.loop.stop_hooks import StopHook, stop_hook_feedback
 from agent.loop.tool_runner import ToolRunner
@@ -156,8 +157,11 @@ class Agent:
     ) -> TurnOutcome:
         """Run the user's prompt (its message's ``uuid`` given, or a new one) to the end of
         the model's work (``kind`` "meta": a turn ccx starts itself, e.g. to tell the model a
-        background job ended)."""
+        background job ended). NothingToSend when it holds no words: nothing is appended."""
         content = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
+        content = without_blank_text(content)  # the API refuses a text block without words
+        if not content:
+            raise NothingToSend()
         message = Message(role="user", content=content, kind=kind)
         if uuid:
             message.uuid = uuid
@@ -436,6 +440,7 @@ __all__ = [
     "ApiError",
     "BudgetExceeded",
     "MaxTurnsReached",
+    "NothingToSend",
     "TranscriptWriteError",
     "TurnOutcome",
 ]

@@ -27,3 +27,13 @@ class BudgetExceeded(Exception):
 
     def __init__(self, budget: float, spent: float):
         super().__init__(f"Reached the maximum budget of ${budget:g} (spent ${spent:.4f})")
+
+
+BLANK_PROMPT = "Nothing to send: the prompt is empty or only whitespace."
+
+
+class NothingToSend(Exception):
+    """The prompt holds no words (nothing, or only whitespace): nothing was sent, nothing kept."""
+
+    def __init__(self, message: str = BLANK_PROMPT):
+        super().__init__(message)

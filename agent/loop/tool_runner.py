@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from agent.core.events import EventSink, PermissionDenied, ToolFinished, ToolStarted
 from agent.core.messages import tool_result_block
+from agent.core.sendable import tool_result_content
 from agent.loop.tool_hooks import PreToolVerdict, ToolHooks, check_gate
 from agent.permissions.gate import PermissionGate
 from agent.permissions.rules import Decision, Rule
@@ -300,6 +301,6 @@ def escape_result(result: ToolResult) -> ToolResult:
 
 
 def _api_content(result: ToolResult) -> str | list[dict[str, Any]]:
-    if isinstance(result.output, str):
-        return result.output if result.output.strip() else "(no output)"
-    return result.output or "(no output)"
+    """What the model gets: blank text left out, "(no output)" for nothing (the API refuses
+    empty text, in a tool result too)."""
+    return tool_result_content(result.output)

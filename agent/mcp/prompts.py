@@ -54,9 +54,9 @@ async def expand(servers: McpServers, line: str) -> str:
     except McpCallError as exc:
         raise McpPromptError(str(exc)) from None
     texts = [_text(message.content) for message in result.messages]
-    text = "\n\n".join(t for t in texts if t)
-    if not text:
-        raise McpPromptError(f"/{head} gave no text")
+    text = "\n\n".join(t for t in texts if t.strip())
+    if not text:  # nothing to send: the API refuses a prompt without words
+        raise McpPromptError(f"/{head} gave no text (empty or only whitespace); nothing was sent")
     return text
 
 

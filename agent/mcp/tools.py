@@ -6,7 +6,8 @@ name for the call. A call goes through the permission gate like
 any tool that changes things (ask by default; ``mcp__server`` and
 ``mcp__server__tool`` rules apply); plan mode denies it unless the server
 annotates it ``readOnlyHint``. The result's text, images, embedded
-resources and structured content become the tool result, cut at the same
+resources and structured content become the tool result (``agent.mcp.content``:
+blank text left out, what the API cannot take saved and described), cut at the same
 30,000 characters as Bash and Grep output (``MAX_MCP_OUTPUT_TOKENS`` sets the
 limit, as in Claude Code); the whole text of a cut result is saved in the
 session's ``tool-outputs`` folder and the note names the file.
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ConfigDict
 
+from agent.mcp.content import content_blocks
 from agent.mcp.names import aliases, normalize_name, wire_names
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
 
@@ -84,13 +86,21 @@ class McpTool(Tool[McpParams]):
             result = await self.connection.call_tool(self.tool, dict(params.model_extra or {}))
         except McpCallError as exc:
             return ToolResult.error(str(exc))
-        return convert_result(result, spill_path(ctx.session_dir, self.server, self.tool))
+        spill = spill_path(ctx.session_dir, self.server, self.tool)
+        return convert_result(result, spill, server=self.server, folder=ctx.session_dir)
 
 
-def convert_result(result: Any, spill: Path | None = None) -> ToolResult:
+def convert_result(
+    result: Any,
+    spill: Path | None = None,
+    *,
+    server: str = "the server",
+    folder: Path | None = None,
+) -> ToolResult:
     """A CallToolResult as what the model sees; isError becomes is_error. Text over the limit
-    is cut, saved whole to ``spill`` first."""
-    blocks = [block for item in (getattr(result, "content", None) or []) for block in _block(item)]
+    is cut, saved whole to ``spill`` first; what the model cannot be shown (an SVG, audio...)
+    is saved in the session ``folder`` and described (``agent.mcp.content``)."""
+    blocks = content_blocks(getattr(result, "content", None), server, folder)
     structured = getattr(result, "structured_content", None)
     # As Claude Code: structured content stands for text-only content (the JSON is exact).
     if structured is not None and all(b["type"] == "text" for b in blocks):
@@ -107,31 +117,6 @@ def convert_result(result: Any, spill: Path | None = None) -> ToolResult:
     if all(b["type"] == "text" for b in blocks):
         return ToolResult(output="\n".join(texts), display=display, is_error=is_error)
     return ToolResult(output=blocks, display=display, is_error=is_error)
-
-
-def _block(item: Any) -> list[dict[str, Any]]:
-    kind = getattr(item, "type", None)
-    if kind == "text":
-        return [{"type": "text", "text": str(item.text)}]
-    if kind == "image":
-        return [
-            {
-                "type": "image",
-                "source": {"type": "base64", "media_type": item.mime_type, "data": item.data},
-            }
-        ]
-    if kind == "resource":
-        resource = item.resource
-        text = getattr(resource, "text", None)
-        if isinstance(text, str):
-            return [{"type": "text", "text": f"[Resource {resource.uri}]\n{text}"}]
-        mime = getattr(resource, "mime_type", None) or "binary"
-        return [{"type": "text", "text": f"[Resource {resource.uri}: {mime} data, not shown]"}]
-    if kind == "resource_link":
-        return [{"type": "text", "text": f"[Resource link: {item.name} {item.uri}]"}]
-    if kind == "audio":
-        return [{"type": "text", "text": f"[Audio: {item.mime_type}, not shown]"}]
-    return [{"type": "text", "text": f"[{kind or 'unknown'} content, not shown]"}]
 
 
 def output_limit() -> int:

@@ -1,17 +1,23 @@
 """One streamed response put together from the API's raw events, its text emitted as it comes.
 
 With ``raw`` on, every raw event also goes out as it is (``StreamEvent``), for
-stream-json's ``--include-partial-messages``.
+stream-json's ``--include-partial-messages``. The response keeps only the
+block types ccx knows (``agent.core.sendable``) and no text block without
+words: every later request sends it back, and the API would refuse the rest.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent.core.events import EventSink, StreamEvent, TextDelta, ThinkingDelta
+from agent.core.sendable import RESPONSE_BLOCK_TYPES, is_blank_text
 from tools.surrogates import escape_text, escape_value
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -126,7 +132,12 @@ class Accumulator:
             block = escape_value(self.blocks[index])
             if raw := block.pop("_invalid_input", None):
                 invalid[block["id"]] = raw
-            if block["type"] == "text" and not block.get("text"):
+            if block.get("type") not in RESPONSE_BLOCK_TYPES:
+                log.warning(
+                    "left out a response block of a type ccx does not know: %r", block.get("type")
+                )
+                continue
+            if is_blank_text(block):
                 continue  # the API refuses empty text blocks when the history is sent back
             content.append(block)
         return StreamedResponse(

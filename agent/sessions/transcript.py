@@ -33,6 +33,7 @@ simply runs again.
 from __future__ import annotations
 
 import json
+import logging
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -41,7 +42,10 @@ from typing import Any
 
 from agent.core.messages import Message
 from agent.core.pairing import AnswerFix, answer_message, fix_answer
+from agent.core.sendable import NO_CONTENT, sendable_content
 from tools.surrogates import escape_value
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -148,7 +152,9 @@ class LoadedSession:
 
 
 def message_from_record(record: dict[str, Any]) -> Message | None:
-    """A Message, or None when the record is not a well-formed one."""
+    """A Message, or None when the record is not a well-formed one. What the API would refuse
+    is left out as it loads (``agent.core.sendable``): block types ccx does not know, blank
+    text; a message left with nothing says so in words."""
     try:
         message = Message.from_record(record)
     except (KeyError, TypeError, AttributeError):
@@ -157,6 +163,11 @@ def message_from_record(record: dict[str, Any]) -> Message | None:
         return None
     if not all(isinstance(block, dict) and _well_formed(block) for block in message.content):
         return None
+    content, dropped = sendable_content(message.content, message.role)
+    if content is not message.content:
+        if dropped:
+            log.info("left out of a loaded message: %s", ", ".join(dropped))
+        message.content = content or [{"type": "text", "text": NO_CONTENT}]
     return message
 
 

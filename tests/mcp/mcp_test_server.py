@@ -1,7 +1,8 @@
 """A real MCP server (the ``mcp`` package's MCPServer, formerly FastMCP) for ccx's tests.
 
 ``python mcp_test_server.py [stdio|http PORT|sse PORT|garbage|exit]``
-Tools: ``add`` (structured), ``echo`` (text), ``pixel`` (an image), ``fail``
+Tools: ``add`` (structured), ``echo`` (text), ``pixel`` (an image), ``picture`` (a PNG,
+SVG or BMP between blank texts, or only blank text), ``fail``
 (isError), ``crash`` (the process exits mid-call), ``exit_soon``, ``hang`` (never
 answers), ``peek`` (annotated read-only), ``big`` (as many characters as asked).
 Resources: ``calc://notes`` (text), ``calc://big`` and ``calc://logo`` (a PNG); a prompt ``review``.
@@ -21,7 +22,7 @@ import time
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ImageContent, ToolAnnotations
+from mcp.types import ImageContent, TextContent, ToolAnnotations
 
 INSTRUCTIONS = os.environ.get(
     "TEST_MCP_INSTRUCTIONS", "Use the add tool for arithmetic; it is exact."
@@ -33,6 +34,14 @@ PIXEL = base64.b64encode(
         "1f15c4890000000d49444154789c6360000002000005000157a3a4530000000049454e44ae426082"
     )
 ).decode()
+
+# Images the API does not take: an SVG and a 1x1 BMP.
+SVG = base64.b64encode(b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>').decode()
+BMP = base64.b64encode(
+    bytes.fromhex("424d3a0000000000000036000000280000000100000001000000010018000000000004000000")
+    + bytes(16)
+).decode()
+PICTURES = {"png": ("image/png", PIXEL), "svg": ("image/svg+xml", SVG), "bmp": ("image/bmp", BMP)}
 
 server = MCPServer(name="calc", instructions=INSTRUCTIONS)
 
@@ -53,6 +62,16 @@ def echo(text: str) -> str:
 def pixel() -> ImageContent:
     """A tiny PNG image."""
     return ImageContent(type="image", data=PIXEL, mimeType="image/png")
+
+
+@server.tool()
+def picture(kind: str) -> list[TextContent | ImageContent]:
+    """A picture ("png", "svg" or "bmp") between blank captions; "blank": only whitespace."""
+    blank = [TextContent(type="text", text=" \n "), TextContent(type="text", text="")]
+    if kind not in PICTURES:
+        return blank
+    mime, data = PICTURES[kind]
+    return [blank[0], ImageContent(type="image", data=data, mimeType=mime), blank[1]]
 
 
 @server.tool()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 import pytest
 from mcp_types import (
+    AudioContent,
+    BlobResourceContents,
     CallToolResult,
     EmbeddedResource,
     ImageContent,
@@ -13,9 +16,23 @@ from mcp_types import (
     TextResourceContents,
 )
 
+from agent.core.sendable import IMAGE_MEDIA_TYPES
 from agent.mcp.names import full_name
 from agent.mcp.tools import MAX_OUTPUT_CHARS, convert_result
 from agent.permissions.rules import Rule
+
+# A 1x1 PNG; an SVG and a 1x1 BMP, which the API does not take as images.
+PIXEL = base64.b64encode(
+    bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c6360000002000005000157a3a4530000000049454e44ae426082"
+    )
+).decode()
+SVG = base64.b64encode(b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>').decode()
+BMP = base64.b64encode(
+    bytes.fromhex("424d3a0000000000000036000000280000000100000001000000010018000000000004000000")
+    + bytes(16)
+).decode()
 
 
 def test_text_structured_resources_and_errors() -> None:
@@ -40,13 +57,13 @@ def test_text_structured_resources_and_errors() -> None:
         CallToolResult(
             content=[
                 TextContent(type="text", text="see:"),
-                ImageContent(type="image", data="AAAA", mime_type="image/png"),
+                ImageContent(type="image", data=PIXEL, mime_type="image/png"),
             ]
         )
     )
     assert mixed.output == [
         {"type": "text", "text": "see:"},
-        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PIXEL}},
     ]
 
 
@@ -92,3 +109,132 @@ def test_server_rules_cover_its_tools_only() -> None:
     assert not Rule.parse("mcp__calc__add").covers("mcp__calc__echo")
     assert not Rule.parse("mcp__calc").covers("mcp__calculator__add")
     assert not Rule.parse("mcp__calc").covers("Bash")
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def test_images_the_api_refuses_are_saved_and_described(tmp_path: Path) -> None:
+    """SVG and BMP (and bytes that are no image, whatever their label) never reach the
+    model as images: saved in the session folder, described with their type and size."""
+    result = convert_result(
+        CallToolResult(
+            content=[
+                ImageContent(type="image", data=SVG, mime_type="image/svg+xml"),
+                ImageContent(type="image", data=BMP, mime_type="image/bmp"),
+                ImageContent(type="image", data=_b64(b"not a png"), mime_type="image/png"),
+                ImageContent(type="image", data=PIXEL, mime_type="image/png"),
+            ]
+        ),
+        server="calc",
+        folder=tmp_path,
+    )
+    assert isinstance(result.output, list)
+    svg, bmp, fake, png = result.output
+    assert png["type"] == "image" and png["source"]["media_type"] in IMAGE_MEDIA_TYPES
+    saved = sorted((tmp_path / "mcp-outputs").iterdir())
+    assert len(saved) == 3
+    for block, mime, data in (
+        (svg, "image/svg+xml", SVG),
+        (bmp, "image/bmp", BMP),
+        (fake, "image/png", _b64(b"not a png")),
+    ):
+        assert block["type"] == "text"
+        text = block["text"]
+        assert text.startswith(
+            f"[An image from calc: {mime}, {len(base64.b64decode(data)):,} bytes"
+        )
+        assert "JPEG, PNG, GIF and WebP" in text
+        path = Path(text.rsplit("saved to ", 1)[1].rstrip("]"))
+        assert path in saved and path.read_bytes() == base64.b64decode(data)
+    assert Path(svg["text"].rsplit("saved to ", 1)[1].rstrip("]")).suffix == ".svg"
+
+
+def test_a_png_labelled_jpeg_goes_as_what_its_bytes_are(tmp_path: Path) -> None:
+    result = convert_result(
+        CallToolResult(content=[ImageContent(type="image", data=PIXEL, mime_type="image/jpeg")]),
+        folder=tmp_path,
+    )
+    assert isinstance(result.output, list)
+    assert result.output[0]["source"]["media_type"] == "image/png"
+
+
+def test_an_image_over_the_api_limit_is_saved_not_sent(tmp_path: Path) -> None:
+    huge = base64.b64decode(PIXEL) + b"\0" * (4 * 1024 * 1024)
+    result = convert_result(
+        CallToolResult(
+            content=[ImageContent(type="image", data=_b64(huge), mime_type="image/png")]
+        ),
+        server="calc",
+        folder=tmp_path,
+    )
+    assert isinstance(result.output, str)
+    assert "over the 5 MB an image may have" in result.output
+    assert "saved to " + str(tmp_path / "mcp-outputs") in result.output
+
+
+def test_blank_text_is_left_out_and_nothing_left_is_no_output(tmp_path: Path) -> None:
+    blank = convert_result(
+        CallToolResult(
+            content=[TextContent(type="text", text=""), TextContent(type="text", text=" \n\t ")]
+        )
+    )
+    assert blank.output == "" and blank.display == "(no output)"
+    mixed = convert_result(
+        CallToolResult(
+            content=[
+                TextContent(type="text", text="  "),
+                ImageContent(type="image", data=PIXEL, mime_type="image/png"),
+                TextContent(type="text", text=""),
+            ]
+        )
+    )
+    assert isinstance(mixed.output, list) and [b["type"] for b in mixed.output] == ["image"]
+
+
+def test_audio_and_binary_resources_are_saved_and_described(tmp_path: Path) -> None:
+    result = convert_result(
+        CallToolResult(
+            content=[
+                AudioContent(type="audio", data=_b64(b"RIFF....WAVE"), mime_type="audio/wav"),
+                EmbeddedResource(
+                    type="resource",
+                    resource=BlobResourceContents(
+                        uri="calc://logo", blob=PIXEL, mime_type="image/png"
+                    ),
+                ),
+                EmbeddedResource(
+                    type="resource",
+                    resource=BlobResourceContents(
+                        uri="calc://vector", blob=SVG, mime_type="image/svg+xml"
+                    ),
+                ),
+            ]
+        ),
+        server="calc",
+        folder=tmp_path,
+    )
+    assert isinstance(result.output, list)
+    audio, logo, vector = result.output
+    assert audio["text"].startswith("[Audio from calc: audio/wav, 12 bytes, not shown; saved to ")
+    assert logo["type"] == "image"
+    assert vector["text"].startswith("[The resource calc://vector from calc: image/svg+xml")
+    assert len(list((tmp_path / "mcp-outputs").iterdir())) == 2
+
+
+def test_undecodable_image_data_is_said_not_sent() -> None:
+    result = convert_result(
+        CallToolResult(content=[ImageContent(type="image", data="%%%", mime_type="image/png")]),
+        server="calc",
+    )
+    assert result.output == "[An image from calc: its data is not valid base64, not shown]"
+
+
+def test_without_a_session_folder_the_description_says_it_was_not_saved() -> None:
+    result = convert_result(
+        CallToolResult(content=[ImageContent(type="image", data=SVG, mime_type="image/svg+xml")]),
+        server="calc",
+    )
+    assert isinstance(result.output, str)
+    assert result.output.endswith("not saved: no session folder]")

@@ -102,3 +102,13 @@ def test_unterminated_frontmatter_body_is_the_whole_file(tmp_path: Path) -> None
     path = tmp_path / "SKILL.md"
     path.write_text("---\nname: x\nbody\n", encoding="utf-8")
     assert read_skill_body(path) == "---\nname: x\nbody"
+
+
+@pytest.mark.parametrize("body", ["", "   \n\t\n", "$ARGUMENTS"])
+async def test_a_skill_without_words_says_so(call: Call, tmp_path: Path, body: str) -> None:
+    folder = tmp_path / "skills" / "hollow"
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f"---\nname: hollow\ndescription: x\n---\n{body}")
+    tool = SkillTool([SkillInfo("hollow", "x", folder / "SKILL.md", folder)])
+    result = await call(tool, skill="hollow")
+    assert result.output_text().endswith("\n\n(this skill's file has no body)")

@@ -28,7 +28,7 @@ from agent.app.commands import builtin_commands
 from agent.app.driver import Failure, LineResult, SessionDriver
 from agent.app.options import RunOptions, StartupError
 from agent.app.runtime import Runtime
-from agent.app.slash import command_name, interactive_completions, is_exit
+from agent.app.slash import BLANK_PROMPT, command_name, interactive_completions, is_exit
 from agent.core.context_state import ContextState
 from agent.core.events import Event, EventSink
 from agent.core.locations import config_dir
@@ -139,7 +139,9 @@ class PlainRepl:
         """Run one line (a prompt or a command); False when the session should end."""
         assert self.driver is not None
         text = line.strip()
-        if not text:
+        if not text:  # an empty line is passed over; one of whitespace is told it sent nothing
+            if line:
+                self.renderer.line(BLANK_PROMPT, "yellow")
             return True
         if is_exit(text):
             return False

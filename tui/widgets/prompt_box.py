@@ -84,7 +84,11 @@ class PromptInput(TextArea):
 
     def submit(self) -> None:
         text = self.text
-        if not text.strip():
+        if not text:
+            return
+        if not text.strip():  # only whitespace: the app says why nothing is sent
+            self.text = ""
+            self.post_message(PromptBox.Submitted(text))
             return
         if len(self.matches) == 1 and " " not in text.strip():
             text = f"/{self.matches[0][0]}"  # a unique prefix of a command runs that command

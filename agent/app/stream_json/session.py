@@ -98,10 +98,9 @@ class StreamSession:
                 future.set_exception(ClientError("stdin closed"))
 
     def _queue_user(self, message: dict[str, Any]) -> None:
+        # One without words is queued too: its turn ends in an error result (the driver sends
+        # nothing), in order with the others, and the session goes on.
         text = prompt_text(message.get("message"))
-        if not text:
-            self._complain("a user message without text; skipped")
-            return
         uuid = message.get("uuid") if isinstance(message.get("uuid"), str) else None
         uuid = uuid or schema.new_uuid()  # the prompt's, in the transcript too (rewind_files)
         if self.replay:

@@ -10,7 +10,7 @@ import anthropic
 import pytest
 
 from agent.core.events import ApiRetry, Event, Notice, ResponseDiscarded, TextDelta
-from agent.fake_api import Drop, FakeApi, Fault, text_reply
+from agent.fake_api import Drop, FakeApi, Fault, Reply, text_reply
 from agent.model.client import ApiError, ModelClient, RetryPolicy
 
 REQUEST = {
@@ -210,3 +210,37 @@ async def test_aclose_closes_only_a_client_it_made(monkeypatch: pytest.MonkeyPat
     await ModelClient(given).aclose()
     assert not given.is_closed()
     await given.close()
+
+
+async def test_a_response_keeps_only_blocks_ccx_knows_and_words(
+    api: FakeApi, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every later request sends the response back: an unknown block type or a blank text
+    block in it would be refused there, and in every request after."""
+    thinking = {"type": "thinking", "thinking": "let me see", "signature": "sig_1"}
+    redacted = {"type": "redacted_thinking", "data": "opaque"}
+    api.add(
+        Reply(
+            content=[
+                thinking,
+                redacted,
+                {"type": "brand_new_block", "data": {"x": 1}},
+                {"type": "text", "text": " \n "},
+                {"type": "text", "text": "Answer."},
+                {"type": "tool_use", "id": "toolu_1", "name": "Read", "input": {"file_path": "a"}},
+            ]
+        )
+    )
+    with caplog.at_level("WARNING", logger="agent.model.accumulator"):
+        response = await client_for(api, []).stream(REQUEST)
+    assert [block["type"] for block in response.content] == [
+        "thinking", "redacted_thinking", "text", "tool_use",
+    ]  # fmt: skip
+    assert response.content[0] == thinking and response.content[1] == redacted
+    assert "brand_new_block" in caplog.text
+
+
+async def test_a_response_of_only_unknown_blocks_has_no_content(api: FakeApi) -> None:
+    api.add(Reply(content=[{"type": "brand_new_block"}, {"type": "text", "text": ""}]))
+    response = await client_for(api, []).stream(REQUEST)
+    assert response.content == []

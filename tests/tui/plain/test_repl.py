@@ -22,6 +22,7 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 from agent.app.options import RunOptions
+from agent.app.slash import BLANK_PROMPT
 from agent.core.events import (
     SERVER_CLEARING,
     CompactionStarted,
@@ -446,3 +447,19 @@ async def test_a_transcript_that_cannot_be_written_is_said_once_and_each_turn_st
     assert text.count("The turn was stopped because the session transcript") == 2
     assert "Unexpected error" not in text
     assert api.requests == [], "no model call for a turn that cannot be saved"
+
+
+async def test_a_line_of_whitespace_is_told_it_sent_nothing(
+    workspace: tuple[FakeApi, Path],
+) -> None:
+    api, root = workspace
+    api.add(text_reply("Hello."))
+    async with plain_session(root) as session:
+        await session.type(ENTER)  # an empty line: passed over in silence
+        assert BLANK_PROMPT not in session.text
+        await session.type("   \t" + ENTER)
+        assert session.text.count(BLANK_PROMPT) == 1
+        await session.type("hello" + ENTER)
+        assert "● Hello." in session.text
+    (request,) = api.requests
+    assert request.last_user_text().startswith("hello")
