@@ -36,6 +36,12 @@ def clearing_words(event: Microcompacted) -> str:
     if event.reason == SERVER_CLEARING:
         return f"The API clears {results} from what the model sees ({freed} tokens)"
     why = CLEARING_REASONS.get(event.reason, event.reason)
+    if event.thinking_dropped and not event.cleared:
+        thoughts = f"the thinking of {event.thinking_dropped} earlier response"
+        return f"Dropped {thoughts}{'s' if event.thinking_dropped != 1 else ''}, freed {freed} tokens ({why})"
+    if event.thinking_dropped:
+        results += f" and {event.thinking_dropped} earlier thought"
+        results += "s" if event.thinking_dropped != 1 else ""
     return f"Cleared {results}, freed {freed} tokens ({why})"
 
 

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent.core.messages import Message
+from agent.core.thinking import is_thinking
 
 EPHEMERAL = {"type": "ephemeral"}
 MESSAGE_BREAKPOINTS = 3  # the API allows 4; the system prompt has one
@@ -105,10 +106,13 @@ def usable_anchors(api_messages: list[dict[str, Any]], anchors: Sequence[int]) -
 
 
 def _mark_last(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    if not blocks:
+    """A copy whose last block carries the breakpoint; never a thinking block (the API refuses
+    cache_control there), so a message that ends in thinking is marked on the block before."""
+    target = next((i for i in range(len(blocks) - 1, -1, -1) if not is_thinking(blocks[i])), None)
+    if target is None:
         return blocks
     marked = list(blocks)
-    marked[-1] = {**marked[-1], "cache_control": EPHEMERAL}
+    marked[target] = {**marked[target], "cache_control": EPHEMERAL}
     return marked
 
 

@@ -79,6 +79,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         default="",
         help="the referee folder (default $CCX_REFEREE or ../shared/bench of the main checkout)",
     )
+    ap.add_argument(
+        "--thinking-tokens",
+        type=int,
+        default=500,
+        help="the referee's thinking: each agent step of a request with thinking on starts with "
+        "a signed thought of about N tokens, and its thinking rules are enforced; both clients "
+        "run with thinking on (default 500; 0: thinking off for both)",
+    )
     ap.add_argument("--list", action="store_true", help="list the runs and exit")
     ap.add_argument(
         "--cc-runs",
@@ -158,8 +166,15 @@ def execute(
     ]
     samples: dict[tuple[str, str], list[dict[str, Any]]] = {}
     with cf.ThreadPoolExecutor(max(1, a.jobs)) as ex:
-        work = runner.score if a.rescore else runner.run_one
-        futs = {ex.submit(work, r, c, src, out, referee, k): (r, c, k) for r, c, k in jobs}
+        if a.rescore:
+            futs = {
+                ex.submit(runner.score, r, c, src, out, referee, k): (r, c, k) for r, c, k in jobs
+            }
+        else:
+            futs = {
+                ex.submit(runner.run_one, r, c, src, out, referee, k, a.thinking_tokens): (r, c, k)
+                for r, c, k in jobs
+            }
         for f in cf.as_completed(futs):
             r, c, k = futs[f]
             try:
@@ -184,6 +199,7 @@ def document(
     clients: list[str],
     cc_from: str,
     wall: float,
+    thinking_tokens: int = 0,
 ) -> dict[str, Any]:
     """The JSON document: every run's rows for both clients and the targets."""
     doc = {
@@ -192,6 +208,7 @@ def document(
         "sessions": sessions,
         "clients": clients,
         "cc_from": cc_from or None,
+        "thinking_tokens": thinking_tokens,
         "wall_s": wall,
         "runs": [
             {
@@ -242,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     pairs = [
         (r, rows.get((r.id, "ccx")), rows.get((r.id, "cc")) or cc_rows.get(r.id)) for r in runs
     ]
-    doc = document(pairs, sessions, clients, a.cc_from, wall)
+    doc = document(pairs, sessions, clients, a.cc_from, wall, a.thinking_tokens)
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"economics-{doc['created'].replace(':', '')[:17]}-{a.client}.json"
     path.write_text(json.dumps(doc, indent=1))
