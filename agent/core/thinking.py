@@ -83,7 +83,9 @@ def drop_thinking(messages: Sequence[Message], indices: Sequence[int]) -> list[M
     updated = list(messages)
     for index in sorted(allowed):
         message = messages[index]
-        updated[index] = replace(message, content=[b for b in message.content if not is_thinking(b)])
+        updated[index] = replace(
+            message, content=[b for b in message.content if not is_thinking(b)]
+        )
     return updated
 
 
