@@ -77,7 +77,9 @@ def request_violations(body: dict[str, Any], emitted: dict[str, dict[str, Any]])
             "max_tokens", 0
         ):
             problems.append("max_tokens is not above the thinking budget")
-        last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=None)
+        last = max(
+            (i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=None
+        )
         if last is not None and last + 1 < len(messages):
             follower = messages[last + 1].get("content")
             in_loop = isinstance(follower, list) and any(

@@ -28,7 +28,10 @@ THINKING_ON = {"thinking": {"type": "enabled", "budget_tokens": BUDGET}}
 
 
 def thought(step: int, words: int = 200) -> dict[str, Any]:
-    return {"type": "thinking", "thinking": f"Step {step}: " + "weighing what to read next. " * words}
+    return {
+        "type": "thinking",
+        "thinking": f"Step {step}: " + "weighing what to read next. " * words,
+    }
 
 
 def thinking_reads(setup: Setup, count: int, start: int = 0) -> list[Reply]:
@@ -37,7 +40,11 @@ def thinking_reads(setup: Setup, count: int, start: int = 0) -> list[Reply]:
             content=[
                 thought(start + i),
                 {"type": "text", "text": f"Reading module {i}."},
-                {"type": "tool_use", "name": "Read", "input": {"file_path": str(setup.repo / f"m{i:02d}.py")}},
+                {
+                    "type": "tool_use",
+                    "name": "Read",
+                    "input": {"file_path": str(setup.repo / f"m{i:02d}.py")},
+                },
             ]
         )
         for i in range(count)
@@ -186,7 +193,14 @@ async def test_a_loop_continued_without_its_thinking_is_sent_without_thinking(
         user_text("read m00"),
         Message(
             role="assistant",
-            content=[{"type": "tool_use", "id": "toolu_old", "name": "Glob", "input": {"pattern": "*.py"}}],
+            content=[
+                {
+                    "type": "tool_use",
+                    "id": "toolu_old",
+                    "name": "Glob",
+                    "input": {"pattern": "*.py"},
+                }
+            ],
             kind="response",
         ),
         Message(
@@ -199,7 +213,7 @@ async def test_a_loop_continued_without_its_thinking_is_sent_without_thinking(
         setup.agent.conversation.append(message)
     api.add(final(1), final(2))
     await setup.agent.submit("and now?")
-    first, = api.requests
+    (first,) = api.requests
     assert "thinking" not in first.body  # with thinking on the API would refuse it
     await setup.agent.submit("again")
     assert api.requests[-1].body.get("thinking") == THINKING_ON["thinking"]
