@@ -102,17 +102,28 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def load_cc(path: str, sessions: dict[str, str]) -> tuple[dict[str, dict[str, Any]], str]:
-    """Claude Code's rows from an earlier document, only for runs whose session is still the same."""
+def load_cc(
+    path: str, sessions: dict[str, str], thinking_tokens: int = 0
+) -> tuple[dict[str, dict[str, Any]], str]:
+    """Claude Code's rows from an earlier document, only for runs whose session is still the
+    same and that thought as long as this run's (a row without the figure ran without)."""
     p = {"latest": CC_LATEST, "baseline": CC_BASELINE}.get(path) or Path(path)
     doc = json.loads(p.read_text())
     rows = {r["id"]: r["cc"] for r in doc["runs"] if r.get("cc")}
     stale = sorted(i for i in rows if (doc.get("sessions") or {}).get(i) != sessions.get(i))
-    for i in stale:
+    unlike = sorted(
+        i for i in rows if i not in stale and rows[i].get("thinking_tokens", 0) != thinking_tokens
+    )
+    for i in stale + unlike:
         del rows[i]
     note = f"CC column: NOT from this run; from {p} ({doc.get('created', '?')}, ccx {doc.get('git', '?')})"
     if stale:
         note += f"\nWARNING: sessions changed since, no CC figures for: {', '.join(stale)}"
+    if unlike:
+        note += (
+            f"\nWARNING: Claude Code thought differently there (not --thinking-tokens "
+            f"{thinking_tokens}), no CC figures for: {', '.join(unlike)}"
+        )
     return rows, note
 
 
@@ -252,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
                 "--cc-from replaces Claude Code's runs: use it with --client ccx", file=sys.stderr
             )
             return 2
-        cc_rows, cc_note = load_cc(a.cc_from, sessions)
+        cc_rows, cc_note = load_cc(a.cc_from, sessions, a.thinking_tokens)
     t0 = time.time()
     rows = execute(runs, clients, a, referee, out)
     wall = round(time.time() - t0, 1)

@@ -138,6 +138,7 @@ def run_one(
     sc["repo"] = str(w / "repo")
     sc_path.write_text(json.dumps(sc))
     cmd, env = client_command(client, referee, w, w / "log.jsonl", run.window, thinking_tokens)
+    (w / "thinking.json").write_text(json.dumps({"thinking_tokens": thinking_tokens}))
     t0 = time.time()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     (w / "run.json").write_text(
@@ -158,6 +159,8 @@ def score(
     sc = json.loads((w / "scenario.json").read_text())
     sc["probes"] = json.loads((src / run.source / "scenario.json").read_text()).get("probes")
     ran = json.loads((w / "run.json").read_text()) if (w / "run.json").exists() else {}
+    thought = w / "thinking.json"
+    thinking = json.loads(thought.read_text()) if thought.exists() else {}
     summary = subprocess.run(
         [sys.executable, str(referee / "summarize_log.py"), str(log)],
         capture_output=True,
@@ -185,6 +188,7 @@ def score(
         "cache_read": fig.get("cache_read"),
         "output": fig.get("output"),
         "tool_errors_in_last": tool_errors(recs),
+        "thinking_tokens": thinking.get("thinking_tokens", 0),
         **probes.retention(recs, sc, checks.texts_of_request),
     }
     if client == "ccx":
