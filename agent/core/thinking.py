@@ -16,17 +16,23 @@ checks them when they come back:
 Dropping earlier thinking saves every later request its tokens, but changes
 the prompt from the first dropped block on, so it is done where that prefix is
 rewritten anyway (a clear, a compaction) or where the cost model says it pays
-(compaction/thinking.py). ``drop_thinking`` is the only code that removes a
-thinking block; it never touches the continued loop's message.
+(compaction/microcompact.py). ``drop_thinking`` is how the context system
+removes thinking, and it never touches the continued loop's message; a block
+that could never go back unchanged (``sendable``) is left out as it arrives.
+When the continued loop has no thinking to send (a response made with thinking
+off), that request goes without thinking (``loop_thinking_missing``); side
+calls on a fork of the conversation get their thinking and ``max_tokens``
+from ``side_request``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from agent.core.messages import Message
+from tools.surrogates import is_encodable
 
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
 
@@ -37,6 +43,30 @@ def is_thinking(block: dict[str, Any]) -> bool:
 
 def has_thinking(message: Message) -> bool:
     return message.role == "assistant" and any(is_thinking(b) for b in message.content)
+
+
+def sendable(block: dict[str, Any]) -> bool:
+    """Whether a thinking block can go back as it came: a signed text (or redacted data) that
+    encodes as UTF-8. One that cannot (cut before its signature, a lone surrogate the JSON
+    carried) would be refused however it is mended, so it is dropped whole instead."""
+    if block.get("type") == "redacted_thinking":
+        data = block.get("data")
+        return isinstance(data, str) and bool(data) and is_encodable(data)
+    text, signature = block.get("thinking"), block.get("signature")
+    return (
+        isinstance(text, str)
+        and isinstance(signature, str)
+        and bool(signature)
+        and is_encodable(text)
+        and is_encodable(signature)
+    )
+
+
+def without_unsendable(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``content`` without the thinking blocks ``sendable`` refuses (the same list when none)."""
+    if all(sendable(b) for b in content if is_thinking(b)):
+        return content
+    return [b for b in content if not is_thinking(b) or sendable(b)]
 
 
 def continued_response(messages: Sequence[Message]) -> int | None:
@@ -66,10 +96,6 @@ def droppable(messages: Sequence[Message], start: int = 0, end: int | None = Non
             continue  # dropping would leave it empty
         found.append(index)
     return found
-
-
-def thinking_tokens(message: Message, estimate_block: Callable[[dict[str, Any]], float]) -> float:
-    return sum(estimate_block(b) for b in message.content if is_thinking(b))
 
 
 def drop_thinking(messages: Sequence[Message], indices: Sequence[int]) -> list[Message]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.core.events import EventSink, StreamEvent, TextDelta, ThinkingDelta
+from agent.core.thinking import THINKING_TYPES
 from tools.surrogates import escape_text, escape_value
 
 
@@ -123,7 +124,9 @@ class Accumulator:
         for index in sorted(self.blocks):
             # Lone surrogates from the model's JSON (text, thinking, tool input) are escaped
             # here, so the tools run on, and the transcript keeps, what later requests send.
-            block = escape_value(self.blocks[index])
+            block = self.blocks[index]
+            if block["type"] not in THINKING_TYPES:  # thinking goes back as it came, or not
+                block = escape_value(block)
             if raw := block.pop("_invalid_input", None):
                 invalid[block["id"]] = raw
             if block["type"] == "text" and not block.get("text"):

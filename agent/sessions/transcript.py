@@ -41,7 +41,7 @@ from typing import Any
 
 from agent.core.messages import Message
 from agent.core.pairing import AnswerFix, answer_message, fix_answer
-from agent.core.thinking import is_thinking
+from agent.core.thinking import without_unsendable
 from tools.surrogates import escape_value
 
 
@@ -158,22 +158,12 @@ def message_from_record(record: dict[str, Any]) -> Message | None:
         return None
     if not all(isinstance(block, dict) and _well_formed(block) for block in message.content):
         return None
-    intact = [b for b in message.content if not is_thinking(b) or _thinking_intact(b)]
-    if len(intact) < len(message.content):
+    intact = without_unsendable(message.content)
+    if intact is not message.content:
         # A thinking block without its signature (or data) would be refused in every later
         # request; it goes whole, never mended (agent/core/thinking.py).
         message.content = intact or [{"type": "text", "text": "(no content)"}]
     return message
-
-
-def _thinking_intact(block: dict[str, Any]) -> bool:
-    if block.get("type") == "redacted_thinking":
-        return isinstance(block.get("data"), str) and bool(block["data"])
-    return (
-        isinstance(block.get("thinking"), str)
-        and isinstance(block.get("signature"), str)
-        and bool(block["signature"])
-    )
 
 
 def _well_formed(block: dict[str, Any]) -> bool:

@@ -131,3 +131,17 @@ def test_repair_never_touches_a_thinking_block() -> None:
                 assert block in (THOUGHT, REDACTED)
     kept = [m for m in repaired if m.role == "assistant"]
     assert all(m.content[0]["type"] in ("thinking", "redacted_thinking") for m in kept)
+
+
+def test_a_thought_that_could_never_go_back_unchanged_is_left_out_whole() -> None:
+    from agent.core.conversation import Conversation
+
+    conversation = Conversation([user_text("go")])
+    unsigned = {"type": "thinking", "thinking": "cut before its signature"}
+    surrogate = {"type": "thinking", "thinking": "a lone \ud800 here", "signature": "s"}
+    conversation.append(response(unsigned, THOUGHT, surrogate, use_id="t1"))
+    assert conversation.messages[-1].content[0] == THOUGHT  # the good one, untouched
+    assert [b["type"] for b in conversation.messages[-1].content] == ["thinking", "tool_use"]
+    conversation.append(answer("t1"))
+    conversation.append(response({"type": "redacted_thinking", "data": ""}))
+    assert conversation.messages[-1].content == [{"type": "text", "text": "(no content)"}]
