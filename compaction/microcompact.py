@@ -63,6 +63,14 @@ T = S / g requests, least at
   back before an anchor: a later clear starts after the frozen anchor, and
   mostly after the frontier.
 
+Thinking. The thinking blocks of earlier responses may be dropped, whole (never
+the one the tool loop continues: agent/core/thinking.py), and a clear
+rewrites the prompt from its change point anyway: so every clear drops the
+earlier thinking after that point and counts it in S (and out of R); cold or
+under pressure, all of it. With nothing else to clear, the thinking after the
+latest anchor is a batch of its own, weighed by the same rule; the thinking a
+request adds counts in g.
+
 The functions here are pure: they plan and apply; clearing.py does the IO
 (saving large outputs, updating the file-state cache) and the manager hands
 the anchors to the conversation.
