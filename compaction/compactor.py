@@ -237,7 +237,8 @@ class Compactor:
         cap = None
         if restore_room is not None:
             # The room is in counted tokens; a restored item's tokens are unpadded characters / 4.
-            cap = max(0, int(restore_room([*kept_before, summary_message, *kept_after]) / PADDING))
+            kept = drop_earlier_thinking([*kept_before, summary_message, *kept_after])
+            cap = max(0, int(restore_room(kept) / PADDING))
         restoration = self.restoration(file_state, kept_before + kept_after, limits, cap)
         return Replacement(
             previous,
