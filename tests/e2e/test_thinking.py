@@ -6,6 +6,8 @@ rules (tests/thinking_rules.py): nothing ccx sends would be refused.
 
 from __future__ import annotations
 
+import json
+
 from agent.fake_api import Reply
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from tests.e2e.conftest import Ccx
@@ -57,3 +59,25 @@ def test_a_thinking_session_through_stream_json_compact_undo_and_resume(ccx: Ccx
     assert thinking_count(last.body) >= 1
     assert ccx.api.errors == []
     assert violations(ccx.api.requests) == []
+
+
+def test_a_subagent_that_thinks_keeps_the_rules_and_reports_only_its_text(ccx: Ccx) -> None:
+    from tests.e2e.subagent_helpers import agent_call, first_user_text, tool_results
+
+    readme = str(ccx.repo / "README.md")
+    brief = "BRIEF-T: summarize README.md"
+    mine = lambda r: "BRIEF-T" in first_user_text(r)  # noqa: E731
+    ccx.api.on(lambda r: mine(r) and len(r.messages) == 1, read(10, readme))
+    ccx.api.on(lambda r: mine(r) and len(r.messages) == 3, read(11, readme))
+    ccx.api.on(lambda r: mine(r) and len(r.messages) > 3, answer(12, "A sample project."))
+    call = agent_call(brief)
+    ccx.api.add(
+        Reply(content=[thought(1), {"type": "tool_use", "name": call[0], "input": call[1]}]),
+        answer(2, "It is a sample project."),
+    )
+    run = ccx.run("-p", "delegate", "--output-format", "json", "--max-thinking-tokens", BUDGET)
+    assert run.returncode == 0, run.stderr
+    assert run.json()["result"] == "It is a sample project."
+    (result,) = tool_results(ccx.api.requests[-1])
+    assert "A sample project." in json.dumps(result) and "Step 12" not in json.dumps(result)
+    assert ccx.api.errors == [] and violations(ccx.api.requests) == []
