@@ -2,8 +2,12 @@
 
     .venv/bin/python bench/economics.py [--client ccx|cc|both] [--only PATTERN] [--json]
                                         [--cc-from FILE|latest|baseline] [--jobs N] [--list]
+                                        [--thinking-tokens N]
 
-The family (bench/economics/family.py): the audit at 120K; generated sessions
+Both clients think (the referee's --thinking-tokens, 500 by default: a signed
+thought of that length before each agent step, and the API's thinking rules
+enforced), so the figures are what a real session costs; --thinking-tokens 0
+runs them without. The family (bench/economics/family.py): the audit at 120K; generated sessions
 of three seeds at 100K, 120K and 200K; the three spotter replays at 120K and
 200K; the longest replay at 60K. Prints, per run, both clients' input_equiv
 (thousands), the ratio, summaries and compactions by method, refused requests,

@@ -1,7 +1,7 @@
 """Where the context's tokens go, for /context.
 
-Each part (system prompt, tools, memory files, skills, messages, tool results
-by tool) is estimated, then all are scaled so they sum to the counter's
+Each part (system prompt, tools, memory files, skills, messages, the model's
+thinking sent back, tool results by tool) is estimated, then all are scaled so they sum to the counter's
 figure, which is anchored on what the API reported; the rest of the window is
 free space and the buffer kept back for auto-compaction.
 """
@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.core.messages import Message
+from agent.core.thinking import is_thinking
 from compaction.thresholds import ContextLimits, format_tokens
 from compaction.tokens import CHARS_PER_TOKEN, estimate_block, estimate_system, estimate_tools
 
 FREE_SPACE = "Free space"
+THINKING = "Thinking"
 AUTO_COMPACT_BUFFER = "Auto-compact buffer"
 
 
@@ -55,8 +57,9 @@ def _system_text(system_blocks: Iterable[Mapping[str, Any]]) -> str:
     return "\n".join(str(b.get("text", "")) for b in system_blocks if b.get("type") == "text")
 
 
-def _message_parts(messages: list[Message]) -> tuple[float, dict[str, float]]:
-    """Tokens of everything but tool results, and of tool results by the name of their tool."""
+def _message_parts(messages: list[Message]) -> tuple[float, float, dict[str, float]]:
+    """Tokens of everything but thinking and tool results, of the thinking blocks, and of
+    tool results by the name of their tool."""
     names = {
         block.get("id"): str(block.get("name", "unknown"))
         for message in messages
@@ -64,7 +67,7 @@ def _message_parts(messages: list[Message]) -> tuple[float, dict[str, float]]:
         for block in message.content
         if block.get("type") == "tool_use"
     }
-    other = 0.0
+    other = thinking = 0.0
     results: dict[str, float] = {}
     for message in messages:
         for block in message.content:
@@ -72,9 +75,11 @@ def _message_parts(messages: list[Message]) -> tuple[float, dict[str, float]]:
             if block.get("type") == "tool_result":
                 name = names.get(block.get("tool_use_id"), "unknown")
                 results[name] = results.get(name, 0.0) + tokens
+            elif is_thinking(block):
+                thinking += tokens
             else:
                 other += tokens
-    return other, results
+    return other, thinking, results
 
 
 def _scaled(estimates: list[float], total: int) -> list[int]:
@@ -108,11 +113,14 @@ def context_breakdown(
     skills = _text_tokens(skills_text)
     inside = sum(_text_tokens(t) for t in [*memory_texts, skills_text] if t and t in system_text)
     system = max(0.0, estimate_system(system_blocks) - inside)
-    other, results = _message_parts(messages)
+    other, thinking, results = _message_parts(messages)
     by_tool = sorted(results.items(), key=lambda item: item[1], reverse=True)
     names = ["System prompt", "Tools", "Memory files", "Skills", "Messages"]
-    names += [f"Tool results: {name}" for name, _ in by_tool]
     estimates = [system, estimate_tools(tools_api), memory, skills, other]
+    if thinking:  # its own line only in a session that thinks
+        names.append(THINKING)
+        estimates.append(thinking)
+    names += [f"Tool results: {name}" for name, _ in by_tool]
     estimates += [tokens for _, tokens in by_tool]
     categories = [Category(n, t) for n, t in zip(names, _scaled(estimates, used), strict=True)]
     buffer = max(0, limits.window - limits.auto_compact)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.messages import Message
+from agent.core.thinking import drop_thinking, is_thinking
 from compaction.inputs import apply_input_clearing, clearable_input_tokens
 from compaction.microcompact import (
     COMPACTABLE_TOOLS,
@@ -71,6 +72,9 @@ class Clearing:
                 for u in uses
                 if u["id"] not in self._counted
             )
+        if any(b["tool_use_id"] not in self._counted for b in messages[-1].tool_results()):
+            # New thinking is after every anchor: the next clear drops it (microcompact.py).
+            added += sum(estimate_block(b) for b in messages[-2].content if is_thinking(b))
         for block in messages[-1].tool_results():
             if block["tool_use_id"] in self._counted:
                 continue
@@ -148,8 +152,10 @@ class Clearing:
             if not plan.changes:
                 return ClearingOutcome(plan, messages)
         touched = {c.message_index for c in plan.clear} | {c.message_index for c in plan.inputs}
+        touched |= set(plan.thinking)
         cleared = apply_clearing(messages, markers)
         cleared = apply_input_clearing(cleared, {c.tool_use_id for c in plan.inputs})
+        cleared = drop_thinking(cleared, plan.thinking)
         freed = sum(estimate_message(messages[i]) - estimate_message(cleared[i]) for i in touched)
         self.services.record_event(
             {
@@ -157,6 +163,7 @@ class Clearing:
                 "reason": plan.reason,
                 "cleared": len(plan.clear),
                 "inputs_cleared": len(plan.inputs),
+                "thinking_dropped": len(plan.thinking),
                 "tokens_freed": round(freed),
             }
         )

@@ -31,6 +31,7 @@ from agent.core.events import (
     Notice,
 )
 from agent.core.messages import Message
+from agent.core.thinking import drop_earlier_thinking
 from compaction.full import SUMMARY_MAX_OUTPUT, CompactionError, SummaryResult, summarize
 from compaction.grouping import adjust_start_index, group_by_api_round
 from compaction.restore import (
@@ -73,10 +74,13 @@ class Replacement:
     kind: str
 
     def messages(self) -> list[Message]:
+        """The new conversation. Every prompt byte after the system prompt is written again,
+        so the kept messages' earlier thinking goes at no extra cost (the continued tool
+        loop's stays: agent/core/thinking.py)."""
         new = [*self.kept_before, self.summary_message, *self.kept_after]
         if (attachment := self.restoration.message()) is not None:
             new.append(attachment)
-        return new
+        return drop_earlier_thinking(new)
 
 
 @dataclass
@@ -168,6 +172,7 @@ class Compactor:
                 pivot=pivot,
                 max_output=min(SUMMARY_MAX_OUTPUT, limits.max_output),
                 request_extra=agent.request_extra,
+                output_limit=limits.max_output,
             )
         except CompactionError as error:
             self.services.record_event(
@@ -232,7 +237,8 @@ class Compactor:
         cap = None
         if restore_room is not None:
             # The room is in counted tokens; a restored item's tokens are unpadded characters / 4.
-            cap = max(0, int(restore_room([*kept_before, summary_message, *kept_after]) / PADDING))
+            kept = drop_earlier_thinking([*kept_before, summary_message, *kept_after])
+            cap = max(0, int(restore_room(kept) / PADDING))
         restoration = self.restoration(file_state, kept_before + kept_after, limits, cap)
         return Replacement(
             previous,

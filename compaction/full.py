@@ -16,6 +16,7 @@ from typing import Any
 
 from agent.core.messages import Message, user_text
 from agent.core.request import build_request
+from agent.core.thinking import side_request
 from agent.model.client import ApiError, ModelClient, PromptTooLongError
 from compaction.grouping import drop_oldest_groups
 from compaction.summary import (
@@ -77,19 +78,25 @@ async def summarize(
     pivot: int | None = None,
     max_output: int = SUMMARY_MAX_OUTPUT,
     request_extra: dict[str, Any] | None = None,
+    output_limit: int | None = None,
 ) -> SummaryResult:
+    """The summary; ``output_limit`` (the model's, default ``max_output``) bounds the room a
+    thinking budget adds to ``max_output`` (agent.core.thinking.side_request)."""
     started = time.perf_counter()
     request_messages = summary_request_messages(messages, instructions, partial, pivot)
     prompt = request_messages[-1]
     dropped = 0
     for attempt in range(1, MAX_PTL_RETRIES + 2):
+        extra, max_tokens = side_request(
+            request_messages, request_extra or {}, max_output, output_limit or max_output
+        )
         request = build_request(
             model=model,
             system=system,
             tools=tools,
             messages=request_messages,
-            max_tokens=max_output,
-            extra=request_extra,
+            max_tokens=max_tokens,
+            extra=extra,
         )
         try:
             response = await client.stream(request, stream_text=False)

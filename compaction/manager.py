@@ -244,12 +244,14 @@ class ContextManager:
         if outcome.plan.changes:
             agent.conversation.clear_results(outcome.messages)
             self.counter.adjust(-round(outcome.tokens_freed * self.counter.calibration))
+            plan = outcome.plan
             self.emit(
                 Microcompacted(
-                    outcome.plan.reason,
-                    outcome.plan.changes,
+                    plan.reason,
+                    len(plan.clear) + len(plan.inputs),
                     round(outcome.tokens_freed),
                     outcome.saved_paths,
+                    thinking_dropped=len(plan.thinking),
                 )
             )
         if not outcome.plan.changes or not agent.conversation.cache_anchors:

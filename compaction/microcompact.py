@@ -63,6 +63,14 @@ T = S / g requests, least at
   back before an anchor: a later clear starts after the frozen anchor, and
   mostly after the frontier.
 
+Thinking. The thinking blocks of earlier responses may be dropped, whole (never
+the one the tool loop continues: agent/core/thinking.py), and a clear
+rewrites the prompt from its change point anyway: so every clear drops the
+earlier thinking after that point and counts it in S (and out of R); cold or
+under pressure, all of it. With nothing else to clear, the thinking after the
+latest anchor is a batch of its own, weighed by the same rule; the thinking a
+request adds counts in g.
+
 The functions here are pure: they plan and apply; clearing.py does the IO
 (saving large outputs, updating the file-state cache) and the manager hands
 the anchors to the conversation.
@@ -77,6 +85,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from agent.core.messages import Message
+from agent.core.thinking import continued_response
 from compaction.cost_model import ClearOption, Situation, choose
 from compaction.cost_model import economic_batch as economic_batch
 from compaction.markers import CLEARED_PREFIX as CLEARED_PREFIX
@@ -119,15 +128,22 @@ class ClearPlan:
     rewrite_tokens: float = 0.0  # R: the cached prefix after the anchor a clear would rewrite
     batch_threshold: float = 0.0  # S*, the batch the cost rule asks for
     anchors: tuple[int, ...] = ()  # the frozen anchor and the frontier once this plan is applied
+    # assistant messages whose earlier thinking goes: the rewritten part of the prompt
+    thinking: list[int] = field(default_factory=list)
+    thinking_tokens: float = 0.0
 
     @property
     def tokens_freed(self) -> float:
-        return sum(c.tokens for c in self.clear) + sum(c.tokens for c in self.inputs)
+        return (
+            sum(c.tokens for c in self.clear)
+            + sum(c.tokens for c in self.inputs)
+            + self.thinking_tokens
+        )
 
     @property
     def changes(self) -> int:
-        """How many results and inputs the plan clears."""
-        return len(self.clear) + len(self.inputs)
+        """How many results, inputs and thinking blocks' messages the plan clears."""
+        return len(self.clear) + len(self.inputs) + len(self.thinking)
 
 
 def find_candidates(
@@ -279,6 +295,13 @@ def _last_response_index(messages: list[Message]) -> int:
     return len(messages)
 
 
+def rewrite_start(anchors: Sequence[int], changes: Sequence[Candidate]) -> int:
+    """Where a clear of ``changes`` starts rewriting the prompt: after the latest anchor before
+    its first change (with no change: after the latest anchor); 0 without one."""
+    first = min((c.message_index for c in changes), default=math.inf)
+    return max((a + 1 for a in anchors if a < first), default=0)
+
+
 def rewrite_tokens(
     index: ResultIndex, messages: list[Message], anchors: Sequence[int], clear: list[Candidate]
 ) -> float:
@@ -287,11 +310,24 @@ def rewrite_tokens(
     survive."""
     if not clear:
         return 0.0
-    first = min(c.message_index for c in clear)
-    start = max((a + 1 for a in anchors if a < first), default=0)
+    return _rewrite_from(index, messages, rewrite_start(anchors, clear), clear)
+
+
+def _rewrite_from(
+    index: ResultIndex, messages: list[Message], start: int, clear: Sequence[Candidate]
+) -> float:
     cached_end = max(start, _last_response_index(messages))
     cleared = sum(c.tokens for c in clear if start <= c.message_index < cached_end)
     return max(0.0, index.tokens_between(start, cached_end) - cleared)
+
+
+def thinking_from(
+    index: ResultIndex, messages: list[Message], start: int
+) -> list[tuple[int, float]]:
+    """The earlier thinking a clear rewriting from ``start`` drops at no extra write: every
+    droppable one after it (never the continued response's: agent/core/thinking.py)."""
+    keep = continued_response(messages)
+    return [(i, tokens) for i, tokens in index.thinking if i >= start and i != keep]
 
 
 def plan_clearing(
@@ -312,7 +348,10 @@ def plan_clearing(
     """Decide what to clear before the next request (pure but for the index's cache).
 
     ``anchors`` are the breakpoints the last request had on frozen prefixes (the
-    conversation's ``cache_anchors``); the plan names the next ones.
+    conversation's ``cache_anchors``); the plan names the next ones. Every clear
+    also drops the earlier thinking in the part of the prompt it rewrites, and
+    counts it as freed; with nothing else to clear, the thinking after the latest
+    anchor is a batch of its own, weighed the same way.
     """
     config = config or MicrocompactConfig()
     index = index or ResultIndex(message_tokens, estimate_block)
@@ -328,18 +367,24 @@ def plan_clearing(
         pressure_requests=config.pressure_requests,
         cache_cold=cold,
     )
-    plan, chosen = _option(index, messages, anchors, changes, situation), changes
+    # Cold, everything is written anyway; due, every token counts: all earlier thinking goes.
+    start = 0 if cold or situation.due else rewrite_start(anchors, changes)
+    plan, chosen = _option(index, messages, start, changes, situation), changes
     if plan.reason == "none" and not situation.due:
-        # The batch after the frontier alone, leaving the stragglers before it.
+        # The batch after the frontier alone, leaving the stragglers before it (with nothing
+        # there, the thinking after the latest anchor alone).
         edge = frontier(messages, index.last_cleared)
         fresh = [c for c in changes if edge is not None and c.message_index > edge]
-        recent = _option(index, messages, anchors, fresh, situation)
+        fresh_start = rewrite_start(anchors, fresh)
+        recent = _option(index, messages, fresh_start, fresh, situation)
         if recent.reason != "none":
             plan, chosen = recent, fresh
     if plan.reason != "none":
         is_result = {id(c) for c in results}
         plan.clear = [c for c in chosen if id(c) in is_result]
         plan.inputs = [c for c in chosen if id(c) not in is_result]
+    else:
+        plan.thinking, plan.thinking_tokens = [], 0.0
     plan.anchors = anchors_after(messages, index, config, plan)
     return plan
 
@@ -347,19 +392,26 @@ def plan_clearing(
 def _option(
     index: ResultIndex,
     messages: list[Message],
-    anchors: Sequence[int],
+    start: int,
     changes: list[Candidate],
     situation: Situation,
 ) -> ClearPlan:
-    """What clearing ``changes`` would free and rewrite, and whether the cost model clears
-    (``reason``; the candidates themselves are filled in by the caller)."""
-    rewrite = rewrite_tokens(index, messages, anchors, changes)
-    clearable = sum(c.tokens for c in changes)
+    """What clearing ``changes`` (and the thinking from ``start``) would free and rewrite, and
+    whether the cost model clears (``reason``; the candidates are filled in by the caller)."""
+    thinking = thinking_from(index, messages, start)
+    dropped = sum(tokens for _, tokens in thinking)
+    rewrite = max(0.0, _rewrite_from(index, messages, start, changes) - dropped)
+    if not changes and not thinking:
+        rewrite = 0.0
+    clearable = sum(c.tokens for c in changes) + dropped
     decision = choose(situation, ClearOption(clearable, rewrite))
     reason: Reason = "none"
-    if changes and decision.action == "clear":
+    if (changes or thinking) and decision.action == "clear":
         reason = "time" if situation.cache_cold else "pressure" if situation.due else "cost"
-    return ClearPlan(reason, [], [], clearable, rewrite, decision.batch)
+    plan = ClearPlan(reason, [], [], clearable, rewrite, decision.batch)
+    plan.thinking = [i for i, _ in thinking]
+    plan.thinking_tokens = dropped
+    return plan
 
 
 def anchors_after(

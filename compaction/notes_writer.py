@@ -33,6 +33,7 @@ from typing import Any
 from agent.core.context_state import ContextLimits
 from agent.core.messages import Message, user_text
 from agent.core.request import build_request
+from agent.core.thinking import side_request
 from compaction.notes import Notes, NotesPolicy, NotesStore
 from compaction.services import ConversationHost
 from compaction.session_memory import (
@@ -88,6 +89,7 @@ class SessionNotes:
         self._growth: deque[int] = deque(maxlen=GROWTH_SAMPLES)
         self._last_used: int | None = None
         self._max_output = max_output
+        self._output_limit = max_output  # the model's, once an update starts
 
     @property
     def updating(self) -> bool:
@@ -132,6 +134,7 @@ class SessionNotes:
         if self.updating or not messages or not _can_follow(messages):
             return False
         self._max_output = min(self.max_output, limits.max_output)
+        self._output_limit = limits.max_output
         self.task = asyncio.ensure_future(self._update(host, messages, used))
         return True
 
@@ -162,13 +165,17 @@ class SessionNotes:
     async def _write(
         self, host: ConversationHost, messages: list[Message], used: int, started: float
     ) -> Notes:
+        sent = [*messages, user_text(notes_prompt(), kind="meta")]
+        extra, max_tokens = side_request(
+            sent, host.request_extra, self._max_output, self._output_limit
+        )
         request = build_request(
             model=host.model,
             system=host.system,
             tools=host.tools_api,
-            messages=[*messages, user_text(notes_prompt(), kind="meta")],
-            max_tokens=self._max_output,
-            extra=host.request_extra,
+            messages=sent,
+            max_tokens=max_tokens,
+            extra=extra,
         )
         response = await host.client.stream(request, stream_text=False)
         seconds = time.perf_counter() - started

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent.core.messages import Message
+from agent.core.thinking import is_thinking
 from compaction.inputs import clearable_input_tokens, is_input_cleared
 from compaction.markers import CLEARED_PREFIX
 from tools.read import UNCHANGED_STUB_PREFIX
@@ -63,12 +64,14 @@ class ResultIndex:
         self.uses: dict[str, tuple[str, dict[str, Any]]] = {}
         self.inputs: list[Candidate] = []  # Edit / Write calls with uncleared inputs
         self.last_cleared = -1  # the latest message holding a cleared result or input
+        # (message index, tokens) of the assistant messages whose thinking a clear may drop
+        self.thinking: list[tuple[int, float]] = []
 
     def update(self, messages: list[Message]) -> None:
         count = len(self.scanned)
         if len(messages) < count or not all(map(operator.is_, messages[:count], self.scanned)):
             self.scanned, self.results, self.prefix, self.uses = [], [], [0.0], {}
-            self.inputs, self.last_cleared = [], -1
+            self.inputs, self.last_cleared, self.thinking = [], -1, []
             count = 0
         for index in range(count, len(messages)):
             message = messages[index]
@@ -76,6 +79,13 @@ class ResultIndex:
             self.prefix.append(self.prefix[-1] + self.estimate_message(message))
             for block in message.content:
                 self._scan_block(block, index)
+            if message.role == "assistant":
+                self._scan_thinking(message, index)
+
+    def _scan_thinking(self, message: Message, index: int) -> None:
+        thinking = [b for b in message.content if is_thinking(b)]
+        if thinking and len(thinking) < len(message.content):  # a thinking-only one stays whole
+            self.thinking.append((index, sum(self.estimate_block(b) for b in thinking)))
 
     def _scan_block(self, block: dict[str, Any], index: int) -> None:
         kind = block.get("type")

@@ -68,7 +68,10 @@ class EventView:
         if isinstance(event, TextDelta):
             self.status.show("Responding…")
             transcript.append_text(event.text)
-        elif isinstance(event, (ThinkingDelta, RequestStarted)):
+        elif isinstance(event, ThinkingDelta):
+            self.status.show("Thinking…")
+            transcript.append_thinking(event.text)
+        elif isinstance(event, RequestStarted):
             self.status.show("Thinking…")
         elif isinstance(event, AssistantMessage):
             transcript.end_text()

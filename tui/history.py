@@ -104,6 +104,8 @@ def _assistant_entries(
         kind = block.get("type")
         if kind == "text" and block.get("text"):
             text.append(block["text"])
+        elif kind == "thinking" and str(block.get("thinking") or "").strip():
+            entries.append(Entry("thinking", str(block["thinking"])))
         elif kind == "tool_use":
             if text:
                 entries.append(Entry("assistant", "".join(text)))

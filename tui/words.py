@@ -36,6 +36,12 @@ def clearing_words(event: Microcompacted) -> str:
     if event.reason == SERVER_CLEARING:
         return f"The API clears {results} from what the model sees ({freed} tokens)"
     why = CLEARING_REASONS.get(event.reason, event.reason)
+    if event.thinking_dropped and not event.cleared:
+        thoughts = f"the thinking of {event.thinking_dropped} earlier response"
+        return f"Dropped {thoughts}{'s' if event.thinking_dropped != 1 else ''}, freed {freed} tokens ({why})"
+    if event.thinking_dropped:
+        results += f" and {event.thinking_dropped} earlier thought"
+        results += "s" if event.thinking_dropped != 1 else ""
     return f"Cleared {results}, freed {freed} tokens ({why})"
 
 
@@ -53,7 +59,9 @@ def retry_words(attempt: int, max_attempts: int, reason: str, seconds_left: floa
     """`The API is overloaded (529); retrying in 8s (attempt 2 of 10)`."""
     cause = retry_cause(reason)
     left = max(0, round(seconds_left))
-    return f"{cause[:1].upper()}{cause[1:]}; retrying in {left}s (attempt {attempt} of {max_attempts})"
+    return (
+        f"{cause[:1].upper()}{cause[1:]}; retrying in {left}s (attempt {attempt} of {max_attempts})"
+    )
 
 
 def relative(text: str, cwd: Path | None) -> str:

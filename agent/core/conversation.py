@@ -32,6 +32,7 @@ from agent.core.compaction_record import CompactionRecord
 from agent.core.invariants import enforce
 from agent.core.messages import INTERRUPTED_TOOL_RESULT, Message
 from agent.core.pairing import close_dangling
+from agent.core.thinking import without_unsendable
 from tools.surrogates import escape_value
 
 
@@ -84,6 +85,10 @@ class Conversation:
     def append(self, message: Message) -> None:
         """Add a message and record it. Everything that enters passes here, so this is
         where text that is not valid UTF-8 (prompts, hook output, tool results) is escaped."""
+        if message.role == "assistant":  # thinking goes back unchanged or not at all
+            message.content = without_unsendable(message.content) or [
+                {"type": "text", "text": "(no content)"}
+            ]
         message.content = escape_value(message.content)
         self._messages.append(message)
         self._record(message)

@@ -262,6 +262,7 @@ class Microcompacted(Event):
     cleared: int
     tokens_freed: int
     saved_paths: list[str] = field(default_factory=list)
+    thinking_dropped: int = 0  # earlier responses whose thinking blocks went with the clear
 
 
 @dataclass

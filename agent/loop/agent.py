@@ -44,6 +44,7 @@ from agent.core.messages import (
 from agent.core.pairing import answers_for
 from agent.core.request import build_request
 from agent.core.sendable import without_blank_text
+from agent.core.thinking import loop_thinking_missing, thinking_on, without_thinking_config
 from agent.loop.cost import CostTracker
 from agent.loop.endings import BudgetExceeded, MaxTurnsReached, NothingToSend, TurnOutcome
 from agent.loop.long_prompt import PromptLimit, fit_prompt
@@ -292,13 +293,18 @@ class Agent:
         if self.tools_api is not self._checked_tools:
             self.tools_api = self._checked_tools = escape_value(self.tools_api)
         limit = self.config.limits(self.model).max_output
+        extra = self.request_extra
+        if thinking_on(extra) and loop_thinking_missing(messages):
+            # The response this tool loop continues has no thinking to send back (made with
+            # thinking off, say): with thinking on the API would refuse the request.
+            extra = without_thinking_config(extra)
         return build_request(
             model=self.model,
             system=self.system,
             tools=self.tools_api,
             messages=messages,
             max_tokens=min(max_tokens, limit),
-            extra=self.request_extra,
+            extra=extra,
             anchors=self.conversation.cache_anchors,
         )
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from agent.core.events import EventSink, StreamEvent, TextDelta, ThinkingDelta
 from agent.core.sendable import RESPONSE_BLOCK_TYPES, is_blank_text
+from agent.core.thinking import THINKING_TYPES
 from tools.surrogates import escape_text, escape_value
 
 log = logging.getLogger(__name__)
@@ -129,7 +130,9 @@ class Accumulator:
         for index in sorted(self.blocks):
             # Lone surrogates from the model's JSON (text, thinking, tool input) are escaped
             # here, so the tools run on, and the transcript keeps, what later requests send.
-            block = escape_value(self.blocks[index])
+            block = self.blocks[index]
+            if block["type"] not in THINKING_TYPES:  # thinking goes back as it came, or not
+                block = escape_value(block)
             if raw := block.pop("_invalid_input", None):
                 invalid[block["id"]] = raw
             if block.get("type") not in RESPONSE_BLOCK_TYPES:

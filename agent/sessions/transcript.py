@@ -43,6 +43,7 @@ from typing import Any
 from agent.core.messages import Message
 from agent.core.pairing import AnswerFix, answer_message, fix_answer
 from agent.core.sendable import NO_CONTENT, sendable_content
+from agent.core.thinking import without_unsendable
 from tools.surrogates import escape_value
 
 log = logging.getLogger(__name__)
@@ -168,6 +169,11 @@ def message_from_record(record: dict[str, Any]) -> Message | None:
         if dropped:
             log.info("left out of a loaded message: %s", ", ".join(dropped))
         message.content = content or [{"type": "text", "text": NO_CONTENT}]
+    intact = without_unsendable(message.content)
+    if intact is not message.content:
+        # A thinking block without its signature (or data) would be refused in every later
+        # request; it goes whole, never mended (agent/core/thinking.py).
+        message.content = intact or [{"type": "text", "text": NO_CONTENT}]
     return message
 
 

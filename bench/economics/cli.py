@@ -79,6 +79,14 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
         default="",
         help="the referee folder (default $CCX_REFEREE or ../shared/bench of the main checkout)",
     )
+    ap.add_argument(
+        "--thinking-tokens",
+        type=int,
+        default=500,
+        help="the referee's thinking: each agent step of a request with thinking on starts with "
+        "a signed thought of about N tokens, and its thinking rules are enforced; both clients "
+        "run with thinking on (default 500; 0: thinking off for both)",
+    )
     ap.add_argument("--list", action="store_true", help="list the runs and exit")
     ap.add_argument(
         "--cc-runs",
@@ -94,17 +102,28 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
-def load_cc(path: str, sessions: dict[str, str]) -> tuple[dict[str, dict[str, Any]], str]:
-    """Claude Code's rows from an earlier document, only for runs whose session is still the same."""
+def load_cc(
+    path: str, sessions: dict[str, str], thinking_tokens: int = 0
+) -> tuple[dict[str, dict[str, Any]], str]:
+    """Claude Code's rows from an earlier document, only for runs whose session is still the
+    same and that thought as long as this run's (a row without the figure ran without)."""
     p = {"latest": CC_LATEST, "baseline": CC_BASELINE}.get(path) or Path(path)
     doc = json.loads(p.read_text())
     rows = {r["id"]: r["cc"] for r in doc["runs"] if r.get("cc")}
     stale = sorted(i for i in rows if (doc.get("sessions") or {}).get(i) != sessions.get(i))
-    for i in stale:
+    unlike = sorted(
+        i for i in rows if i not in stale and rows[i].get("thinking_tokens", 0) != thinking_tokens
+    )
+    for i in stale + unlike:
         del rows[i]
     note = f"CC column: NOT from this run; from {p} ({doc.get('created', '?')}, ccx {doc.get('git', '?')})"
     if stale:
         note += f"\nWARNING: sessions changed since, no CC figures for: {', '.join(stale)}"
+    if unlike:
+        note += (
+            f"\nWARNING: Claude Code thought differently there (not --thinking-tokens "
+            f"{thinking_tokens}), no CC figures for: {', '.join(unlike)}"
+        )
     return rows, note
 
 
@@ -158,8 +177,15 @@ def execute(
     ]
     samples: dict[tuple[str, str], list[dict[str, Any]]] = {}
     with cf.ThreadPoolExecutor(max(1, a.jobs)) as ex:
-        work = runner.score if a.rescore else runner.run_one
-        futs = {ex.submit(work, r, c, src, out, referee, k): (r, c, k) for r, c, k in jobs}
+        if a.rescore:
+            futs = {
+                ex.submit(runner.score, r, c, src, out, referee, k): (r, c, k) for r, c, k in jobs
+            }
+        else:
+            futs = {
+                ex.submit(runner.run_one, r, c, src, out, referee, k, a.thinking_tokens): (r, c, k)
+                for r, c, k in jobs
+            }
         for f in cf.as_completed(futs):
             r, c, k = futs[f]
             try:
@@ -184,6 +210,7 @@ def document(
     clients: list[str],
     cc_from: str,
     wall: float,
+    thinking_tokens: int = 0,
 ) -> dict[str, Any]:
     """The JSON document: every run's rows for both clients and the targets."""
     doc = {
@@ -192,6 +219,7 @@ def document(
         "sessions": sessions,
         "clients": clients,
         "cc_from": cc_from or None,
+        "thinking_tokens": thinking_tokens,
         "wall_s": wall,
         "runs": [
             {
@@ -235,14 +263,14 @@ def main(argv: list[str] | None = None) -> int:
                 "--cc-from replaces Claude Code's runs: use it with --client ccx", file=sys.stderr
             )
             return 2
-        cc_rows, cc_note = load_cc(a.cc_from, sessions)
+        cc_rows, cc_note = load_cc(a.cc_from, sessions, a.thinking_tokens)
     t0 = time.time()
     rows = execute(runs, clients, a, referee, out)
     wall = round(time.time() - t0, 1)
     pairs = [
         (r, rows.get((r.id, "ccx")), rows.get((r.id, "cc")) or cc_rows.get(r.id)) for r in runs
     ]
-    doc = document(pairs, sessions, clients, a.cc_from, wall)
+    doc = document(pairs, sessions, clients, a.cc_from, wall, a.thinking_tokens)
     RESULTS.mkdir(parents=True, exist_ok=True)
     path = RESULTS / f"economics-{doc['created'].replace(':', '')[:17]}-{a.client}.json"
     path.write_text(json.dumps(doc, indent=1))

@@ -32,12 +32,18 @@ CCX_MODEL = "claude-sonnet-4-5"
 CC_MODEL = "claude-sonnet-4-5-20250929"
 CC_MIN_WINDOW = 100_000
 CC_SUMMARY_BUFFER = 13_000  # Claude Code compacts this far below its window
+# ccx's thinking budget on the referee (its thoughts are as long as --thinking-tokens whatever
+# the budget): the API's least, so max_tokens stays above it however far the window shrinks it
+CCX_THINKING_BUDGET = 1_024
 
 
 def client_command(
-    client: str, referee: Path, w: Path, log: Path, window: int
+    client: str, referee: Path, w: Path, log: Path, window: int, thinking_tokens: int = 0
 ) -> tuple[list[str], dict[str, str]]:
+    """The run's command line. With ``thinking_tokens`` the referee thinks that long on every
+    agent step (and enforces the API's thinking rules) and both clients turn thinking on."""
     env = dict(os.environ)
+    thinking = ["--thinking-tokens", str(thinking_tokens)] if thinking_tokens > 0 else []
     if client == "ccx":
         cmd = [
             "bash",
@@ -46,12 +52,15 @@ def client_command(
             str(log),
             "--window",
             str(window),
+            *thinking,
             "--",
             "--model",
             CCX_MODEL,
             "--autocompact",
             str(window),
         ]
+        if thinking_tokens > 0:
+            cmd += ["--max-thinking-tokens", str(CCX_THINKING_BUDGET)]
         return cmd, env
     cc_window = max(window, CC_MIN_WINDOW)
     if window < CC_MIN_WINDOW:
@@ -65,6 +74,7 @@ def client_command(
         str(log),
         "--window",
         "1000000",
+        *thinking,
         "--",
         "--model",
         CC_MODEL,
@@ -111,7 +121,13 @@ def folder(out: Path, run: Run, client: str, sample: int) -> Path:
 
 
 def run_one(
-    run: Run, client: str, src: Path, out: Path, referee: Path, sample: int = 0
+    run: Run,
+    client: str,
+    src: Path,
+    out: Path,
+    referee: Path,
+    sample: int = 0,
+    thinking_tokens: int = 0,
 ) -> dict[str, Any]:
     """Run `client` on `run` in a fresh copy of its folder; returns its row of the table."""
     w = folder(out, run, client, sample)
@@ -121,7 +137,8 @@ def run_one(
     sc = json.loads(sc_path.read_text())
     sc["repo"] = str(w / "repo")
     sc_path.write_text(json.dumps(sc))
-    cmd, env = client_command(client, referee, w, w / "log.jsonl", run.window)
+    cmd, env = client_command(client, referee, w, w / "log.jsonl", run.window, thinking_tokens)
+    (w / "thinking.json").write_text(json.dumps({"thinking_tokens": thinking_tokens}))
     t0 = time.time()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
     (w / "run.json").write_text(
@@ -142,6 +159,8 @@ def score(
     sc = json.loads((w / "scenario.json").read_text())
     sc["probes"] = json.loads((src / run.source / "scenario.json").read_text()).get("probes")
     ran = json.loads((w / "run.json").read_text()) if (w / "run.json").exists() else {}
+    thought = w / "thinking.json"
+    thinking = json.loads(thought.read_text()) if thought.exists() else {}
     summary = subprocess.run(
         [sys.executable, str(referee / "summarize_log.py"), str(log)],
         capture_output=True,
@@ -169,6 +188,7 @@ def score(
         "cache_read": fig.get("cache_read"),
         "output": fig.get("output"),
         "tool_errors_in_last": tool_errors(recs),
+        "thinking_tokens": thinking.get("thinking_tokens", 0),
         **probes.retention(recs, sc, checks.texts_of_request),
     }
     if client == "ccx":

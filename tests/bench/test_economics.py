@@ -227,3 +227,33 @@ def test_repeated_runs_give_the_median_row_and_every_sample() -> None:
     got = runner.median_row([row(1643), row(1396), row(1409)])
     assert got["input_equiv"] == 1409 and got["samples"] == [1396, 1409, 1643]
     assert "samples" not in runner.median_row([row(5)])
+
+
+def test_both_clients_think_as_long_as_asked_and_rows_of_other_thinking_are_not_reused(
+    tmp_path: Path,
+) -> None:
+    import json
+
+    from bench.economics import cli, runner
+
+    for client in ("ccx", "cc"):
+        cmd, _ = runner.client_command(client, tmp_path, tmp_path, tmp_path / "log", 120_000, 500)
+        server = cmd[: cmd.index("--")]
+        assert server[server.index("--thinking-tokens") + 1] == "500"
+    ccx_cmd, _ = runner.client_command("ccx", tmp_path, tmp_path, tmp_path / "log", 120_000, 500)
+    assert "--max-thinking-tokens" in ccx_cmd[ccx_cmd.index("--") :]
+    off, _ = runner.client_command("cc", tmp_path, tmp_path, tmp_path / "log", 120_000, 0)
+    assert "--thinking-tokens" not in off
+    doc = {
+        "sessions": {"a": "h", "b": "h"},
+        "runs": [
+            {"id": "a", "cc": {"input_equiv": 1, "thinking_tokens": 500}},
+            {"id": "b", "cc": {"input_equiv": 2}},  # an older row: ran without thinking
+        ],
+    }
+    path = tmp_path / "cc.json"
+    path.write_text(json.dumps(doc))
+    rows, note = cli.load_cc(str(path), {"a": "h", "b": "h"}, 500)
+    assert list(rows) == ["a"] and "no CC figures for: b" in note
+    rows, _ = cli.load_cc(str(path), {"a": "h", "b": "h"}, 0)
+    assert list(rows) == ["b"]

@@ -156,7 +156,7 @@ class PlainRenderer:
     def _on_ThinkingDelta(self, event: ThinkingDelta) -> None:
         if not self._thinking:
             self.end_stream()
-            self.console.print("✻ thinking… ", style="dim italic", end="", markup=False)
+            self.console.print("∴ Thinking… ", style="dim italic", end="", markup=False)
             self._thinking = True
 
     def _on_AssistantMessage(self, _event: AssistantMessage) -> None:

@@ -26,6 +26,7 @@ COLOURS = {
     "Memory files": "magenta",
     "Skills": "yellow",
     "Messages": "blue",
+    "Thinking": "medium_purple",
     FREE_SPACE: "grey35",
     BUFFER: "dark_orange3",
 }

@@ -16,6 +16,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from tui.widgets.reply import HistoryReply, StreamingReply
+from tui.widgets.thinking_block import ThinkingBlock
 from tui.widgets.tool_block import ToolBlock
 from tui.words import relative
 
@@ -91,6 +92,7 @@ class Transcript(VerticalScroll):
         super().__init__(id=id)
         self._typing = typing
         self._reply: StreamingReply | None = None
+        self._thinking: ThinkingBlock | None = None
         self._tools: dict[str, ToolBlock] = {}
         self._earlier: list[Entry] = []
         self.latest_expandable: Expandable | None = None  # what ctrl+o toggles
@@ -115,7 +117,17 @@ class Transcript(VerticalScroll):
         self.mount(widget)
         return widget
 
+    def append_thinking(self, text: str) -> None:
+        """The model's thinking as it streams: one collapsed block per response's thinking."""
+        if self._reply is not None:
+            self.end_text()
+        if self._thinking is None:
+            self._thinking = ThinkingBlock()
+            self.mount(self._thinking)
+        self._thinking.append(text)
+
     def append_text(self, text: str) -> None:
+        self._thinking = None
         if self._reply is None:
             self._reply = StreamingReply(self._typing)
             self.mount(self._reply)
@@ -125,9 +137,13 @@ class Transcript(VerticalScroll):
         if self._reply is not None:
             self._reply.flush()
         self._reply = None
+        self._thinking = None
 
     def discard_text(self) -> None:
         """Remove the reply being streamed: its response was thrown away and is retried."""
+        thinking, self._thinking = self._thinking, None
+        if thinking is not None:
+            thinking.remove()
         reply, self._reply = self._reply, None
         if reply is not None:
             reply.cancel()
@@ -210,6 +226,8 @@ def history_widget(entry: Entry) -> Widget:
         return UserPrompt(entry.text)
     if entry.kind == "assistant":
         return HistoryReply(entry.text)
+    if entry.kind == "thinking":
+        return ThinkingBlock(entry.text)
     if entry.kind == "tool" and entry.tool is not None:
         return ToolBlock.from_history(entry.tool)
     if entry.kind == "summary":

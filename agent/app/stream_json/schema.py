@@ -30,6 +30,7 @@ from agent.core.events import (
     ToolFinished,
     TurnFinished,
 )
+from agent.core.thinking import is_thinking
 
 CCX_PREFIX = "ccx_"
 # Said by Claude Code's own lines instead: system/init, the result; the deltas are in the
@@ -77,16 +78,41 @@ def init_message(
     }
 
 
-def assistant_message(event: AssistantMessage, session_id: str) -> dict[str, Any]:
+def assistant_lines(event: AssistantMessage, session_id: str) -> list[dict[str, Any]]:
+    """``assistant``: each thinking block on a line of its own, then the rest of the message,
+    all with the response's id, as Claude Code streams them (a client shows or folds the
+    thinking without parsing the other blocks)."""
+    content = event.message.get("content", [])
+    thinking = [b for b in content if is_thinking(b)]
+    if not thinking:
+        return [assistant_message(event, session_id)]
+    api_id = event.api_id or f"msg_{uuid.uuid4().hex[:24]}"
+    rest = [b for b in content if not is_thinking(b)]
+    parts = [[b] for b in thinking] + ([rest] if rest else [])
+    lines = []
+    for index, part in enumerate(parts):
+        line = assistant_message(event, session_id, content=part, api_id=api_id)
+        if index < len(parts) - 1:
+            line["uuid"] = new_uuid()  # the message's own uuid goes on its last line
+        lines.append(line)
+    return lines
+
+
+def assistant_message(
+    event: AssistantMessage,
+    session_id: str,
+    content: list[dict[str, Any]] | None = None,
+    api_id: str | None = None,
+) -> dict[str, Any]:
     message = event.message
     return {
         "type": "assistant",
         "message": {
-            "id": event.api_id or f"msg_{uuid.uuid4().hex[:24]}",
+            "id": api_id or event.api_id or f"msg_{uuid.uuid4().hex[:24]}",
             "type": "message",
             "role": "assistant",
             "model": event.model,
-            "content": message.get("content", []),
+            "content": message.get("content", []) if content is None else content,
             "stop_reason": event.stop_reason,
             "stop_sequence": None,
             "usage": dict(event.usage),
@@ -167,7 +193,7 @@ def ccx_message(event: Event, session_id: str) -> dict[str, Any]:
 def to_lines(event: Event, session_id: str, include_partial: bool) -> list[dict[str, Any]]:
     """The stream-json lines one ccx event becomes (none for ccx's own bookkeeping)."""
     if isinstance(event, AssistantMessage):
-        return [assistant_message(event, session_id)]
+        return assistant_lines(event, session_id)
     if isinstance(event, ToolFinished):
         return [tool_result_message(event, session_id)]
     if isinstance(event, StreamEvent):
