@@ -63,4 +63,3 @@ class RunOptions:
     resume_session_at: str | None = None  # -r up to this message uuid
     agents: dict[str, Any] = field(default_factory=dict)  # --agents / initialize's agents
     subagents: bool = True  # False: no Agent tool (the demo, whose tiny window is all spoken for)
-

@@ -22,6 +22,7 @@ from agent.fake_api.validation import Rejection
 
 BETA = "context-management-2025-06-27"
 CLEAR_TOOL_USES = "clear_tool_uses_20250919"
+CLEAR_THINKING = "clear_thinking_20251015"
 PLACEHOLDER = "[Tool result cleared by context management]"
 DEFAULT_TRIGGER = {"type": "input_tokens", "value": 100_000}
 DEFAULT_KEEP = {"type": "tool_uses", "value": 3}
@@ -65,6 +66,19 @@ def apply_context_management(
         return _invalid("context_management.edits: Input should be a valid list")
     outcome = ContextEditing(body, original_tokens=estimate_request_tokens(body))
     for index, edit in enumerate(edits):
+        if isinstance(edit, dict) and edit.get("type") == CLEAR_THINKING:
+            thinking = body.get("thinking") if isinstance(body.get("thinking"), dict) else {}
+            if thinking.get("type") not in ("enabled", "adaptive"):
+                return _invalid(
+                    f"context_management.edits.{index}.type: `{CLEAR_THINKING}` strategy "
+                    "requires `thinking` to be enabled or adaptive"
+                )
+            if index != 0:
+                return _invalid(
+                    f"context_management.edits.{index}.type: `{CLEAR_THINKING}` must be the "
+                    "first strategy in `context_management.edits`"
+                )
+            continue  # keep "all" is what ccx sends: nothing to clear
         if not isinstance(edit, dict) or edit.get("type") != CLEAR_TOOL_USES:
             kind = edit.get("type") if isinstance(edit, dict) else edit
             return _invalid(

@@ -45,6 +45,7 @@ DEFAULT_MODELS: dict[str, ModelSpec] = {
         ModelSpec("claude-opus-5-5", 1_000_000, 128_000, created_at="2026-05-01T00:00:00Z"),
         ModelSpec("claude-sonnet-5-5", 1_000_000, 128_000, created_at="2026-05-01T00:00:00Z"),
         ModelSpec("claude-haiku-5-5", 1_000_000, 128_000, created_at="2026-05-01T00:00:00Z"),
+        ModelSpec("claude-fable-5-2", 1_000_000, 128_000, created_at="2026-06-01T00:00:00Z"),
         ModelSpec("claude-sonnet-4-5", 200_000, 64_000, created_at="2025-09-29T00:00:00Z"),
         ModelSpec("claude-haiku-4-5", 200_000, 64_000, created_at="2025-10-15T00:00:00Z"),
     )
