@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -50,7 +50,6 @@ from agent.loop.long_prompt import PromptLimit, fit_prompt
 from agent.loop.stop_hooks import StopHook, stop_hook_feedback
 from agent.loop.tool_runner import ToolRunner
 from agent.model.catalog import ModelLimits, limits_for
-from agent.model.thinking import RequestSettings, ThinkingChoice, request_settings
 from agent.model.client import (
     ApiError,
     ModelClient,
@@ -58,6 +57,7 @@ from agent.model.client import (
     PromptTooLongError,
     StreamedResponse,
 )
+from agent.model.thinking import RequestSettings, ThinkingChoice, request_settings
 from agent.sessions.session import TRANSCRIPT_FAILED_RESULT, TranscriptWriteError
 from tools.surrogates import escape_value
 
@@ -91,6 +91,16 @@ class AgentConfig:
     thinking: ThinkingChoice = field(default_factory=ThinkingChoice)  # the user's switches
     long_context_models: frozenset[str] = frozenset()  # named with [1m]: the 1M beta
     metadata: Callable[[], dict[str, Any]] | None = None  # each request's ``metadata``
+    # Why a model cannot be used (unknown to the table and the Models API), or None;
+    # asked once per model before its first request.
+    model_check: Callable[[str], Awaitable[str | None]] | None = None
+
+
+class UnknownModelError(ApiError):
+    """The model named is not one the API serves; nothing was sent."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, status=404, error_type="not_found_error")
 
 
 class Agent:
@@ -132,6 +142,7 @@ class Agent:
         self._pending_reminders: list[str] = []
         self._checked_system: list[dict[str, Any]] | None = None
         self._checked_tools: list[dict[str, Any]] | None = None
+        self._usable_models: set[str] = set()
         self.finish_after_tools: TurnCheck | None = None  # e.g. the structured output given
         self.nudge_before_end: TurnCheck | None = None  # e.g. the structured output missing
 
@@ -277,6 +288,7 @@ class Agent:
         recoveries = 0
         tried_fallback = False
         while True:
+            await self._check_model()
             request = self.build_request(max_tokens)
             self.emit(RequestStarted(self.model))
             try:
@@ -303,6 +315,13 @@ class Agent:
                 self._escape_conversation()
             self._record_usage(response)
             return response
+
+    async def _check_model(self) -> None:
+        if self.config.model_check is None or self.model in self._usable_models:
+            return
+        if (problem := await self.config.model_check(self.model)) is not None:
+            raise UnknownModelError(problem)
+        self._usable_models.add(self.model)
 
     def build_request(self, max_tokens: int | None = None) -> dict[str, Any]:
         """The next request; ``max_tokens`` None: the model's default (see ``_max_tokens``)."""
@@ -468,4 +487,5 @@ __all__ = [
     "MaxTurnsReached",
     "TranscriptWriteError",
     "TurnOutcome",
+    "UnknownModelError",
 ]

@@ -120,6 +120,7 @@ UNKNOWN_PRICING = PRICES["claude-sonnet-5-5"]
 _FAILURE_TTL_S = 300.0
 _fetched: dict[str, tuple[ModelLimits | None, float]] = {}
 _fetched_traits: dict[str, ModelTraits] = {}
+_not_found: set[str] = set()  # ids the Models API answered 404 for
 
 
 def resolve_model(name: str | None) -> str:
@@ -262,12 +263,24 @@ async def fetch_limits(client: Any, model: str, timeout_s: float = 3.0) -> Model
     return limits
 
 
+async def model_exists(client: Any, model: str, timeout_s: float = 3.0) -> bool | None:
+    """Whether the Models API serves ``model``: True, False (it answered 404), or None (it
+    could not be asked: no such endpoint, a network failure, a provider without it)."""
+    if _table_key(model) is not None:
+        return True
+    if await fetch_limits(client, model, timeout_s) is not None:
+        return True
+    return False if model in _not_found else None
+
+
 async def _retrieve(client: Any, model: str, timeout_s: float) -> ModelLimits | None:
     try:
         result = client.models.retrieve(model)
         if inspect.isawaitable(result):
             result = await asyncio.wait_for(result, timeout_s)
-    except Exception:  # includes TimeoutError; cancellation (BaseException) propagates
+    except Exception as exc:  # includes TimeoutError; cancellation (BaseException) propagates
+        if getattr(exc, "status_code", None) == 404:
+            _not_found.add(model)
         return None
     window = _positive_int(_field(result, "max_input_tokens"))
     if window is None:
@@ -305,3 +318,4 @@ def _traits_from(capabilities: Any, max_output: int) -> ModelTraits:
 def clear_limits_cache() -> None:
     _fetched.clear()
     _fetched_traits.clear()
+    _not_found.clear()

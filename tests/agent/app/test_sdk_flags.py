@@ -38,7 +38,7 @@ def test_apply_gives_claude_codes_meanings() -> None:
     )  # fmt: skip
     apply(flags, options)
     assert options.tools is None and options.betas == ["a", "b", "c"]
-    assert options.thinking == {"type": "adaptive"} and options.max_budget_usd == 0.25
+    assert options.thinking == "adaptive" and options.max_budget_usd == 0.25
     assert options.effort == "low"
 
 

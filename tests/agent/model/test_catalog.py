@@ -30,7 +30,7 @@ def test_aliases_resolve_and_other_names_pass_through() -> None:
     assert resolve_model("haiku") == "claude-haiku-5-5"
     assert resolve_model("claude-opus-4-5") == "claude-opus-4-5"
     assert resolve_model("my-gateway-model") == "my-gateway-model"
-    assert resolve_model(None) == DEFAULT_MODEL == "claude-sonnet-5-5"
+    assert resolve_model(None) == DEFAULT_MODEL == "claude-opus-5-5"
 
 
 def test_limits_table() -> None:
