@@ -86,7 +86,7 @@ def configure_requests(runtime: Runtime) -> None:
     """After the agent is built: its thinking choice, [1m] models and metadata."""
     config = runtime.agent.config
     config.thinking = runtime.thinking
-    config.long_context_models = frozenset(runtime.long_context_models)
+    config.long_context_models = runtime.long_context_models  # the set itself: it grows
     config.metadata = lambda: {"user_id": user_id(runtime.session.id)}
     config.model_check = lambda model: check_model(runtime, model)
     runtime.hooks.effort = runtime.thinking.effort

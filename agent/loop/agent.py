@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -89,7 +89,7 @@ class AgentConfig:
     limits: Callable[[str], ModelLimits] = limits_for
     purpose: str = "agent"  # what the loop's requests count as in CostTracker.by_purpose
     thinking: ThinkingChoice = field(default_factory=ThinkingChoice)  # the user's switches
-    long_context_models: frozenset[str] = frozenset()  # named with [1m]: the 1M beta
+    long_context_models: Collection[str] = ()  # named with [1m]: the 1M beta
     metadata: Callable[[], dict[str, Any]] | None = None  # each request's ``metadata``
     # Why a model cannot be used (unknown to the table and the Models API), or None;
     # asked once per model before its first request.
