@@ -45,7 +45,7 @@ from agent.core.messages import (
 from agent.core.pairing import answers_for
 from agent.core.request import build_request
 from agent.loop.cost import CostTracker
-from agent.loop.endings import BudgetExceeded, MaxTurnsReached, TurnOutcome
+from agent.loop.endings import BudgetExceeded, MaxTurnsReached, TurnOutcome, UnknownModelError
 from agent.loop.long_prompt import PromptLimit, fit_prompt
 from agent.loop.stop_hooks import StopHook, stop_hook_feedback
 from agent.loop.tool_runner import ToolRunner
@@ -94,13 +94,6 @@ class AgentConfig:
     # Why a model cannot be used (unknown to the table and the Models API), or None;
     # asked once per model before its first request.
     model_check: Callable[[str], Awaitable[str | None]] | None = None
-
-
-class UnknownModelError(ApiError):
-    """The model named is not one the API serves; nothing was sent."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, status=404, error_type="not_found_error")
 
 
 class Agent:
