@@ -255,3 +255,17 @@ async def test_a_compaction_summary_keeps_its_budget_below_its_max_tokens(
     assert not result.is_error, result.text
     summary = api.requests[-1].body
     assert summary["thinking"]["budget_tokens"] < summary["max_tokens"] < 32_000
+
+
+async def test_the_status_shows_the_model_with_its_effort(api: FakeApi, repo: Path) -> None:
+    from agent.app.driver import SessionDriver
+
+    driver = SessionDriver(RunOptions(cwd=repo, watch_files=False, effort="high"), lambda _e: None)
+    try:
+        status = driver.status()
+        assert (status.model, status.effort) == ("claude-opus-5-5", "high")
+        assert status.model_label == "claude-opus-5-5 · high"
+        await driver.run("/model claude-haiku-4-5")
+        assert driver.status().model_label == "claude-haiku-4-5"  # takes no effort level
+    finally:
+        await driver.aclose()
