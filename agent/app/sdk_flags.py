@@ -45,7 +45,6 @@ NOT_HONOURED = {
     "--task-budget": "ccx has no task budgets; the limit is not enforced",
     "--resume-drops-turn": "ccx does not check this guard",
     "--session-mirror": "ccx writes its own transcripts only",
-    "--thinking-display": "ccx shows thinking as the API streams it",
 }
 SETTING_SOURCES = ("user", "project", "local")
 TOOL_PRESETS = ("default",)
@@ -137,6 +136,10 @@ def apply(flags: SdkFlags, options: Any) -> None:
             raise FlagError(f"--effort: {exc}") from None
     for betas in flags.values.get("--betas", []):
         options.betas += [b.strip() for b in betas.split(",") if b.strip()]
+    if (display := flags.last("--thinking-display")) is not None:
+        if display not in ("summarized", "omitted"):
+            raise FlagError("--thinking-display: use summarized or omitted")
+        options.show_thinking = display == "summarized"
     options.thinking = flags.last("--thinking")
     options.max_thinking_tokens = flags.last("--max-thinking-tokens")
     try:  # checked here, so a bad value is a usage error (agent.model.thinking reads them)

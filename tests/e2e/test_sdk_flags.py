@@ -228,3 +228,12 @@ def test_tools_and_strict_mcp_config_with_mcp_servers(ccx: Ccx) -> None:
     assert run.returncode == 0, run.stderr
     names = tool_names(ccx, 1)
     assert "mcp__calc__add" in names and "mcp__proj__add" not in names and "Bash" in names
+
+
+def test_stream_json_asks_for_the_thinking_text_a_text_run_does_not(ccx: Ccx) -> None:
+    ccx.api.add(text_reply("ok"), text_reply("ok"), text_reply("ok"))
+    assert ccx.run("-p", "hi", "--output-format", "stream-json", "--verbose").returncode == 0
+    assert ccx.run("-p", "hi").returncode == 0
+    assert ccx.run("-p", "hi", "--thinking-display", "summarized").returncode == 0
+    displays = [r.body["thinking"]["display"] for r in ccx.api.requests]
+    assert displays == ["summarized", "omitted", "summarized"]
