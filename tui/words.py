@@ -53,9 +53,7 @@ def retry_words(attempt: int, max_attempts: int, reason: str, seconds_left: floa
     """`The API is overloaded (529); retrying in 8s (attempt 2 of 10)`."""
     cause = retry_cause(reason)
     left = max(0, round(seconds_left))
-    return (
-        f"{cause[:1].upper()}{cause[1:]}; retrying in {left}s (attempt {attempt} of {max_attempts})"
-    )
+    return f"{cause[:1].upper()}{cause[1:]}; retrying in {left}s (attempt {attempt} of {max_attempts})"
 
 
 def relative(text: str, cwd: Path | None) -> str:

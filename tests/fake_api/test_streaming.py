@@ -302,7 +302,9 @@ def large_conversation() -> list[dict]:
     return messages
 
 
-def test_a_large_request_is_checked_and_recorded(api: FakeApi, client: anthropic.Anthropic) -> None:
+def test_a_large_request_is_checked_and_recorded(
+    api: FakeApi, client: anthropic.Anthropic
+) -> None:
     api.add(text_reply("ok"))
     messages = large_conversation()
     reply = client.messages.create(model=MODEL, max_tokens=10, messages=messages)
