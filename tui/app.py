@@ -401,7 +401,7 @@ class CcxApp(App[int]):
         if not self.live:
             return
         status, footer = message.status, self.query_one(StatusFooter)
-        footer.model, footer.mode = status.model, status.mode
+        footer.model, footer.mode = status.model_label, status.mode
         if self.options is None or self.options.show_cost:
             footer.cost_usd = status.cost_usd
         for welcome in self.query(Welcome):

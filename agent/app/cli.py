@@ -306,6 +306,8 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
             fork_session=fork_session,
             mcp_config=mcp_config or [],
             stream_events=include_partial and output_format == "stream-json",
+            # The TUI, the REPL and stream-json show thinking: ask the API for its text.
+            show_thinking=not print_mode or output_format == "stream-json",
         )
         holder["parsed"] = ParsedArgs(
             options,

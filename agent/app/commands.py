@@ -256,13 +256,29 @@ async def _clear(runtime: Runtime, _args: str) -> CommandResult:
     return CommandResult(f"Cleared. New session {runtime.session.id}.")
 
 
-@command("model", "/model [name]", "Show or switch the model")
+@command("model", "/model [name] [effort]", "Show or switch the model and its effort level")
 async def _model(runtime: Runtime, args: str) -> CommandResult:
-    if not args:
-        return CommandResult(f"Model: {runtime.agent.model}")
-    runtime.set_model(args)
+    from agent.app import model_setup
+    from agent.model.catalog import EFFORTS, ModelName
+    from agent.model.thinking import ThinkingError
+
+    words = args.split()
+    if not words:
+        return CommandResult(f"Model: {model_setup.describe(runtime)}")
+    effort = words.pop() if words[-1].lower() in EFFORTS else None
+    if len(words) > 1:
+        return CommandResult("Usage: /model [name] [low|medium|high|xhigh|max]", is_error=True)
+    typed = words[0] if words else runtime.model_name.typed
+    name = ModelName.parse(typed)
+    for model in {name.id, name.for_mode(True)}:
+        if (problem := await model_setup.check_model(runtime, model)) is not None:
+            return CommandResult(problem, is_error=True)
+    try:
+        runtime.set_model(typed, effort)
+    except ThinkingError as exc:
+        return CommandResult(str(exc), is_error=True)
     await runtime.refresh_model_limits()
-    return CommandResult(f"Model set to {runtime.agent.model}.")
+    return CommandResult(f"Model set to {model_setup.describe(runtime)}.")
 
 
 @command("plan", "/plan", "Toggle plan mode (read-only research, then a plan to approve)")

@@ -36,7 +36,7 @@ from agent.instructions.custom_commands import (
     what_it_does,
 )
 from agent.loop.agent import TurnOutcome
-from agent.model.catalog import resolve_model
+from agent.model.catalog import ModelName
 from agent.permissions.gate import Rule
 from agent.permissions.safe_git import env_for_command
 from tools.bash import BashParams, BashTool
@@ -149,7 +149,10 @@ def turn_model(runtime: Runtime, model: str | None) -> Iterator[None]:
         yield
         return
     previous = runtime.agent.model
-    runtime.agent.model = resolve_model(model)
+    name = ModelName.parse(model)
+    if name.long_context:
+        runtime.long_context_models.add(name.id)
+    runtime.agent.model = name.id
     try:
         yield
     finally:

@@ -59,6 +59,12 @@ class StatusSnapshot:
     mode: str
     context: ContextState | None
     cost_usd: float = 0.0
+    effort: str | None = None  # the model's effort level, where it takes one
+
+    @property
+    def model_label(self) -> str:
+        """The model and its effort, as footers show it: "claude-opus-5-5 · medium"."""
+        return f"{self.model} · {self.effort}" if self.effort else self.model
 
 
 @dataclass(frozen=True)
@@ -234,7 +240,13 @@ class SessionDriver:
             log.exception("counting the context failed")
             context = None
         agent = runtime.agent
-        return StatusSnapshot(agent.model, runtime.gate.mode, context, agent.costs.total_cost_usd)
+        return StatusSnapshot(
+            agent.model,
+            runtime.gate.mode,
+            context,
+            agent.costs.total_cost_usd,
+            agent.request_settings().effort,
+        )
 
     @property
     def session_id(self) -> str:

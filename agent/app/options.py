@@ -54,13 +54,15 @@ class RunOptions:
     setting_sources: list[str] | None = None  # --setting-sources user,project,local
     max_budget_usd: float | None = None  # --max-budget-usd: stop once spent
     json_schema: dict[str, Any] | None = None  # --json-schema: the StructuredOutput tool
-    effort: str | None = None  # --effort low | medium | high | max
+    effort: str | None = None  # --effort low | medium | high | xhigh | max
     betas: list[str] = field(default_factory=list)  # --betas: anthropic-beta values
-    thinking: dict[str, Any] | None = None  # --thinking / --max-thinking-tokens
+    thinking: str | None = None  # --thinking adaptive | enabled | disabled
+    max_thinking_tokens: str | None = None  # --max-thinking-tokens N (0: off), as typed
+    # Ask the API for the thinking text (display "summarized"): a front end shows it.
+    show_thinking: bool = False
     stream_events: bool = False  # stream-json --include-partial-messages: raw stream events
     include_hook_events: bool = False  # stream-json: hook_started / hook_response
     strict_mcp_config: bool = False  # only --mcp-config's servers
     resume_session_at: str | None = None  # -r up to this message uuid
     agents: dict[str, Any] = field(default_factory=dict)  # --agents / initialize's agents
     subagents: bool = True  # False: no Agent tool (the demo, whose tiny window is all spoken for)
-

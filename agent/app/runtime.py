@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from agent.app import sdk_setup
+from agent.app import model_setup, sdk_setup
 from agent.app.context_setup import build_context_manager
 from agent.app.jobs_setup import build_jobs, mark_output_reads
 from agent.app.mcp_setup import build_mcp_servers, start_mcp_servers
@@ -37,7 +37,7 @@ from agent.instructions.system_prompt import build_system_prompt
 from agent.loop.agent import Agent, AgentConfig
 from agent.loop.tool_hooks import ToolHooks
 from agent.loop.tool_runner import AskPermission, ToolRunner
-from agent.model.catalog import ModelLimits, limits_for, resolve_model
+from agent.model.catalog import ModelLimits, limits_for
 from agent.model.client import ModelClient
 from agent.permissions.gate import PermissionGate, Rule
 from agent.permissions.safe_git import env_for_command
@@ -89,6 +89,7 @@ class Runtime:
         sdk_setup.shape_tools(self)
         self._build_agent(restored)
         sdk_setup.configure_agent(self)
+        model_setup.configure_requests(self)
         self.resumed = bool(options.continue_session or options.resume) and bool(restored)
         emit(
             SessionStarted(
@@ -135,11 +136,12 @@ class Runtime:
                 )
                 continue
             os.environ.setdefault(key, str(value))
-        self.model = resolve_model(
-            self.options.model or self.settings.model or os.environ.get("ANTHROPIC_MODEL")
-        )
+        self.long_context_models: set[str] = set()  # named with [1m]
+        self.model_name = model_setup.session_model(self)
+        self.thinking = model_setup.thinking_choice(self)
         self.model_limits: dict[str, ModelLimits] = {}
         self.gate = self._permission_gate()
+        self.model = self.model_name.for_mode(self.gate.mode == "plan")
 
     def _open_parts(self) -> list[Message]:
         """Session, memory, skills, plan, hooks and system prompt; returns the restored messages."""
@@ -231,7 +233,7 @@ class Runtime:
         self.agent = Agent(
             config=AgentConfig(
                 model=self.model,
-                fallback_model=self.options.fallback_model or self.settings.fallback_model,
+                fallback_model=model_setup.fallback_model(self),
                 max_turns=self.options.max_turns,
                 limits=self.limits_for,
             ),
@@ -288,13 +290,22 @@ class Runtime:
         self.emit(Notice(text, level))
 
     def limits_for(self, model: str) -> ModelLimits:
-        """The Models API's figures when they were fetched, else the static table's."""
-        return self.model_limits.get(model) or limits_for(model)
+        """The Models API's figures when they were fetched, else the static table's (a model
+        named with [1m] gets the 1M window)."""
+        limits = self.model_limits.get(model) or limits_for(model)
+        if model in self.long_context_models:
+            return model_setup.long_context_limits(limits)
+        return limits
 
-    def set_model(self, name: str) -> None:
-        """/model: switch the model; the system prompt names it, so it is rebuilt."""
-        self.model = resolve_model(name)
-        self.agent.model = self.model
+    def set_model(self, name: str, effort: str | None = None) -> None:
+        """/model: switch the model (and the effort, when given)."""
+        model_setup.switch_model(self, name, effort)
+
+    def use_model(self, model: str) -> None:
+        """Send ``model`` from now on; the system prompt names it, so it is rebuilt."""
+        if model == self.model and model == self.agent.model:
+            return
+        self.model = self.agent.model = model
         self.rebuild_system_prompt()
 
     def rebuild_system_prompt(self, reload_memory: bool = False) -> None:
@@ -309,6 +320,8 @@ class Runtime:
         if mode not in PERMISSION_MODES:
             raise ValueError(f"unknown permission mode {mode!r}")
         previous, self.gate.mode = self.gate.mode, mode
+        if self.model_name.opusplan:  # opus while planning, sonnet for the work
+            self.use_model(self.model_name.for_mode(mode == "plan"))
         if mode == "plan":
             self.plan.enter()
         else:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from agent.model.thinking import ThinkingError, check_effort, choose
+
 VALUE_FLAGS = frozenset(
     {
         "--tools",
@@ -43,9 +45,7 @@ NOT_HONOURED = {
     "--task-budget": "ccx has no task budgets; the limit is not enforced",
     "--resume-drops-turn": "ccx does not check this guard",
     "--session-mirror": "ccx writes its own transcripts only",
-    "--thinking-display": "ccx shows thinking as the API streams it",
 }
-EFFORTS = ("low", "medium", "high", "xhigh", "max")
 SETTING_SOURCES = ("user", "project", "local")
 TOOL_PRESETS = ("default",)
 
@@ -130,12 +130,22 @@ def apply(flags: SdkFlags, options: Any) -> None:
     if (schema := flags.last("--json-schema")) is not None:
         options.json_schema = _json_object("--json-schema", schema)
     if (effort := flags.last("--effort")) is not None:
-        if effort not in EFFORTS:
-            raise FlagError(f"--effort: use one of {', '.join(EFFORTS)}")
-        options.effort = effort
+        try:
+            options.effort = check_effort(effort)
+        except ThinkingError as exc:
+            raise FlagError(f"--effort: {exc}") from None
     for betas in flags.values.get("--betas", []):
         options.betas += [b.strip() for b in betas.split(",") if b.strip()]
-    options.thinking = _thinking(flags)
+    if (display := flags.last("--thinking-display")) is not None:
+        if display not in ("summarized", "omitted"):
+            raise FlagError("--thinking-display: use summarized or omitted")
+        options.show_thinking = display == "summarized"
+    options.thinking = flags.last("--thinking")
+    options.max_thinking_tokens = flags.last("--max-thinking-tokens")
+    try:  # checked here, so a bad value is a usage error (agent.model.thinking reads them)
+        choose(env={}, flag_budget=options.max_thinking_tokens, flag_mode=options.thinking)
+    except ThinkingError as exc:
+        raise FlagError(str(exc)) from None
     options.include_hook_events = "--include-hook-events" in flags.values
     options.strict_mcp_config = "--strict-mcp-config" in flags.values
     options.resume_session_at = flags.last("--resume-session-at")
@@ -146,23 +156,6 @@ def apply(flags: SdkFlags, options: Any) -> None:
 def warn(flags: SdkFlags) -> None:
     for text in flags.warnings:
         print(text, file=sys.stderr, flush=True)
-
-
-def _thinking(flags: SdkFlags) -> dict[str, Any] | None:
-    mode = flags.last("--thinking")
-    budget = flags.last("--max-thinking-tokens")
-    if mode not in (None, "adaptive", "enabled", "disabled"):
-        raise FlagError("--thinking: use adaptive, enabled or disabled")
-    if mode == "disabled" or budget == "0":
-        return {"type": "disabled"}
-    if budget is not None:
-        tokens = int(_number("--max-thinking-tokens", budget, positive=True))
-        if tokens < 1024:
-            raise FlagError("--max-thinking-tokens: the API needs at least 1024")
-        return {"type": "enabled", "budget_tokens": tokens}
-    if mode == "adaptive":
-        return {"type": "adaptive"}
-    return None
 
 
 def _number(flag: str, text: str, *, positive: bool) -> float:

@@ -4,8 +4,9 @@
 - ``--json-schema``: the StructuredOutput tool; a valid call ends the turn and its
   input becomes the result's ``structured_output``; a turn that ends without it is
   nudged to call it (a few times, then the result says the retries ran out);
-- ``--betas``, ``--effort``, ``--thinking`` / ``--max-thinking-tokens``: what every
-  request carries (anthropic-beta header, ``output_config.effort``, ``thinking``);
+- ``--betas``: the anthropic-beta header of every request (``--effort``,
+  ``--thinking`` and ``--max-thinking-tokens`` are read with the environment and
+  settings in agent.app.model_setup);
 - ``--max-budget-usd``: the loop sends no request once the session spent it;
 - ``--include-hook-events`` and ``--include-partial-messages``: the events stream-json needs;
 - ``CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING`` (the SDK's ``enable_file_checkpointing``):
@@ -27,9 +28,7 @@ from tools.structured_output import NUDGE, StructuredOutputTool
 if TYPE_CHECKING:
     from agent.app.runtime import Runtime
 
-EFFORT_BETA = "effort-2025-11-24"
 STRUCTURED_NUDGES = 3  # then the turn ends without it: error_max_structured_output_retries
-THINKING_HEADROOM = 8_192  # output tokens beyond a thinking budget
 CHECKPOINTING_ENV = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"
 
 
@@ -63,15 +62,6 @@ def configure_agent(runtime: Runtime) -> None:
     extra: dict[str, Any] = dict(agent.config.request_extra)
     for beta in options.betas:
         extra = with_beta(extra, beta)
-    if options.effort is not None:
-        extra = with_beta(extra, EFFORT_BETA)
-        extra["output_config"] = {"effort": options.effort}
-        runtime.hooks.effort = options.effort
-    if options.thinking is not None:
-        extra["thinking"] = dict(options.thinking)
-        budget = options.thinking.get("budget_tokens")
-        if isinstance(budget, int):
-            agent.config.max_tokens = max(agent.config.max_tokens, budget + THINKING_HEADROOM)
     agent.config.request_extra = extra
     agent.config.max_budget_usd = options.max_budget_usd
     agent.client.raw_events = options.stream_events

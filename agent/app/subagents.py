@@ -44,7 +44,7 @@ from agent.loop.agent import Agent, AgentConfig, MaxTurnsReached
 from agent.loop.stop_hooks import StopHook
 from agent.loop.tool_hooks import ToolHooks
 from agent.loop.tool_runner import ToolRunner
-from agent.model.catalog import resolve_model
+from agent.model.catalog import ModelName
 from agent.model.client import ApiError, ModelClient
 from agent.permissions.safe_git import env_for_command
 from tools.agent import GENERAL_PURPOSE, AgentParams, AgentTool
@@ -214,7 +214,12 @@ class Subagents:
     ) -> Agent:
         """The subagent's loop, wired to the session's shared parts (see the module doc)."""
         rt = self.runtime
-        model = resolve_model(params.model or definition.model or rt.agent.model)
+        model = rt.agent.model
+        if typed := params.model or definition.model:  # an alias or [1m] as the session's
+            name = ModelName.parse(typed)
+            model = name.id
+            if name.long_context:
+                rt.long_context_models.add(model)
         file_state = FileStateCache()
         context = ToolContext(
             cwd=rt.cwd,
@@ -237,7 +242,16 @@ class Subagents:
         client.emit = emit
         system = [{"type": "text", "text": definition.prompt}, *rt.system[1:]]
         agent = Agent(
-            config=AgentConfig(model=model, limits=rt.limits_for, purpose="subagent"),
+            config=AgentConfig(
+                model=model,
+                limits=rt.limits_for,
+                purpose="subagent",
+                # The session's thinking, effort, metadata and model check.
+                thinking=rt.agent.config.thinking,
+                long_context_models=rt.long_context_models,
+                metadata=rt.agent.config.metadata,
+                model_check=rt.agent.config.model_check,
+            ),
             client=client,
             runner=runner,
             system=system,

@@ -24,6 +24,9 @@ from agent.core.messages import Message
 from agent.core.sendable import may_carry_cache_control
 
 EPHEMERAL = {"type": "ephemeral"}
+MIN_THINKING_BUDGET = 1_024  # the API's smallest thinking budget
+# Asks the API to keep every earlier thinking block (thinking on only).
+CLEAR_THINKING = {"type": "clear_thinking_20251015", "keep": "all"}
 MESSAGE_BREAKPOINTS = 3  # the API allows 4; the system prompt has one
 LOOKBACK_BLOCKS = 18  # the API looks back 20 blocks; a little margin
 
@@ -48,6 +51,39 @@ def build_request(
         request["tools"] = list(tools)
     if extra:
         request.update(extra)
+    return fit_thinking(request)
+
+
+def fit_thinking(request: dict[str, Any]) -> dict[str, Any]:
+    """The request with a thinking budget below its ``max_tokens``, as the API requires.
+
+    A call with a smaller output limit than the loop's (a summary, the session
+    notes) shares it between thinking and the answer: half each. Below the
+    API's smallest budget, thinking is off for that request, and with it the
+    edit that only applies while thinking is on.
+    """
+    thinking = request.get("thinking")
+    if not isinstance(thinking, dict) or thinking.get("type") != "enabled":
+        return request
+    budget, max_tokens = thinking.get("budget_tokens"), request["max_tokens"]
+    if not isinstance(budget, int) or budget < max_tokens:
+        return request
+    budget = max_tokens // 2
+    if budget >= MIN_THINKING_BUDGET:
+        request["thinking"] = {**thinking, "budget_tokens": budget}
+        return request
+    request["thinking"] = {"type": "disabled"}
+    body = request.get("extra_body")
+    management = body.get("context_management") if isinstance(body, dict) else None
+    if isinstance(management, dict):
+        edits = [
+            e for e in management.get("edits") or [] if e.get("type") != CLEAR_THINKING["type"]
+        ]
+        management = {**management, "edits": edits}
+        body = {**body, "context_management": management}
+        if not edits:
+            body.pop("context_management")
+        request["extra_body"] = body
     return request
 
 

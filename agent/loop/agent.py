@@ -4,7 +4,8 @@
       append the user's message (one too long to send whole: saved, sent as a pointer)
       repeat:
         before_request   (file-change notices, context policy: microcompact / compaction)
-        call_model       (streamed, retried; prompt-too-long -> context policy; max_tokens ladder)
+        call_model       (streamed, retried; prompt-too-long -> context policy; cut off -> the
+                          model's whole output limit)
         append the response
         run its tool calls, append their results
       until the response calls no tool
@@ -19,8 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Collection, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,7 +47,13 @@ from agent.core.request import build_request
 from agent.core.sendable import without_blank_text
 from agent.core.thinking import loop_thinking_missing, thinking_on, without_thinking_config
 from agent.loop.cost import CostTracker
-from agent.loop.endings import BudgetExceeded, MaxTurnsReached, NothingToSend, TurnOutcome
+from agent.loop.endings import (
+    BudgetExceeded,
+    MaxTurnsReached,
+    NothingToSend,
+    TurnOutcome,
+    UnknownModelError,
+)
 from agent.loop.long_prompt import PromptLimit, fit_prompt
 from agent.loop.stop_hooks import StopHook, stop_hook_feedback
 from agent.loop.tool_runner import ToolRunner
@@ -58,13 +65,12 @@ from agent.model.client import (
     PromptTooLongError,
     StreamedResponse,
 )
+from agent.model.thinking import RequestSettings, ThinkingChoice, request_settings
 from agent.sessions.session import TRANSCRIPT_FAILED_RESULT, TranscriptWriteError
 from tools.surrogates import escape_value
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MAX_TOKENS = 8_192
-ESCALATED_MAX_TOKENS = 64_000
 MAX_CONTINUATIONS = 3
 MAX_PROMPT_TOO_LONG_RECOVERIES = 3  # per request: reactive compaction, then dropping old rounds
 CONTINUE_NUDGE = (
@@ -82,13 +88,20 @@ TurnCheck = Callable[[], str | None]
 class AgentConfig:
     model: str
     fallback_model: str | None = None
-    max_tokens: int = DEFAULT_MAX_TOKENS
+    # None: the model's own (agent.model.thinking); a number caps it.
+    max_tokens: int | None = None
     max_turns: int | None = None
     max_budget_usd: float | None = None
     request_extra: dict[str, Any] = field(default_factory=dict)
     # A model's context window and output limit (the runtime prefers the Models API's figures).
     limits: Callable[[str], ModelLimits] = limits_for
     purpose: str = "agent"  # what the loop's requests count as in CostTracker.by_purpose
+    thinking: ThinkingChoice = field(default_factory=ThinkingChoice)  # the user's switches
+    long_context_models: Collection[str] = ()  # named with [1m]: the 1M beta
+    metadata: Callable[[], dict[str, Any]] | None = None  # each request's ``metadata``
+    # Why a model cannot be used (unknown to the table and the Models API), or None;
+    # asked once per model before its first request.
+    model_check: Callable[[str], Awaitable[str | None]] | None = None
 
 
 class Agent:
@@ -130,6 +143,7 @@ class Agent:
         self._pending_reminders: list[str] = []
         self._checked_system: list[dict[str, Any]] | None = None
         self._checked_tools: list[dict[str, Any]] | None = None
+        self._usable_models: set[str] = set()
         self.finish_after_tools: TurnCheck | None = None  # e.g. the structured output given
         self.nudge_before_end: TurnCheck | None = None  # e.g. the structured output missing
 
@@ -145,8 +159,24 @@ class Agent:
 
     @property
     def request_extra(self) -> dict[str, Any]:
-        """What the next request sends beyond the messages: the configured extra and the policy's."""
-        return self.policy.request_extra(self.config.request_extra)
+        """What the next request sends beyond the messages: the configured extra, the
+        policy's, and the model's thinking, effort and betas (side calls send them too)."""
+        extra = self.request_settings().extra(self.policy.request_extra(self.config.request_extra))
+        if self.config.metadata is not None:
+            extra["metadata"] = self.config.metadata()
+        return extra
+
+    def request_settings(self) -> RequestSettings:
+        """Thinking, effort, ``max_tokens`` and betas for the current model."""
+        model, choice = self.model, self.config.thinking
+        if self.config.max_tokens:
+            choice = replace(choice, max_output=self.config.max_tokens)
+        return request_settings(
+            model,
+            choice,
+            output_limit=self.config.limits(model).max_output,
+            long_context=model in self.config.long_context_models,
+        )
 
     # -- the turn ------------------------------------------------------------------------
 
@@ -171,7 +201,7 @@ class Agent:
             message.content = fit_prompt(content, limit, self.prompt_folder(), message.uuid)
         self.append(message)
         turns = 0
-        max_tokens = self.config.max_tokens
+        max_tokens: int | None = None  # the model's own, until a response is cut off
         continuations = stop_continues = 0
         try:
             while True:
@@ -180,9 +210,14 @@ class Agent:
                 response = await self.call_model(max_tokens)
                 turns += 1
                 self.turns_total += 1
-                if response.stop_reason == "max_tokens" and max_tokens < self._escalated_limit():
-                    # Retried whole with a higher limit; the cut response is not kept.
-                    max_tokens = self._escalated_limit()
+                if (
+                    response.stop_reason == "max_tokens"
+                    and max_tokens is None
+                    and (self._output_limit() > self._max_tokens(None))
+                ):
+                    # Retried whole with the model's whole output limit; the cut response
+                    # is not kept.
+                    max_tokens = self._output_limit()
                     if _shows_text(response):
                         self.emit(ResponseDiscarded("retrying with a higher output limit"))
                     self.emit(Notice(f"Output limit hit; retrying with max_tokens={max_tokens}"))
@@ -253,10 +288,11 @@ class Agent:
 
     # -- steps ---------------------------------------------------------------------------
 
-    async def call_model(self, max_tokens: int) -> StreamedResponse:
+    async def call_model(self, max_tokens: int | None = None) -> StreamedResponse:
         recoveries = 0
         tried_fallback = False
         while True:
+            await self._check_model()
             request = self.build_request(max_tokens)
             self.emit(RequestStarted(self.model))
             try:
@@ -284,7 +320,15 @@ class Agent:
             self._record_usage(response)
             return response
 
-    def build_request(self, max_tokens: int) -> dict[str, Any]:
+    async def _check_model(self) -> None:
+        if self.config.model_check is None or self.model in self._usable_models:
+            return
+        if (problem := await self.config.model_check(self.model)) is not None:
+            raise UnknownModelError(problem)
+        self._usable_models.add(self.model)
+
+    def build_request(self, max_tokens: int | None = None) -> dict[str, Any]:
+        """The next request; ``max_tokens`` None: the model's default (see ``_max_tokens``)."""
         messages = self.conversation.for_prompt()
         # Checked once per new system prompt or tool list (a directory or memory file whose
         # name is not UTF-8 lands in the system prompt); messages are escaped as appended.
@@ -292,18 +336,20 @@ class Agent:
             self.system = self._checked_system = escape_value(self.system)
         if self.tools_api is not self._checked_tools:
             self.tools_api = self._checked_tools = escape_value(self.tools_api)
-        limit = self.config.limits(self.model).max_output
         extra = self.request_extra
-        if thinking_on(extra) and loop_thinking_missing(messages):
+        budgeted = (extra.get("thinking") or {}).get("type") == "enabled"
+        if budgeted and thinking_on(extra) and loop_thinking_missing(messages):
             # The response this tool loop continues has no thinking to send back (made with
-            # thinking off, say): with thinking on the API would refuse the request.
+            # thinking off, say): with budgeted thinking the API would refuse the request.
+            # Adaptive thinking may skip thinking, so a loop without it is accepted there
+            # (and adaptive-only models refuse thinking turned off).
             extra = without_thinking_config(extra)
         return build_request(
             model=self.model,
             system=self.system,
             tools=self.tools_api,
             messages=messages,
-            max_tokens=min(max_tokens, limit),
+            max_tokens=self._max_tokens(max_tokens),
             extra=extra,
             anchors=self.conversation.cache_anchors,
         )
@@ -427,8 +473,13 @@ class Agent:
             )
         )
 
-    def _escalated_limit(self) -> int:
-        return min(ESCALATED_MAX_TOKENS, self.config.limits(self.model).max_output)
+    def _output_limit(self) -> int:
+        return self.config.limits(self.model).max_output
+
+    def _max_tokens(self, asked: int | None) -> int:
+        """``asked``, else the configured cap, else the model's default; never above its limit."""
+        chosen = asked or self.request_settings().max_tokens
+        return min(chosen, self._output_limit())
 
 
 def _shows_text(response: StreamedResponse) -> bool:
@@ -449,4 +500,5 @@ __all__ = [
     "NothingToSend",
     "TranscriptWriteError",
     "TurnOutcome",
+    "UnknownModelError",
 ]

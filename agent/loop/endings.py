@@ -1,12 +1,15 @@
 """How a turn of the loop ends: its outcome, or the limits that stop it (``agent.loop.agent``).
 
 Control leaves the loop through these exceptions, which carry their message: the turn
-limit (``--max-turns``) and the spending limit (``--max-budget-usd``).
+limit (``--max-turns``) and the spending limit (``--max-budget-usd``); and a model the
+API does not serve, refused before its first request.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from agent.model.client import ApiError
 
 
 @dataclass
@@ -37,3 +40,11 @@ class NothingToSend(Exception):
 
     def __init__(self, message: str = BLANK_PROMPT):
         super().__init__(message)
+
+
+class UnknownModelError(ApiError):
+    """The model named is not one the API serves; nothing was sent (an API failure to the
+    front ends, as the API's own 404 would be)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, status=404, error_type="not_found_error")

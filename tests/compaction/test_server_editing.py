@@ -11,6 +11,7 @@ import pytest
 from agent.core.events import SERVER_CLEARING, Microcompacted
 from agent.core.invariants import find_violations
 from agent.core.messages import Message, tool_result_block, user_text
+from agent.core.request import CLEAR_THINKING
 from agent.fake_api import FakeApi, text_reply, tool_reply
 from compaction.microcompact import MicrocompactConfig, economic_batch
 from compaction.server_editing import (
@@ -170,9 +171,9 @@ async def test_off_the_requests_carry_neither_header_nor_edit(api: FakeApi, tmp_
     api.add(*setup.read_script(2), text_reply("done"))
     await setup.agent.submit("read two")
     for request in api.requests:
-        assert "anthropic-beta" not in request.headers
-        assert "context_management" not in request.body
-        assert request.context_editing is None
+        # Only the edit that keeps thinking blocks (the model's default, thinking on).
+        assert request.body["context_management"] == {"edits": [CLEAR_THINKING]}
+        assert request.context_editing.applied_edits == []
 
 
 async def test_on_every_request_asks_the_api_to_clear_and_microcompact_stays_off(
@@ -191,7 +192,7 @@ async def test_on_every_request_asks_the_api_to_clear_and_microcompact_stays_off
     )
     for request in api.requests:
         assert BETA in request.headers["anthropic-beta"].split(",")
-        assert request.body["context_management"] == {"edits": [expected.to_api()]}
+        assert request.body["context_management"] == {"edits": [CLEAR_THINKING, expected.to_api()]}
     assert not any(isinstance(e, Microcompacted) for e in setup.events)
     assert not any("[Cleared to save context" in r.all_text() for r in api.requests)
 

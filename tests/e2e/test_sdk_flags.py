@@ -26,18 +26,49 @@ def test_tools_sets_the_base_tool_set(ccx: Ccx) -> None:
 
 
 def test_betas_effort_and_thinking_reach_the_request(ccx: Ccx) -> None:
-    ccx.api.add(text_reply("ok"))
-    run = ccx.run(
-        "-p", "hi", "--betas", "interleaved-thinking-2025-05-14", "--effort", "high",
-        "--max-thinking-tokens", "2048",
-    )  # fmt: skip
+    ccx.api.add(text_reply("ok"), text_reply("ok"))
+    run = ccx.run("-p", "hi", "--betas", "files-api-2025-04-14", "--effort", "high")
     assert run.returncode == 0, run.stderr
     request = ccx.api.requests[0]
     betas = request.headers["anthropic-beta"].split(",")
-    assert "interleaved-thinking-2025-05-14" in betas and "effort-2025-11-24" in betas
+    assert "files-api-2025-04-14" in betas and "effort-2025-11-24" in betas
     assert request.body["output_config"] == {"effort": "high"}
-    assert request.body["thinking"] == {"type": "enabled", "budget_tokens": 2048}
-    assert request.body["max_tokens"] > 2048
+    assert request.body["thinking"] == {"type": "adaptive", "display": "omitted"}
+    # A model that thinks with a budget takes --max-thinking-tokens.
+    run = ccx.run("-p", "hi", "--model", "claude-sonnet-4-5", "--max-thinking-tokens", "2048")
+    assert run.returncode == 0, run.stderr
+    request = ccx.api.requests[1]
+    assert request.body["thinking"] == {
+        "type": "enabled",
+        "budget_tokens": 2048,
+        "display": "omitted",
+    }
+    assert request.body["max_tokens"] == 32_000
+    assert "interleaved-thinking-2025-05-14" in request.headers["anthropic-beta"]
+
+
+def test_a_budget_under_the_apis_minimum_is_a_usage_error(ccx: Ccx) -> None:
+    run = ccx.run("-p", "hi", "--max-thinking-tokens", "500")
+    assert run.returncode == 2 and "at least 1024" in run.stderr
+    assert ccx.api.requests == []
+
+
+def test_an_unknown_model_is_refused_with_nothing_sent(ccx: Ccx) -> None:
+    run = ccx.run("-p", "hi", "--model", "claude-bogus-9", "--output-format", "json")
+    assert run.returncode == 1
+    result = run.json()
+    assert result["is_error"] and "Unknown model 'claude-bogus-9'" in result["result"]
+    assert ccx.api.requests == []
+
+
+def test_aliases_reach_the_api_as_full_ids(ccx: Ccx) -> None:
+    for _ in range(3):
+        ccx.api.add(text_reply("ok"))
+    for alias in ("best", "opusplan", "sonnet[1m]"):
+        run = ccx.run("-p", "hi", "--model", alias)
+        assert run.returncode == 0, run.stderr
+    models = [r.body["model"] for r in ccx.api.requests]
+    assert models == ["claude-opus-5-5", "claude-sonnet-5-5", "claude-sonnet-5-5"]
 
 
 @pytest.mark.refusal_expected  # the user's own --betas value: ccx passes it on as asked
@@ -200,3 +231,12 @@ def test_tools_and_strict_mcp_config_with_mcp_servers(ccx: Ccx) -> None:
     assert run.returncode == 0, run.stderr
     names = tool_names(ccx, 1)
     assert "mcp__calc__add" in names and "mcp__proj__add" not in names and "Bash" in names
+
+
+def test_stream_json_asks_for_the_thinking_text_a_text_run_does_not(ccx: Ccx) -> None:
+    ccx.api.add(text_reply("ok"), text_reply("ok"), text_reply("ok"))
+    assert ccx.run("-p", "hi", "--output-format", "stream-json", "--verbose").returncode == 0
+    assert ccx.run("-p", "hi").returncode == 0
+    assert ccx.run("-p", "hi", "--thinking-display", "summarized").returncode == 0
+    displays = [r.body["thinking"]["display"] for r in ccx.api.requests]
+    assert displays == ["summarized", "omitted", "summarized"]

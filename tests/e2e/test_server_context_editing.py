@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from agent.core.request import CLEAR_THINKING
 from agent.fake_api import text_reply, tool_reply
 from compaction.server_editing import BETA, plan_server_edit
 from compaction.thresholds import ContextLimits
@@ -45,7 +46,8 @@ def test_a_long_reading_session_is_cleared_by_the_api_not_by_ccx(ccx: Ccx) -> No
     assert "Read" not in expected.exclude_tools
     for request in requests:
         assert BETA in request.headers["anthropic-beta"].split(",")
-        assert request.body["context_management"] == {"edits": [expected.to_api()]}
+        # After the edit that keeps thinking blocks (thinking is on by default).
+        assert request.body["context_management"] == {"edits": [CLEAR_THINKING, expected.to_api()]}
 
     # The API cleared the oldest reads once the request passed the trigger ...
     edited = [r for r in requests if r.applied_edits]
@@ -83,5 +85,6 @@ def test_the_settings_key_turns_it_on(ccx: Ccx) -> None:
     run = ccx.run("-p", "hello")
     assert run.returncode == 0, run.stderr
     (request,) = [r for r in ccx.api.requests if r.path == "/v1/messages"]
-    assert request.body["context_management"]["edits"][0]["type"] == "clear_tool_uses_20250919"
+    edits = [edit["type"] for edit in request.body["context_management"]["edits"]]
+    assert edits == ["clear_thinking_20251015", "clear_tool_uses_20250919"]
     assert BETA in request.headers["anthropic-beta"]

@@ -61,7 +61,8 @@ async def test_the_status_line_shows_in_the_footer_and_the_meter_stays_whole(
         (meter,) = [line for line in lines if "until auto-compact" in line]
         assert "%" in meter and "/" in meter and "\x1b" not in meter
         # at 80 columns the whole status does not fit beside the meter: it has its own line
-        assert status[0] != meter and f"ST {footer.model.removeprefix('claude-')}" in status[0]
+        model = footer.model.split(" · ")[0]  # the footer's label adds the effort level
+        assert status[0] != meter and f"ST {model.removeprefix('claude-')}" in status[0]
 
 
 async def test_a_failing_or_hanging_command_shows_nothing(

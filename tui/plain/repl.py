@@ -190,7 +190,9 @@ class PlainRepl:
     async def _switch(self, session_id: str) -> None:
         options = dataclasses.replace(self.options, resume=session_id, continue_session=False)
         try:
-            driver = SessionDriver(options, self._emit, ask=self._ask, approve_plan=self._approve_plan)
+            driver = SessionDriver(
+                options, self._emit, ask=self._ask, approve_plan=self._approve_plan
+            )
             await driver.start()
         except (StartupError, Exception) as exc:  # the current session goes on untouched
             self.renderer.line(f"Cannot resume {session_id}: {exc}", "red")
@@ -347,7 +349,7 @@ class PlainRepl:
         if self.driver is None:
             return ""
         status = self.driver.status()
-        return status_text(status.model, status.mode, status.context)
+        return status_text(status.model_label, status.mode, status.context)
 
     def toolbar(self) -> Any:
         if self.driver is None:
@@ -355,7 +357,7 @@ class PlainRepl:
         status = self.driver.status()
         state = status.context
         fragments = toolbar_fragments(
-            status.model,
+            status.model_label,
             status.mode,
             meter_text(state) if state is not None else None,
             state.level if state is not None else "ok",

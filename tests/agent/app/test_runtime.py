@@ -100,15 +100,15 @@ async def test_model_switch_renames_the_model_in_the_system_prompt(
     runtime = make_runtime(repo, events)
     try:
         before = runtime.agent.system
-        assert "Model: claude-sonnet-5-5" in system_text(runtime)
+        assert "Model: claude-opus-5-5" in system_text(runtime)
         result = await commands.run_command(runtime, "/model haiku")
     finally:
         await runtime.aclose()
-    assert result.text == "Model set to claude-haiku-5-5."
+    assert result.text == "Model set to claude-haiku-5-5 (effort medium)."
     assert runtime.model == runtime.agent.model == "claude-haiku-5-5"
     assert runtime.agent.system is runtime.system and runtime.system is not before
     assert "Model: claude-haiku-5-5" in system_text(runtime)
-    assert "claude-sonnet-5-5" not in system_text(runtime)
+    assert "claude-opus-5-5" not in system_text(runtime)
 
 
 def test_memory_file_warnings_are_shown(api: FakeApi, repo: Path, events: list[Event]) -> None:

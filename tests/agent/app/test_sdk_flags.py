@@ -38,13 +38,24 @@ def test_apply_gives_claude_codes_meanings() -> None:
     )  # fmt: skip
     apply(flags, options)
     assert options.tools is None and options.betas == ["a", "b", "c"]
-    assert options.thinking == {"type": "adaptive"} and options.max_budget_usd == 0.25
+    assert options.thinking == "adaptive" and options.max_budget_usd == 0.25
     assert options.effort == "low"
+
+
+def test_thinking_display_and_budget_are_kept_for_the_model_setup() -> None:
+    _rest, flags = take(
+        ["-p", "x", "--thinking-display", "summarized", "--max-thinking-tokens", "4096"], KNOWN
+    )
+    options = RunOptions(cwd=Path("."))
+    apply(flags, options)
+    assert options.show_thinking and options.max_thinking_tokens == "4096"
+    assert not flags.warnings
 
 
 @pytest.mark.parametrize(
     "argv",
     [["--effort", "extreme"], ["--max-budget-usd", "-1"], ["--max-thinking-tokens", "10"],
+     ["--thinking", "sometimes"], ["--thinking-display", "full"],
      ["--json-schema", "[]"], ["--agents", "{bad"], ["--tools"]],
 )  # fmt: skip
 def test_bad_values_are_usage_errors(argv: list[str]) -> None:

@@ -77,7 +77,7 @@ def make_agent(api: FakeApi, tmp_path: Path, events: list[Event], **config: Any)
     reminder_sources = config.pop("reminder_sources", [])
     messages = config.pop("messages", None)
     return Agent(
-        config=AgentConfig(model="claude-sonnet-5-5", **config),
+        config=AgentConfig(**{"model": "claude-sonnet-5-5", **config}),
         client=ModelClient(client, policy, events.append),
         runner=runner,
         system=system,
@@ -150,10 +150,13 @@ async def test_max_tokens_escalates_once_then_nudges(api, tmp_path, events) -> N
         text_reply("still cut", stop_reason="max_tokens"),
         text_reply("and the rest"),
     )
-    agent = make_agent(api, tmp_path, events)
+    # A 4.5 model is asked for 32,000 first, its whole limit of 64,000 once cut off.
+    agent = make_agent(api, tmp_path, events, model="claude-sonnet-4-5")
     outcome = await agent.submit("write a lot")
     assert outcome.result == "and the rest"
-    assert [r.body["max_tokens"] for r in api.requests] == [8192, 64000, 64000]
+    assert [r.body["max_tokens"] for r in api.requests] == [32_000, 64_000, 64_000]
+    budgets = [r.body["thinking"]["budget_tokens"] for r in api.requests]
+    assert budgets == [31_999] * 3  # the budget stays below every max_tokens
     texts = [m.text() for m in agent.messages]
     assert "cut" not in texts  # the escalated retry replaced the first cut response
     assert texts[1] == "still cut" and "cut off" in texts[2]
@@ -209,7 +212,7 @@ async def test_tool_events_carry_display_and_errors(api, tmp_path, events) -> No
 
 async def test_max_tokens_escalation_discards_the_cut_text(api, tmp_path, events) -> None:
     api.add(text_reply("cut", stop_reason="max_tokens"), text_reply("whole"))
-    agent = make_agent(api, tmp_path, events)
+    agent = make_agent(api, tmp_path, events, model="claude-sonnet-4-5")
     await agent.submit("write a lot")
     kinds = [e.type for e in events]
     assert kinds.count("response_discarded") == 1
@@ -221,7 +224,16 @@ async def test_output_limits_come_from_the_configured_source(api, tmp_path, even
     api.add(text_reply("cut", stop_reason="max_tokens"), text_reply("whole"))
     agent = make_agent(api, tmp_path, events, limits=lambda _model: ModelLimits(100_000, 16_000))
     await agent.submit("write a lot")
-    assert [r.body["max_tokens"] for r in api.requests] == [8192, 16_000]
+    # Already at the model's whole limit: no escalation, the model is asked to go on.
+    assert [r.body["max_tokens"] for r in api.requests] == [16_000, 16_000]
+    assert "cut off" in agent.messages[2].text()
+
+
+async def test_a_model_at_its_whole_limit_is_not_escalated(api, tmp_path, events) -> None:
+    api.add(text_reply("cut", stop_reason="max_tokens"), text_reply("rest"))
+    agent = make_agent(api, tmp_path, events)
+    await agent.submit("write a lot")
+    assert [r.body["max_tokens"] for r in api.requests] == [128_000, 128_000]
 
 
 class ShrinkingPolicy(NoContextPolicy):

@@ -30,7 +30,7 @@ def test_aliases_resolve_and_other_names_pass_through() -> None:
     assert resolve_model("haiku") == "claude-haiku-5-5"
     assert resolve_model("claude-opus-4-5") == "claude-opus-4-5"
     assert resolve_model("my-gateway-model") == "my-gateway-model"
-    assert resolve_model(None) == DEFAULT_MODEL == "claude-sonnet-5-5"
+    assert resolve_model(None) == DEFAULT_MODEL == "claude-opus-5-5"
 
 
 def test_limits_table() -> None:
@@ -123,3 +123,75 @@ def test_the_fast_model_follows_claude_codes_variables(monkeypatch: pytest.Monke
     assert catalog.fast_model() == "claude-haiku-4-5"
     monkeypatch.setenv("ANTHROPIC_SMALL_FAST_MODEL", " sonnet ")
     assert catalog.fast_model() == "claude-sonnet-5-5"  # the first set wins, aliases resolve
+
+
+@pytest.mark.parametrize(
+    ("typed", "model", "long_context"),
+    [
+        ("best", "claude-opus-5-5", False),
+        ("default", "claude-opus-5-5", False),
+        ("fable", "claude-fable-5-2", False),
+        ("opusplan", "claude-sonnet-5-5", False),
+        ("sonnet[1m]", "claude-sonnet-5-5", False),  # already 1M: no beta needed
+        ("claude-sonnet-4-5[1m]", "claude-sonnet-4-5", True),
+        ("claude-opus-4-5[1M]", "claude-opus-4-5", True),
+        ("  haiku ", "claude-haiku-5-5", False),
+        (None, "claude-opus-5-5", False),
+    ],
+)
+def test_model_names_as_typed(typed: str | None, model: str, long_context: bool) -> None:
+    name = catalog.ModelName.parse(typed)
+    assert (name.id, name.long_context) == (model, long_context)
+    assert resolve_model(typed) == model
+
+
+def test_opusplan_plans_with_opus_and_works_with_sonnet() -> None:
+    name = catalog.ModelName.parse("OpusPlan")
+    assert name.opusplan and name.known
+    assert (name.for_mode(True), name.for_mode(False)) == ("claude-opus-5-5", "claude-sonnet-5-5")
+    assert catalog.ModelName.parse("opus").for_mode(True) == "claude-opus-5-5"
+
+
+def test_fable_has_a_1m_window_and_128k_output() -> None:
+    assert limits_for("fable") == limits_for("claude-fable-5-2") == ModelLimits(1_000_000, 128_000)
+    assert not catalog.ModelName.parse("claude-bogus-9").known
+
+
+async def test_model_exists_asks_the_models_api_for_names_the_table_lacks() -> None:
+    import anthropic
+
+    from agent.fake_api import FakeApi
+
+    with FakeApi(models={"gateway-model-1": (300_000, 50_000)}) as api:
+        client = anthropic.AsyncAnthropic(base_url=api.url, api_key="k", max_retries=0)
+        assert await catalog.model_exists(client, "claude-opus-5-5") is True  # no call needed
+        assert await catalog.model_exists(client, "gateway-model-1") is True
+        assert await catalog.model_exists(client, "claude-bogus-9") is False
+        await client.close()
+    assert api.requests == [] and api.errors == ["model: claude-bogus-9"]
+    # A gateway model gets the table's cautious request size, capped by its own limit.
+    assert catalog.traits_for("gateway-model-1").request_output == 32_000
+    dead = anthropic.AsyncAnthropic(base_url="http://127.0.0.1:9", api_key="k", max_retries=0)
+    assert await catalog.model_exists(dead, "claude-other-9", timeout_s=2) is None  # cannot tell
+    await dead.close()
+
+
+def test_traits_from_the_models_api_capabilities() -> None:
+    def support(value: bool) -> dict:
+        return {"supported": value}
+
+    capabilities = {
+        "thinking": {
+            "supported": True,
+            "types": {
+                "adaptive": support(True),
+                "enabled": support(False),
+                "disabled": support(False),
+            },
+        },
+        "effort": {"supported": True, **{e: support(e != "xhigh") for e in catalog.EFFORTS}},
+    }
+    traits = catalog._traits_from(capabilities, 64_000)
+    assert traits.adaptive and not traits.thinking_off
+    assert traits.efforts == ("low", "medium", "high", "max") and traits.default_effort == "high"
+    assert catalog._traits_from(None, 16_000) == catalog.ModelTraits(16_000)
