@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from agent.loop.endings import BLANK_PROMPT as BLANK_PROMPT  # what a blank line is told
+from agent.core.sendable import BLANK_PROMPT as BLANK_PROMPT  # what a blank line is told
 
 COMMAND_WORD = re.compile(r"/([A-Za-z][\w.:-]*)")
 EXIT_NAMES = ("exit", "quit")

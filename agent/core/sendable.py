@@ -23,6 +23,7 @@ RESPONSE_BLOCK_TYPES = frozenset({"text", "thinking", "redacted_thinking", "tool
 USER_BLOCK_TYPES = frozenset({"text", "image", "document", "tool_result"})
 NO_OUTPUT = "(no output)"  # a tool_result must say something
 NO_CONTENT = "(no content)"  # nor may a message be empty
+BLANK_PROMPT = "Nothing to send: the prompt is empty or only whitespace."
 _THINKING = ("thinking", "redacted_thinking")
 
 

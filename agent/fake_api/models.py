@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-EFFORT_LEVELS = ("low", "medium", "high", "max")
+EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")  # the 5.x models'
 LONG_CONTEXT_BETA = "context-1m-2025-08-07"
 LONG_CONTEXT_WINDOW = 1_000_000
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from agent.core.sendable import BLANK_PROMPT
 from agent.model.client import ApiError
 
 
@@ -30,9 +31,6 @@ class BudgetExceeded(Exception):
 
     def __init__(self, budget: float, spent: float):
         super().__init__(f"Reached the maximum budget of ${budget:g} (spent ${spent:.4f})")
-
-
-BLANK_PROMPT = "Nothing to send: the prompt is empty or only whitespace."
 
 
 class NothingToSend(Exception):

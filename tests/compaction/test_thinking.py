@@ -16,6 +16,7 @@ from typing import Any
 from agent.core.events import CompactionFinished, Microcompacted
 from agent.core.messages import Message, user_text
 from agent.fake_api import Reply, text_reply
+from agent.model.thinking import ThinkingChoice
 from compaction.microcompact import MicrocompactConfig
 from compaction.notes import NotesStore
 from compaction.notes_writer import NOTES_REQUEST_MARK, SessionNotes
@@ -24,7 +25,8 @@ from tests.compaction.manager_harness import Setup, summary_reply
 from tests.thinking_rules import THINKING, thinking_count, violations
 
 BUDGET = 24_000  # above a summary's 20,000 output tokens and the notes' 8,000
-THINKING_ON = {"thinking": {"type": "enabled", "budget_tokens": BUDGET}}
+BUDGET_MODEL = "claude-sonnet-4-5"
+THINKING_ON = {"thinking": {"type": "enabled", "budget_tokens": BUDGET, "display": "omitted"}}
 
 
 def thought(step: int, words: int = 200) -> dict[str, Any]:
@@ -56,8 +58,10 @@ def final(step: int) -> Reply:
 
 
 def thinking_setup(api: Any, tmp_path: Any, **kw: Any) -> Setup:
+    """A session on a model that thinks with a budget (the 4.5 models), BUDGET tokens of it."""
     setup = Setup(api, tmp_path, **kw)
-    setup.agent.config.request_extra = dict(THINKING_ON)
+    setup.agent.model = setup.agent.config.model = BUDGET_MODEL
+    setup.agent.config.thinking = ThinkingChoice(budget=BUDGET)
     setup.agent.config.max_tokens = BUDGET + 8_192
     return setup
 

@@ -9,6 +9,7 @@ import pytest
 from anthropic.types import Message
 
 from agent.fake_api import FakeApi, Reply, text_reply, tool_reply
+from agent.fake_api.models import ModelSpec
 from agent.fake_api.thinking import sign, verify
 from tests.fake_api.conftest import HELLO, MODEL, make_client
 from tests.fake_api.test_validation import assistant, request, text, user
@@ -94,13 +95,6 @@ CASES = [
         request(model="claude-sonnet-4-5", output_config={"effort": "high"}),
         "This model does not support the effort parameter.",
         request(model="claude-sonnet-4-5"),
-    ),
-    (
-        "an effort level the model does not take",
-        request(thinking=ADAPTIVE, output_config={"effort": "xhigh"}),
-        "This model does not support effort level 'xhigh'. Supported levels: high, low, max, "
-        "medium.",
-        request(thinking=ADAPTIVE, output_config={"effort": "max"}),
     ),
     (
         "an effort level no model has",
@@ -494,3 +488,25 @@ def test_emission_can_be_turned_on_for_a_whole_run(monkeypatch: pytest.MonkeyPat
     assert (api.thinking_tokens, api.redacted_every) == (64, 3)
     assert reply.content[0].type == "thinking" and len(reply.content[0].thinking) == 256
     assert FakeApi(thinking_tokens=0).thinking_tokens == 0  # an explicit value wins
+
+
+@pytest.mark.refusal_expected
+def test_an_effort_level_the_model_does_not_take_is_refused() -> None:
+    """Levels are per model: one that takes three refuses a fourth (the 5.x models take all five)."""
+    spec = ModelSpec("claude-test-3", 200_000, 64_000, efforts=("low", "medium", "high"))
+    with FakeApi(models={spec.id: spec}) as server:
+        server.add(text_reply("accepted"))
+        client = make_client(server)
+        with pytest.raises(anthropic.BadRequestError) as caught:
+            client.post(
+                "/v1/messages", cast_to=Message,
+                body=request(model=spec.id, output_config={"effort": "xhigh"}),
+            )  # fmt: skip
+        assert caught.value.api_message == (
+            "This model does not support effort level 'xhigh'. Supported levels: high, low, medium."
+        )
+        accepted = client.post(
+            "/v1/messages", cast_to=Message,
+            body=request(model=spec.id, output_config={"effort": "high"}),
+        )  # fmt: skip
+        assert accepted.content[0].text == "accepted"
