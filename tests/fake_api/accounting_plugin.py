@@ -6,7 +6,8 @@ A test during which the fake refused a request by a validation rule, as the
 real API would have, fails with the refusal, unless it is marked
 ``refusal_expected`` because it sends a bad request on purpose; the refusals a
 failing test caused are shown with it. The session ends with "fake API: N
-requests, M refused by validation", summed over pytest-xdist workers.
+requests, M refused by validation (K outside tests marked refusal_expected)",
+summed over pytest-xdist workers.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from agent.fake_api import accounting
 REFUSAL_MARKER = "refusal_expected"
 _REFUSAL_MARK = pytest.StashKey[int]()
 _LEDGER_SEEN = pytest.StashKey[int]()
-_SESSION_TOTALS = pytest.StashKey[list[int]]()  # (requests, refusals) from finished workers
+_SESSION_TOTALS = pytest.StashKey[list[int]]()  # (requests, refusals, unexpected) of workers
+_UNEXPECTED = pytest.StashKey[list[int]]()  # refusals in tests not marked, in this process
 
 
 class FakeApiLedger:
@@ -67,7 +69,8 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ[accounting.LEDGER_ENV] = str(ledger)
     os.environ[accounting.OWNER_ENV] = str(os.getpid())
     config.stash[_LEDGER] = FakeApiLedger(ledger)
-    config.stash[_SESSION_TOTALS] = [0, 0]
+    config.stash[_SESSION_TOTALS] = [0, 0, 0]
+    config.stash[_UNEXPECTED] = [0]
 
 
 def _refusals(item: pytest.Item) -> list[str]:
@@ -86,6 +89,7 @@ def _check_refusals(item: pytest.Item, when: str) -> None:
     item.stash[_REFUSAL_MARK] = accounting.totals()[1]
     item.stash[_LEDGER_SEEN] = len(item.config.stash[_LEDGER].refusals)
     if refusals:
+        item.config.stash[_UNEXPECTED][0] += len(refusals)
         listed = "\n".join(f"  {message}" for message in refusals)
         pytest.fail(
             f"the fake API refused {len(refusals)} request(s) during {when}, as the real API "
@@ -121,11 +125,12 @@ def pytest_runtest_teardown(item: pytest.Item) -> Iterator[None]:
     _check_refusals(item, "teardown")
 
 
-def _local_totals(config: pytest.Config) -> tuple[int, int]:
+def _local_totals(config: pytest.Config) -> tuple[int, int, int]:
     ledger = config.stash[_LEDGER]
     ledger.read()
     requests, refusals = accounting.totals()
-    return requests + ledger.requests, refusals + len(ledger.refusals)
+    unexpected = config.stash[_UNEXPECTED][0]
+    return requests + ledger.requests, refusals + len(ledger.refusals), unexpected
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
@@ -142,15 +147,19 @@ def pytest_testnodedown(node: object, error: object) -> None:
     totals = getattr(node, "workeroutput", {}).get("fake_api_totals")
     if totals:
         session = node.config.stash[_SESSION_TOTALS]  # type: ignore[attr-defined]
-        session[0] += totals[0]
-        session[1] += totals[1]
+        for index, value in enumerate(totals):
+            session[index] += value
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     config = terminalreporter.config
     if getattr(config, "workeroutput", None) is not None:
         return
-    requests, refusals = _local_totals(config)
-    requests += config.stash[_SESSION_TOTALS][0]
-    refusals += config.stash[_SESSION_TOTALS][1]
-    terminalreporter.write_line(f"fake API: {requests} requests, {refusals} refused by validation")
+    requests, refusals, unexpected = (
+        local + workers
+        for local, workers in zip(_local_totals(config), config.stash[_SESSION_TOTALS], strict=True)
+    )
+    terminalreporter.write_line(
+        f"fake API: {requests} requests, {refusals} refused by validation "
+        f"({unexpected} outside tests marked {REFUSAL_MARKER})"
+    )

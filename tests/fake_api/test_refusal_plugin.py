@@ -98,4 +98,4 @@ def test_refusals_fail_unmarked_tests_and_are_totalled(tmp_path: Path) -> None:
     assert "FAILED test_inner.py::test_refusal_in_a_child_process" in out
     assert "messages: text content blocks must contain non-whitespace text" in out
     assert "mark the test `refusal_expected`" in out
-    assert "fake API: 4 requests, 3 refused by validation" in out
+    assert "fake API: 4 requests, 3 refused by validation (2 outside tests marked" in out
