@@ -30,7 +30,8 @@ def answer(step: int, text: str) -> Reply:
 
 
 def test_a_thinking_session_through_stream_json_compact_undo_and_resume(ccx: Ccx) -> None:
-    thinking = ("--max-thinking-tokens", BUDGET)
+    # a model that thinks with a budget (the 5.x models think adaptively, without one)
+    thinking = ("--model", "claude-sonnet-4-5", "--max-thinking-tokens", BUDGET)
     ccx.api.add(read(1, "src/app.py"), read(2, "README.md"), answer(3, "RETRY_LIMIT is 3."))
     first = ccx.run(
         "-p", "what is the retry limit?", "--output-format", "stream-json", "--verbose", *thinking
@@ -75,7 +76,10 @@ def test_a_subagent_that_thinks_keeps_the_rules_and_reports_only_its_text(ccx: C
         Reply(content=[thought(1), {"type": "tool_use", "name": call[0], "input": call[1]}]),
         answer(2, "It is a sample project."),
     )
-    run = ccx.run("-p", "delegate", "--output-format", "json", "--max-thinking-tokens", BUDGET)
+    run = ccx.run(
+        "-p", "delegate", "--output-format", "json",
+        "--model", "claude-sonnet-4-5", "--max-thinking-tokens", BUDGET,
+    )  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert run.json()["result"] == "It is a sample project."
     (result,) = tool_results(ccx.api.requests[-1])
