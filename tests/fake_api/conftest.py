@@ -8,8 +8,9 @@ from typing import Any
 
 import anthropic
 import pytest
+from anthropic.types import Message
 
-from agent.fake_api import FakeApi
+from agent.fake_api import FakeApi, text_reply
 
 MODEL = "claude-sonnet-5-5"
 HELLO = [{"role": "user", "content": "Hello"}]
@@ -57,3 +58,21 @@ def client(api: FakeApi) -> Iterator[anthropic.Anthropic]:
 async def aclient(api: FakeApi) -> AsyncIterator[anthropic.AsyncAnthropic]:
     async with make_async_client(api) as async_client:
         yield async_client
+
+
+def refused_then_accepted(
+    api: FakeApi, client: anthropic.Anthropic, bad: dict[str, Any], message: str,
+    good: dict[str, Any],
+) -> None:  # fmt: skip
+    """``bad`` gets the API's 400 with ``message`` and never reaches the script; ``good``, the
+    same request fixed, is answered."""
+    api.add(text_reply("accepted"))
+    with pytest.raises(anthropic.BadRequestError) as caught:
+        client.post("/v1/messages", cast_to=Message, body=bad)
+    assert caught.value.type == "invalid_request_error"
+    assert caught.value.api_message == message
+    assert api.errors == [message]
+    assert api.script_remaining == 1
+    accepted = client.post("/v1/messages", cast_to=Message, body=good)
+    assert accepted.content[0].text == "accepted"
+    assert api.errors == [message]

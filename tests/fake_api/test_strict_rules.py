@@ -11,11 +11,10 @@ from typing import Any
 import anthropic
 import httpx2
 import pytest
-from anthropic.types import Message
 
 from agent.fake_api import FakeApi, text_reply
 from agent.fake_api.sdk_types import check_sdk_types
-from tests.fake_api.conftest import HELLO, MODEL, make_client
+from tests.fake_api.conftest import HELLO, MODEL, make_client, refused_then_accepted
 from tests.fake_api.test_validation import assistant, request, text, use, user
 
 EPHEMERAL = {"type": "ephemeral"}
@@ -154,14 +153,7 @@ def test_rule_refuses_bad_and_accepts_fixed_request(
     message: str,
     good: dict[str, Any],
 ) -> None:
-    api.add(text_reply("accepted"))
-    with pytest.raises(anthropic.BadRequestError) as caught:
-        client.post("/v1/messages", cast_to=Message, body=bad)
-    assert caught.value.api_message == message
-    assert api.errors == [message]
-    accepted = client.post("/v1/messages", cast_to=Message, body=good)
-    assert accepted.content[0].text == "accepted"
-    assert api.errors == [message]
+    refused_then_accepted(api, client, bad, message, good)
 
 
 def test_a_200k_model_gets_1m_with_the_long_context_beta(api: FakeApi) -> None:

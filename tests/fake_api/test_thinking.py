@@ -11,7 +11,7 @@ from anthropic.types import Message
 from agent.fake_api import FakeApi, Reply, text_reply, tool_reply
 from agent.fake_api.models import ModelSpec
 from agent.fake_api.thinking import sign, verify
-from tests.fake_api.conftest import HELLO, MODEL, make_client
+from tests.fake_api.conftest import HELLO, MODEL, make_client, refused_then_accepted
 from tests.fake_api.test_validation import assistant, request, text, user
 
 ENABLED = {"type": "enabled", "budget_tokens": 2_000}
@@ -180,13 +180,7 @@ def test_thinking_rule_refuses_bad_and_accepts_fixed_request(
     message: str,
     good: dict[str, Any],
 ) -> None:
-    api.add(text_reply("accepted"))
-    with pytest.raises(anthropic.BadRequestError) as caught:
-        client.post("/v1/messages", cast_to=Message, body=bad)
-    assert caught.value.api_message == message
-    accepted = client.post("/v1/messages", cast_to=Message, body=good)
-    assert accepted.content[0].text == "accepted"
-    assert api.errors == [message]
+    refused_then_accepted(api, client, bad, message, good)
 
 
 @pytest.mark.refusal_expected

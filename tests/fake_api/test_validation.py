@@ -10,7 +10,7 @@ import pytest
 from anthropic.types import Message
 
 from agent.fake_api import FakeApi, text_reply
-from tests.fake_api.conftest import HELLO, MODEL, make_client
+from tests.fake_api.conftest import HELLO, MODEL, make_client, refused_then_accepted
 
 DROP = object()
 OBJECT_SCHEMA = {"type": "object", "properties": {}}
@@ -284,16 +284,7 @@ def test_rule_rejects_bad_and_accepts_fixed_request(
     message: str,
     good: dict[str, Any],
 ) -> None:
-    api.add(text_reply("accepted"))
-    with pytest.raises(anthropic.BadRequestError) as caught:
-        client.post("/v1/messages", cast_to=Message, body=bad)
-    assert caught.value.type == "invalid_request_error"
-    assert caught.value.api_message == message
-    assert api.errors == [message]
-    assert api.script_remaining == 1  # a rejected request never reaches the script
-    accepted = client.post("/v1/messages", cast_to=Message, body=good)
-    assert accepted.content[0].text == "accepted"
-    assert api.errors == [message]
+    refused_then_accepted(api, client, bad, message, good)
 
 
 @pytest.mark.refusal_expected
