@@ -32,16 +32,14 @@ CCX_MODEL = "claude-sonnet-4-5"
 CC_MODEL = "claude-sonnet-4-5-20250929"
 CC_MIN_WINDOW = 100_000
 CC_SUMMARY_BUFFER = 13_000  # Claude Code compacts this far below its window
-# ccx's thinking budget on the referee (its thoughts are as long as --thinking-tokens whatever
-# the budget): the API's least, so max_tokens stays above it however far the window shrinks it
-CCX_THINKING_BUDGET = 1_024
 
 
 def client_command(
     client: str, referee: Path, w: Path, log: Path, window: int, thinking_tokens: int = 0
 ) -> tuple[list[str], dict[str, str]]:
     """The run's command line. With ``thinking_tokens`` the referee thinks that long on every
-    agent step (and enforces the API's thinking rules) and both clients turn thinking on."""
+    agent step (and enforces the API's thinking rules); both clients think with their own
+    defaults (no thinking flag), so the figures are what a user's session costs."""
     env = dict(os.environ)
     thinking = ["--thinking-tokens", str(thinking_tokens)] if thinking_tokens > 0 else []
     if client == "ccx":
@@ -59,8 +57,6 @@ def client_command(
             "--autocompact",
             str(window),
         ]
-        if thinking_tokens > 0:
-            cmd += ["--max-thinking-tokens", str(CCX_THINKING_BUDGET)]
         return cmd, env
     cc_window = max(window, CC_MIN_WINDOW)
     if window < CC_MIN_WINDOW:
