@@ -130,7 +130,11 @@ def main() -> None:
             messages[:position], usage, messages[position], OVERHEAD, position=position
         )
         warm.counter.observe_response(
-            list(host.messages[:position]), usage, host.messages[position], OVERHEAD, position=position
+            list(host.messages[:position]),
+            usage,
+            host.messages[position],
+            OVERHEAD,
+            position=position,
         )
         started = time.perf_counter()
         used = counter.count(messages, OVERHEAD)

@@ -42,14 +42,21 @@ def run(client: str, base: Path) -> dict[str, Any]:
     home = base / "home"
     home.mkdir()
     scenario = base / "scenario.json"
-    scenario.write_text(json.dumps({
-        "task": "add 20 and 22",
-        "steps": [{"tool": "mcp__calc__add", "input": {"a": 20, "b": 22}}],
-        "final": "42",
-    }))
+    scenario.write_text(
+        json.dumps(
+            {
+                "task": "add 20 and 22",
+                "steps": [{"tool": "mcp__calc__add", "input": {"a": 20, "b": 22}}],
+                "final": "42",
+            }
+        )
+    )
     log = base / "requests.jsonl"
-    api = subprocess.Popen([sys.executable, str(FAKEAPI), str(scenario), "--log", str(log)],
-                           stdout=subprocess.PIPE, text=True)
+    api = subprocess.Popen(
+        [sys.executable, str(FAKEAPI), str(scenario), "--log", str(log)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         port = int(api.stdout.readline())  # type: ignore[union-attr]
         env = {
@@ -64,13 +71,29 @@ def run(client: str, base: Path) -> dict[str, Any]:
             "DISABLE_TELEMETRY": "1",
             "DISABLE_AUTOUPDATER": "1",
         }
-        binary = os.environ["CLAUDE_BIN"] if client == "claude" else str(
-            Path(sys.executable).with_name("ccx")
+        binary = (
+            os.environ["CLAUDE_BIN"]
+            if client == "claude"
+            else str(Path(sys.executable).with_name("ccx"))
         )
-        args = [binary, "-p", "add 20 and 22", "--output-format", "json",
-                "--allowedTools", "mcp__calc"]
-        proc = subprocess.run(args, cwd=work, env=env, capture_output=True, text=True,
-                              timeout=120, stdin=subprocess.DEVNULL)
+        args = [
+            binary,
+            "-p",
+            "add 20 and 22",
+            "--output-format",
+            "json",
+            "--allowedTools",
+            "mcp__calc",
+        ]
+        proc = subprocess.run(
+            args,
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
     finally:
         api.terminate()
         api.wait(10)
@@ -99,11 +122,14 @@ def summarize(client: str, proc: subprocess.CompletedProcess[str], requests: lis
         if INSTRUCTIONS in text:
             at = text.index(INSTRUCTIONS)
             out["instructions_message_role"] = message["role"]
-            out["instructions_context"] = text[max(0, at - 160): at + 60]
+            out["instructions_context"] = text[max(0, at - 160) : at + 60]
     if len(requests) > 1:
         out["tool_result"] = [
-            b for m in requests[1]["messages"] if isinstance(m["content"], list)
-            for b in m["content"] if b.get("type") == "tool_result"
+            b
+            for m in requests[1]["messages"]
+            if isinstance(m["content"], list)
+            for b in m["content"]
+            if b.get("type") == "tool_result"
         ]
     return out
 

@@ -47,8 +47,15 @@ def one_run(api: FakeApi, base: Path, with_server: bool) -> float:
         "CCX_SKIP_MODELS_API": "1",
     }
     started = time.perf_counter()
-    proc = subprocess.run([CCX, "-p", "hi"], cwd=work, env=env, capture_output=True, text=True,
-                          timeout=120, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [CCX, "-p", "hi"],
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     took = time.perf_counter() - started
     if proc.returncode != 0:
         raise SystemExit(f"ccx failed: {proc.stderr[-500:]}")
@@ -65,8 +72,15 @@ def main() -> None:
             for label in ("without", "with"):
                 times[label].append(one_run(api, base, label == "with"))
     medians = {k: round(statistics.median(v), 2) for k, v in times.items()}
-    print(json.dumps({"runs": runs, "median_s": medians,
-                      "added_s": round(medians["with"] - medians["without"], 2)}))
+    print(
+        json.dumps(
+            {
+                "runs": runs,
+                "median_s": medians,
+                "added_s": round(medians["with"] - medians["without"], 2),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -97,8 +97,6 @@ from compaction.result_index import is_cleared as is_cleared
 COMPACTABLE_TOOLS = frozenset(
     {"Read", "Bash", "Grep", "Glob", "Edit", "Write", "WebFetch", "WebSearch", "TaskOutput"}
 )
-CACHE_READ = 0.1
-CACHE_WRITE = 1.25
 
 Reason = Literal["none", "time", "cost", "pressure"]
 

@@ -47,7 +47,9 @@ def meter_segments(state: ContextState | None, width: int = BAR_WIDTH) -> list[S
     elif state.circuit_open:
         segments.append((f" · {left}% until auto-compact (stopped)", "stopped"))
     elif state.auto_compact_enabled:
-        segments.append((f" · {left}% until auto-compact", "level" if state.level != "ok" else "dim"))
+        segments.append(
+            (f" · {left}% until auto-compact", "level" if state.level != "ok" else "dim")
+        )
     else:
         segments.append((f" · {left}% left, auto-compact off", "dim"))
     return segments

@@ -38,7 +38,11 @@ MEMORY_KIND_NOTES = {
 
 @lru_cache(maxsize=1)
 def static_instructions() -> str:
-    return resources.files("agent.instructions").joinpath("prompts/system.md").read_text(encoding="utf-8")
+    return (
+        resources.files("agent.instructions")
+        .joinpath("prompts/system.md")
+        .read_text(encoding="utf-8")
+    )
 
 
 def build_system_prompt(

@@ -137,7 +137,9 @@ async def test_compaction_uses_the_notes_and_keeps_recent_messages(api, tmp_path
     events: list[dict] = []
     notes = SessionNotes(NotesStore(tmp_path / "session"), events.append)
     setup = Setup(api, tmp_path, window=40_000, session_memory=notes)
-    setup.manager.config = MicrocompactConfig(keep_recent_files=100, read_budget=1.0)  # no clearing: compaction
+    setup.manager.config = MicrocompactConfig(
+        keep_recent_files=100, read_budget=1.0
+    )  # no clearing: compaction
     api.on(is_notes, notes_reply)
     api.on(lambda r: SUMMARY_REQUEST_MARK in r.last_user_text(), summary_reply)
     api.add(*setup.read_script(12), text_reply("done"))

@@ -204,7 +204,9 @@ def test_no_warning_when_ok() -> None:
 def test_warning_text_names_the_auto_compact_point_and_offers_compact() -> None:
     text = warning_text(state(150_000))
     assert text is not None
-    assert "75%" in text and "167K" in text and "10% of the window away" in text and "/compact" in text
+    assert (
+        "75%" in text and "167K" in text and "10% of the window away" in text and "/compact" in text
+    )
 
 
 def test_error_text_is_stronger() -> None:

@@ -112,7 +112,9 @@ async def test_every_prompt_verbatim_after_a_partial_compaction(api, tmp_path) -
 async def test_every_prompt_verbatim_after_a_session_memory_compaction(api, tmp_path) -> None:
     notes = SessionNotes(NotesStore(tmp_path / "session"), policy=early_policy())
     setup = Setup(api, tmp_path, window=40_000, session_memory=notes)
-    setup.manager.config = MicrocompactConfig(keep_recent_files=100, read_budget=1.0)  # leave it to compaction
+    setup.manager.config = MicrocompactConfig(
+        keep_recent_files=100, read_budget=1.0
+    )  # leave it to compaction
     api.on(is_notes, notes_reply)
     api.on(lambda r: SUMMARY_REQUEST_MARK in r.last_user_text(), summary_reply)
     for prompt in PROMPTS:

@@ -135,7 +135,9 @@ def test_two_concurrent_continues_fork_instead_of_interleaving(ccx: Ccx) -> None
     (forker,) = set("AB") - set(kept)
     holder_pid = procs[kept[0]].pid
     notices = [
-        e["text"] for e in runs[forker].ccx_events() if e["type"] == "notice" and "in use" in e["text"]
+        e["text"]
+        for e in runs[forker].ccx_events()
+        if e["type"] == "notice" and "in use" in e["text"]
     ]
     fork_id = results[forker]["session_id"]
     assert notices == [

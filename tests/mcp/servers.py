@@ -45,7 +45,9 @@ def http_server(mode: str = "http") -> Iterator[str]:
                 break
             except OSError:
                 if proc.poll() is not None:
-                    raise RuntimeError(f"the test MCP server exited with {proc.returncode}") from None
+                    raise RuntimeError(
+                        f"the test MCP server exited with {proc.returncode}"
+                    ) from None
                 time.sleep(0.05)
         path = "/mcp" if mode == "http" else "/sse"
         yield f"http://127.0.0.1:{port}{path}"

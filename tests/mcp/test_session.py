@@ -177,7 +177,9 @@ async def test_the_mcp_command_shows_states_and_approves(api: FakeApi, repo: Pat
         assert "broken  (http, project)  failed: missing environment variables: " in shown
         assert "NO_SUCH_VAR_FOR_TEST" in shown
         reply = await commands.run_command(runtime, "/mcp enable calc")
-        assert "approved" in reply.text and local_settings(repo)["enabledMcpjsonServers"] == ["calc"]
+        assert "approved" in reply.text and local_settings(repo)["enabledMcpjsonServers"] == [
+            "calc"
+        ]
         await runtime.mcp.wait(30)
         shown = (await commands.run_command(runtime, "/mcp")).text
         assert "calc  (stdio, project)  connected" in shown and "  mcp__calc__add" in shown

@@ -335,7 +335,9 @@ async def test_big_file_slice_with_unterminated_last_line(ctx: ToolContext, call
 
 
 def sixteen_kib_module(path: Path) -> Path:
-    path.write_text("".join(f"value_{n} = compute({n}, 'abcdefghij')\n" for n in range(400))[:16384])
+    path.write_text(
+        "".join(f"value_{n} = compute({n}, 'abcdefghij')\n" for n in range(400))[:16384]
+    )
     return path
 
 

@@ -173,5 +173,8 @@ async def test_clearing_by_ccx_and_by_the_api_read_differently(api: FakeApi, rep
         await app.view.show(Microcompacted(SERVER_CLEARING, 12, 34_000))
         await pilot.pause()
         text = screen_words(app)
-        assert "Cleared 3 old tool results, freed 4.5K tokens (cheaper than sending them again)" in text
+        assert (
+            "Cleared 3 old tool results, freed 4.5K tokens (cheaper than sending them again)"
+            in text
+        )
         assert "The API clears 12 old tool results from what the model sees (34K tokens)" in text

@@ -7,7 +7,14 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("anthropic", "pydantic", "agent.app.runtime", "agent.model.client", "rich.markdown", "markdown_it")
+HEAVY = (
+    "anthropic",
+    "pydantic",
+    "agent.app.runtime",
+    "agent.model.client",
+    "rich.markdown",
+    "markdown_it",
+)
 
 
 def test_importing_the_app_loads_nothing_heavy() -> None:

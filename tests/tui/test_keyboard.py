@@ -28,9 +28,7 @@ async def grep_and_glob(pilot) -> list[ToolBlock]:  # type: ignore[no-untyped-de
     return list(app.query(ToolBlock))
 
 
-async def test_typing_after_a_click_on_a_block_goes_to_the_prompt(
-    api: FakeApi, repo: Path
-) -> None:
+async def test_typing_after_a_click_on_a_block_goes_to_the_prompt(api: FakeApi, repo: Path) -> None:
     script(api)
     app = make_app(repo)
     async with app.run_test(size=(80, 24)) as pilot:

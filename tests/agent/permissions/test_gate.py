@@ -402,9 +402,7 @@ def test_suggest_file_rules_round_trip(project: Path) -> None:
     assert gate(project).suggest_rule("WebFetch", {"url": "https://Docs.Example/a"}) == Rule(
         "WebFetch", "domain:docs.example", "session"
     )
-    assert gate(project).suggest_rule("WebFetch", {"url": "u"}) == Rule(
-        "WebFetch", None, "session"
-    )
+    assert gate(project).suggest_rule("WebFetch", {"url": "u"}) == Rule("WebFetch", None, "session")
 
 
 def test_reading_outside_the_workspace_asks_unless_a_rule_or_read_dir_allows(tmp_path) -> None:

@@ -90,5 +90,3 @@ def test_every_command_bash_runs_is_a_part(atoms: list[tuple[str, bool]]) -> Non
     for name, args in runs:
         call = (name.decode(), args.decode("utf-8", "surrogateescape"))
         assert call in seen or (call[0], "*") in seen, (line, call, seen)
-
-

@@ -430,7 +430,10 @@ def test_clearing_by_ccx_and_by_the_api_read_differently() -> None:
     renderer.handle(Microcompacted("pressure", 3, 4_500))
     renderer.handle(Microcompacted(SERVER_CLEARING, 1, 34_000))
     local, server = out.getvalue().splitlines()
-    assert local.strip() == "Cleared 3 old tool results, freed 4.5K tokens (context was near the limit)"
+    assert (
+        local.strip()
+        == "Cleared 3 old tool results, freed 4.5K tokens (context was near the limit)"
+    )
     assert server.strip().startswith("The API clears 1 old tool result from what the model sees")
 
 
