@@ -20,19 +20,7 @@ from agent.core.sendable import IMAGE_MEDIA_TYPES
 from agent.mcp.names import full_name
 from agent.mcp.tools import MAX_OUTPUT_CHARS, convert_result
 from agent.permissions.rules import Rule
-
-# A 1x1 PNG; an SVG and a 1x1 BMP, which the API does not take as images.
-PIXEL = base64.b64encode(
-    bytes.fromhex(
-        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-        "1f15c4890000000d49444154789c6360000002000005000157a3a4530000000049454e44ae426082"
-    )
-).decode()
-SVG = base64.b64encode(b'<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"/>').decode()
-BMP = base64.b64encode(
-    bytes.fromhex("424d3a0000000000000036000000280000000100000001000000010018000000000004000000")
-    + bytes(16)
-).decode()
+from tests.mcp.mcp_test_server import BMP, PIXEL, SVG  # the test server's pictures
 
 
 def test_text_structured_resources_and_errors() -> None:
@@ -238,3 +226,33 @@ def test_without_a_session_folder_the_description_says_it_was_not_saved() -> Non
     )
     assert isinstance(result.output, str)
     assert result.output.endswith("not saved: no session folder]")
+
+
+def test_a_hostile_server_cannot_choose_where_its_content_is_saved(tmp_path: Path) -> None:
+    """Names, URIs and media types come from the server: none of them may name the file."""
+    session = tmp_path / "session"
+    session.mkdir()
+    evil = "../../../escaped"
+    result = convert_result(
+        CallToolResult(
+            content=[
+                ImageContent(type="image", data=SVG, mime_type=f"image/svg+xml; name={evil}"),
+                EmbeddedResource(
+                    type="resource",
+                    resource=BlobResourceContents(
+                        uri=f"file:///{evil}.bin", blob=_b64(b"\x00\x01"), mime_type=evil
+                    ),
+                ),
+                AudioContent(type="audio", data=_b64(b"RIFF"), mime_type="audio/../../x"),
+            ]
+        ),
+        server="evil",
+        folder=session,
+    )
+    assert result.output_text().count(str(session / "mcp-outputs")) == 3
+    saved = sorted((session / "mcp-outputs").iterdir())
+    assert len(saved) == 3
+    assert all(path.parent == session / "mcp-outputs" for path in saved)
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*") if p.is_file()) == [
+        path.relative_to(tmp_path) for path in saved
+    ]
