@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from agent.fake_api import Reply, text_reply, tool_reply
+from tui.fake_api import Reply, text_reply, tool_reply
 
 MODULES = 40
 MODULE_BYTES = 16 * 1024

@@ -27,10 +27,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.fake_api import FakeApi, RecordedRequest, text_reply
 from bench.audit import USER_REQUEST, ccx_args, make_repo, script
 from bench.session_overhead import CCX, user_environment
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
+from tui.fake_api import FakeApi, RecordedRequest, text_reply
 
 MODEL = "claude-sonnet-4-5"
 CLAUDE_CODE_BILLED = 816_000  # Claude Code 2.1.328 on the same script (the anchor)

@@ -5,7 +5,7 @@
 The clients answer the same one-turn prompt (one text reply, no tools) from
 one scripted server (/work/shared/bench/fakeapi.py), round by round in turn:
 ccx as installed (the default: headless runs go through the warm worker,
-agent/app/warm.py), ccx cold (CCX_WARM=0: every run imports everything) and
+tui/warm/policy.py), ccx cold (CCX_WARM=0: every run imports everything) and
 Claude Code, each run from a fresh HOME. Prints the wall times, their medians
 and the ratios ccx / Claude Code as one JSON line. Target (issue 17): the
 default's ratio <= 1.5. $CLAUDE_BIN or --claude names Claude Code

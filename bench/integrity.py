@@ -31,9 +31,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agent.core.messages import Message, user_text
-from agent.fake_api import FakeApi, RecordedRequest, ResponseItem, text_reply, tool_reply
 from agent.sessions.session import Session, load_session
 from tools.surrogates import escape_value
+from tui.fake_api import FakeApi, RecordedRequest, ResponseItem, text_reply, tool_reply
 
 CCX = str(Path(sys.executable).with_name("ccx"))
 BAD = b"bad\xff\xfe.txt"
@@ -145,7 +145,7 @@ def _result(proc: subprocess.CompletedProcess[str]) -> str | None:
 
 
 def _thinking_reply() -> ResponseItem:
-    from agent.fake_api import Reply
+    from tui.fake_api import Reply
 
     return Reply(
         [

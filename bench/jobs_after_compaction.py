@@ -23,9 +23,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.fake_api import FakeApi, Fault, text_reply, tool_reply
 from bench.session_overhead import CCX, user_environment
 from compaction.summary import SUMMARY_REQUEST_MARK
+from tui.fake_api import FakeApi, Fault, text_reply, tool_reply
 
 TARGET = 1
 JOB_ID = re.compile(r"background as job (b[0-9a-z]{8})")

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from agent.fake_api import FakeApi, text_reply  # noqa: E402
+from tui.fake_api import FakeApi, text_reply  # noqa: E402
 
 SERVER = ROOT / "tests" / "mcp" / "mcp_test_server.py"
 CCX = str(Path(sys.executable).with_name("ccx"))

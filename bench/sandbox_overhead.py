@@ -77,8 +77,8 @@ def main() -> None:
     parser.add_argument("--bare", action="store_true", help="skip importing a session's modules")
     args = parser.parse_args()
     if not args.bare:
-        import agent.app.runtime  # noqa: F401  (the SDK and everything a session loads)
-        import tui.app  # noqa: F401
+        import tui.fullscreen.app
+        import tui.session.runtime  # noqa: F401  (the SDK and everything a session loads)
     print(json.dumps({"calls": args.calls, **asyncio.run(measure(args.calls))}, indent=2))
 
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.fake_api import FakeApi
 from bench.audit import ccx_args, make_repo, script, step_overheads
+from tui.fake_api import FakeApi
 
 PACKAGES = ("agent", "tools", "compaction", "tui")
 

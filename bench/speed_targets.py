@@ -94,8 +94,8 @@ def read_16_kib(work: Path, rounds: int) -> Figure:
 
 
 def read_only_calls_overlap(work: Path, rounds: int) -> Figure:
-    from agent.fake_api import FakeApi, text_reply, tool_reply
     from tests.agent.loop.test_agent import Nap, make_agent
+    from tui.fake_api import FakeApi, text_reply, tool_reply
 
     async def once() -> float:
         with FakeApi() as api:
@@ -149,9 +149,9 @@ def hooks_run_together(work: Path, rounds: int) -> Figure:
 
 
 def fake_api_large_request(work: Path, rounds: int) -> Figure:
-    from agent.fake_api import FakeApi, text_reply
     from tests.fake_api.conftest import MODEL, make_client
     from tests.fake_api.test_streaming import large_conversation
+    from tui.fake_api import FakeApi, text_reply
 
     messages = large_conversation()
     size_kb = len(json.dumps(messages)) / 1000

@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.fake_api import FakeApi, text_reply
 from bench.session_overhead import CCX, precompile, user_environment
+from tui.fake_api import FakeApi, text_reply
 
 
 def timed(args: list[str], env: dict[str, str], cwd: Path) -> float:

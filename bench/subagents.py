@@ -80,9 +80,9 @@ def _prepare(work: Path, url: str) -> Path:
 
 
 async def _measure(rounds: int, delay: float) -> dict[str, Any]:
-    from agent.app.driver import SessionDriver
-    from agent.app.options import RunOptions
-    from agent.fake_api import FakeApi, text_reply, tool_reply
+    from tui.fake_api import FakeApi, text_reply, tool_reply
+    from tui.session.driver import SessionDriver
+    from tui.session.options import RunOptions
 
     with tempfile.TemporaryDirectory() as tmp, FakeApi() as api:
         repo = _prepare(Path(tmp), api.url)

@@ -29,9 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agent.fake_api import FakeApi, text_reply
 from bench.session_overhead import CCX, precompile, user_environment
 from bench.tui_pty import PtyApp
+from tui.fake_api import FakeApi, text_reply
 
 END_MARK = "zzendofreplyzz"
 FIRST_WORD = "streamingbeginshere"

@@ -17,7 +17,7 @@ import pytest
 
 pytest_plugins = ["tests.fake_api.accounting_plugin"]
 
-# Headless `ccx` runs start a warm worker by default (agent/app/warm.py). Every ccx a test
+# Headless `ccx` runs start a warm worker by default (tui/warm/policy.py). Every ccx a test
 # starts inherits this, so none is left behind; the tests about the worker turn it on.
 os.environ["CCX_WARM"] = "0"
 # The tests that hang up on a ccx expect it to die of it: under `nohup` the suite (and every
@@ -51,3 +51,19 @@ def repo(tmp_path: Path) -> Path:
     (root / ".git").mkdir()
     (tmp_path / "home").mkdir()
     return root
+
+
+@pytest.fixture
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """CCX_CONFIG_DIR and HOME under tmp_path (the session tests use it for every test)."""
+    root = tmp_path / "config"
+    monkeypatch.setenv("CCX_CONFIG_DIR", str(root))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return root
+
+
+@pytest.fixture
+def cwd(tmp_path: Path) -> Path:
+    path = tmp_path / "my project"
+    path.mkdir()
+    return path

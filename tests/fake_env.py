@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.fake_api import FakeApi
+from tui.fake_api import FakeApi
 
 # Variables from the developer's shell that would change what the tests see.
 USER_VARIABLES = (

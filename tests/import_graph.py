@@ -1,9 +1,11 @@
 """The project's import graph, read from the source: what each module imports at run time.
 
-Counts every import a file makes (at module level or inside a function), except
-those under ``if TYPE_CHECKING:``; a module's own packages are left out (they
-are initialized before it runs whatever it imports). Used by tests/test_layers.py
-and bench/architecture.py.
+Counts every import a file makes (at module level, inside a function, or under
+``if TYPE_CHECKING:``: a type-only import is still a dependency a reader must
+follow, and a cycle through one is still a cycle); a module's own packages are
+left out (they are initialized before it runs whatever it imports). Used by
+tests/test_layers.py and bench/architecture.py; ``run_time_only`` leaves the
+TYPE_CHECKING imports out.
 """
 
 from __future__ import annotations
@@ -29,12 +31,12 @@ def source_files(packages: tuple[str, ...] = PACKAGES) -> dict[str, Path]:
     }
 
 
-def _runtime_nodes(tree: ast.AST) -> Iterator[ast.AST]:
-    """Every node outside ``if TYPE_CHECKING:`` blocks."""
+def _nodes(tree: ast.AST, run_time_only: bool) -> Iterator[ast.AST]:
+    """Every node, or (``run_time_only``) every node outside ``if TYPE_CHECKING:`` blocks."""
     stack = [tree]
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.If) and _is_type_checking(node.test):
+        if run_time_only and isinstance(node, ast.If) and _is_type_checking(node.test):
             stack.extend(node.orelse)
             continue
         yield node
@@ -47,12 +49,12 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def imported_names(path: Path) -> set[str]:
-    """Absolute module names ``path`` imports at run time (``from a import b`` gives a.b too,
-    so importing a submodule by name counts)."""
+def imported_names(path: Path, run_time_only: bool = False) -> set[str]:
+    """Absolute module names ``path`` imports (``from a import b`` gives a.b too, so importing
+    a submodule by name counts)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names: set[str] = set()
-    for node in _runtime_nodes(tree):
+    for node in _nodes(tree, run_time_only):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -61,11 +63,11 @@ def imported_names(path: Path) -> set[str]:
     return names
 
 
-def import_graph(files: dict[str, Path]) -> dict[str, set[str]]:
+def import_graph(files: dict[str, Path], run_time_only: bool = False) -> dict[str, set[str]]:
     """module -> the project modules it imports."""
     graph: dict[str, set[str]] = {}
     for module, path in files.items():
-        targets = {name for name in imported_names(path) if name in files}
+        targets = {name for name in imported_names(path, run_time_only) if name in files}
         # A module's own packages are initialized before it runs, whatever it imports.
         ancestors = {module.rsplit(".", k)[0] for k in range(1, module.count(".") + 1)}
         graph[module] = targets - ancestors - {module}

@@ -1,11 +1,9 @@
-"""The layers as an order: a module imports only from its own layer or the ones below it.
+"""The layers as an order: a module imports only from its own package or the ones below it.
 
-Bottom to top: tools, then the agent's core parts (themselves in an order:
-core data types, the model client, the shell parser, permissions and
-settings, sessions, instructions, the loop), then compaction, then the
-composition root (agent.app), then the front ends (tui). The fake Messages
-API stands alone: only the demo (and tests and benchmarks) may use it. No
-file-level import cycle, TYPE_CHECKING imports aside.
+Bottom to top: tools, agent, compaction, tui (ARCHITECTURE.md). The fake
+Messages API (tui.fake_api) stands alone: only the demo (and tests and
+benchmarks) may use it. Imports under ``if TYPE_CHECKING:`` count like any
+other, and no file-level import cycle is allowed.
 """
 
 from __future__ import annotations
@@ -15,33 +13,14 @@ import sys
 
 from tests.import_graph import ROOT, cycles, import_graph, source_files
 
-# Bottom first; a module belongs to the most specific prefix that names it.
-LAYERS: tuple[tuple[str, ...], ...] = (
-    ("tools",),
-    ("agent", "agent.core"),
-    ("agent.model",),
-    ("agent.shell",),
-    ("agent.permissions",),
-    ("agent.sessions",),
-    ("agent.instructions",),
-    ("agent.mcp",),
-    ("agent.loop",),
-    ("compaction",),
-    ("agent.app",),
-    ("tui",),
-)
-ASSET = "agent.fake_api"
+LAYERS: tuple[str, ...] = ("tools", "agent", "compaction", "tui")  # bottom first
+ASSET = "tui.fake_api"
 ASSET_USERS = ("tui.demo",)
 
 
 def layer_of(module: str) -> int | None:
-    best: tuple[int, int] | None = None  # (prefix length, layer)
-    for index, prefixes in enumerate(LAYERS):
-        for prefix in prefixes:
-            named = module == prefix or module.startswith(prefix + ".")
-            if named and (best is None or len(prefix) > best[0]):
-                best = (len(prefix), index)
-    return None if best is None else best[1]
+    top = module.split(".", 1)[0]
+    return LAYERS.index(top) if top in LAYERS else None
 
 
 def _within(module: str, prefixes: tuple[str, ...]) -> bool:
@@ -62,8 +41,7 @@ def layer_violations(graph: dict[str, set[str]]) -> list[str]:
             low, high = layer_of(module), layer_of(target)
             if low is not None and high is not None and high > low:
                 problems.append(
-                    f"{module} imports {target}: {'/'.join(LAYERS[high])} sits above "
-                    f"{'/'.join(LAYERS[low])}"
+                    f"{module} imports {target}: {LAYERS[high]} sits above {LAYERS[low]}"
                 )
     return problems
 
@@ -86,9 +64,9 @@ def test_the_order_is_checked() -> None:
     graph = {
         "agent.loop.agent": {"compaction.manager"},
         "tools.bash": {"agent.core.messages"},
-        "compaction.manager": {"agent.app.runtime"},
-        "agent.app.runtime": {"compaction.manager", "agent.loop.agent"},
-        "agent.core.events": {"agent.fake_api.server"},
+        "compaction.manager": {"tui.session.runtime"},
+        "tui.session.runtime": {"compaction.manager", "agent.loop.agent"},
+        "agent.core.events": {"tui.fake_api.server"},
     }
     assert len(layer_violations(graph)) == 4
     assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
@@ -97,7 +75,7 @@ def test_the_order_is_checked() -> None:
 def test_version_imports_nothing_heavy() -> None:
     code = (
         "import sys, io, contextlib\n"
-        "from tui.launcher import run\n"
+        "from tui.cli.launcher import run\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    run(['--version'])\n"
         "heavy = [m for m in ('anthropic', 'typer', 'pydantic', 'textual', 'asyncio') if m in sys.modules]\n"

@@ -34,7 +34,7 @@ def default_tools(
         BashTool(sandbox=sandbox, command_env=command_env, jobs=jobs),
         GlobTool(),
         GrepTool(),
-        WebFetchTool(),  # its page reader is connected by the runtime (agent/app/page_reader.py)
+        WebFetchTool(),  # its page reader is connected by the runtime (tui/session/page_reader.py)
     ]
     if jobs is not None:
         tools += [TaskOutputTool(jobs), TaskStopTool(jobs)]

@@ -1,1 +1,3 @@
-"""Front ends: the Textual app, the plain REPL, and the `ccx` launcher."""
+"""Everything that assembles a session and drives it for a person or a program: the session,
+the commands, the CLI, the full-screen app, the plain REPL, headless and stream-json, the warm
+worker, the demo and its fake API (the top layer: tools < agent < compaction < tui)."""

@@ -6,7 +6,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from agent.app.slash import INTERACTIVE_COMMANDS
+from tui.commands.slash import INTERACTIVE_COMMANDS
 
 USAGE_WIDTH = 28  # a longer usage (/compact's options) wraps inside its own column
 

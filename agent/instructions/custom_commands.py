@@ -13,7 +13,7 @@ The body's placeholders are filled here, purely: ``$ARGUMENTS`` (everything
 typed after the name), ``$ARGUMENTS[N]`` and ``$N`` (the N-th word, counted
 from 0 as Claude Code 2.1 does; one out of range stays as written). A body
 without placeholders gets ``ARGUMENTS: ...`` appended. Running ``!`cmd```
-and attaching ``@file`` is agent.app.custom_commands' part.
+and attaching ``@file`` is tui.commands.custom' part.
 """
 
 from __future__ import annotations

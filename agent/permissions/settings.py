@@ -92,7 +92,7 @@ class Settings:
 
     @property
     def sandbox(self) -> Any:
-        """``sandbox`` as written (Claude Code's object); agent.app.sandbox_setup checks its keys."""
+        """``sandbox`` as written (Claude Code's object); tui.session.sandbox_setup checks its keys."""
         return self.raw.get("sandbox")
 
     @property

@@ -5,7 +5,7 @@ A repository can ship ``.claude/settings.json`` (and ``settings.local.json``)
 with hooks (shell commands ccx runs), an ``env`` block (which may point the
 API at another server), allow rules and a default permission mode that loosen
 what ccx asks about; it can also ship commands, skills, agents, output styles
-and MCP servers (agent.app.folder_trust lists those and asks the question).
+and MCP servers (tui.session.folder_trust lists those and asks the question).
 The answer "trust" is kept in ``<config>/trusted-projects.json``. Until then,
 and when the user continues without trusting, only the project's deny and ask
 rules and the harmless keys of its settings apply (agent.permissions.settings'

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent.fake_api import FakeApi
+from tui.fake_api import FakeApi
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ from typing import Any
 import anthropic
 
 from agent.core.events import Event
-from agent.fake_api import FakeApi, text_reply, tool_reply
 from agent.loop.agent import Agent, AgentConfig
 from agent.loop.tool_runner import ToolRunner
 from agent.model.client import ModelClient, RetryPolicy
@@ -21,6 +20,7 @@ from compaction.thresholds import ContextLimits, WindowConfig
 from tools.base import ToolContext
 from tools.file_state import FileStateCache, normalize_path
 from tools.registry import default_tools
+from tui.fake_api import FakeApi, text_reply, tool_reply
 
 MODEL = "claude-sonnet-5-5"
 LIMITS = ContextLimits(200_000, 64_000)

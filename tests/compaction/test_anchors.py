@@ -10,8 +10,6 @@ from agent.core.conversation import Compacted, Conversation
 from agent.core.events import Microcompacted
 from agent.core.messages import Message, user_text
 from agent.core.request import build_request
-from agent.fake_api import text_reply
-from agent.fake_api.billing import block_tokens
 from compaction.inputs import apply_input_clearing
 from compaction.microcompact import (
     MicrocompactConfig,
@@ -23,6 +21,8 @@ from compaction.microcompact import (
 from compaction.tokens import estimate_block, estimate_message
 from tests.compaction.manager_harness import Setup
 from tests.compaction.test_microcompact import BIG, conversation, reads
+from tui.fake_api import text_reply
+from tui.fake_api.billing import block_tokens
 
 
 def breakpoints(request: dict) -> list[int]:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.app.options import RunOptions
-from agent.app.runtime import Runtime
 from agent.core.events import Event
+from tui.session.options import RunOptions
+from tui.session.runtime import Runtime
 
 
 def test_tool_paths_resolve_against_the_session_directory(

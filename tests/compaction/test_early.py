@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from agent.core.events import CompactionFinished
-from agent.fake_api import text_reply, tool_reply
 from compaction.cost_model import (
     CACHE_READ,
     MIN_HORIZON,
@@ -26,6 +25,7 @@ from compaction.result_index import Candidate
 from compaction.tokens import estimate_block
 from tests.compaction.manager_harness import Setup
 from tests.compaction.test_notes import NeverDue, is_notes, notes_reply
+from tui.fake_api import text_reply, tool_reply
 
 
 def situation(used: float = 60_000, horizon: float = MIN_HORIZON) -> Situation:

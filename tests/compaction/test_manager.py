@@ -8,13 +8,13 @@ import pytest
 
 from agent.core.events import CompactionFailed, CompactionFinished, Microcompacted, Notice
 from agent.core.invariants import find_violations
-from agent.fake_api import text_reply, tool_reply
 from compaction.full import CompactionError
 from compaction.manager import ContextFullError
 from compaction.microcompact import MicrocompactConfig
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from compaction.thresholds import ContextLimits
 from tests.compaction.manager_harness import Hooks, Setup, summary_reply
+from tui.fake_api import text_reply, tool_reply
 
 
 async def test_auto_compaction_at_the_threshold_keeps_request_and_recent_files(

@@ -10,12 +10,12 @@ import pytest
 from agent.core.events import CompactionFinished
 from agent.core.invariants import find_violations
 from agent.core.messages import Message, user_text
-from agent.fake_api import Fault, text_reply, tool_reply
 from compaction.grouping import drop_oldest_groups
 from compaction.microcompact import MicrocompactConfig
 from compaction.session_memory import SessionMemoryResult
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from tests.compaction.manager_harness import Hooks, Setup, summary_reply
+from tui.fake_api import Fault, text_reply, tool_reply
 
 
 async def test_prompt_too_long_triggers_reactive_compaction(api, tmp_path) -> None:

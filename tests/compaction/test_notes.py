@@ -9,12 +9,12 @@ from typing import Any
 from agent.core.context_state import ContextLimits
 from agent.core.events import CompactionFinished, Microcompacted
 from agent.core.messages import Message, user_text
-from agent.fake_api import text_reply, tool_reply
 from compaction.microcompact import MicrocompactConfig
 from compaction.notes import Notes, NotesPolicy, NotesStore
 from compaction.notes_writer import NOTES_REQUEST_MARK, SessionNotes
 from compaction.summary import SUMMARY_REQUEST_MARK
 from tests.compaction.manager_harness import Setup, summary_reply
+from tui.fake_api import text_reply, tool_reply
 
 NOTES_TEXT = "1. Goal: read every module.\n3. Files: m00.py to m11.py hold FACT_n."
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.core.messages import Message, user_text
-from agent.fake_api import text_reply
 from compaction.restore_jobs import JOBS_HEADER, background_items
 from compaction.services import CompactionServices
 from tests.compaction.manager_harness import Setup
 from tools.file_state import FileStateCache
 from tools.jobs import JobRegistry, notification_text
+from tui.fake_api import text_reply
 
 
 def services(jobs: JobRegistry, listing: str | None = None) -> CompactionServices:

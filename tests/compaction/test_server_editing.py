@@ -12,7 +12,6 @@ from agent.core.events import SERVER_CLEARING, Microcompacted
 from agent.core.invariants import find_violations
 from agent.core.messages import Message, tool_result_block, user_text
 from agent.core.request import CLEAR_THINKING
-from agent.fake_api import FakeApi, text_reply, tool_reply
 from compaction.microcompact import MicrocompactConfig, economic_batch
 from compaction.server_editing import (
     BETA,
@@ -27,6 +26,7 @@ from compaction.server_editing import (
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from compaction.thresholds import ContextLimits
 from tests.compaction.manager_harness import Setup, summary_reply
+from tui.fake_api import FakeApi, text_reply, tool_reply
 
 SONNET = ContextLimits(200_000, 64_000)
 TOOLS = ["Read", "Bash", "Grep", "Glob", "Edit", "Write", "Skill", "ExitPlanMode"]

@@ -15,7 +15,6 @@ from typing import Any
 
 from agent.core.events import CompactionFinished, Microcompacted
 from agent.core.messages import Message, user_text
-from agent.fake_api import Reply, text_reply
 from agent.model.thinking import ThinkingChoice
 from compaction.microcompact import MicrocompactConfig
 from compaction.notes import NotesStore
@@ -23,6 +22,7 @@ from compaction.notes_writer import NOTES_REQUEST_MARK, SessionNotes
 from compaction.summary import SUMMARY_REQUEST_MARK
 from tests.compaction.manager_harness import Setup, summary_reply
 from tests.thinking_rules import THINKING, thinking_count, violations
+from tui.fake_api import Reply, text_reply
 
 BUDGET = 24_000  # above a summary's 20,000 output tokens and the notes' 8,000
 BUDGET_MODEL = "claude-sonnet-4-5"

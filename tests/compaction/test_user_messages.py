@@ -5,7 +5,6 @@ from __future__ import annotations
 from agent.core.context_state import ContextLimits
 from agent.core.events import CompactionFinished
 from agent.core.messages import Message, user_text
-from agent.fake_api import text_reply
 from compaction.microcompact import MicrocompactConfig
 from compaction.notes import NotesStore
 from compaction.notes_writer import SessionNotes
@@ -13,6 +12,7 @@ from compaction.summary import SUMMARY_REQUEST_MARK
 from compaction.user_messages import budget_for, collect, fit, for_summary, typed_text
 from tests.compaction.manager_harness import Setup, summary_reply
 from tests.compaction.test_notes import early_policy, is_notes, notes_reply
+from tui.fake_api import text_reply
 
 PROMPTS = [
     "Audit every module. Never touch tests/ without asking.",

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from agent.fake_api import FakeApi
+from tui.fake_api import FakeApi
 
 CCX = str(Path(sys.executable).with_name("ccx"))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.fake_api.recording import RecordedRequest
+from tui.fake_api.recording import RecordedRequest
 
 SECRET = "PARENT-SECRET-4711"
 

@@ -25,8 +25,8 @@ from claude_agent_sdk import (
     query,
 )
 
-from agent.fake_api import text_reply, tool_reply
 from tests.e2e.conftest import CCX, Ccx
+from tui.fake_api import text_reply, tool_reply
 
 
 def sdk_options(ccx: Ccx, **kw: Any) -> ClaudeAgentOptions:

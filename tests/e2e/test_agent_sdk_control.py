@@ -28,8 +28,8 @@ from claude_agent_sdk import (
 )
 from claude_agent_sdk.types import PermissionRuleValue, PermissionUpdate
 
-from agent.fake_api import text_reply, tool_reply
 from tests.e2e.conftest import CCX, Ccx
+from tui.fake_api import text_reply, tool_reply
 
 
 def sdk_options(ccx: Ccx, **kw: Any) -> ClaudeAgentOptions:

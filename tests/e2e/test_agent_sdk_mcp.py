@@ -21,10 +21,10 @@ from claude_agent_sdk import (
     tool,
 )
 
-from agent.fake_api import text_reply, tool_reply
 from tests.e2e.conftest import Ccx
 from tests.e2e.test_agent_sdk import sdk_options
 from tests.mcp.servers import stdio_entry
+from tui.fake_api import text_reply, tool_reply
 
 calls: list[dict[str, Any]] = []
 

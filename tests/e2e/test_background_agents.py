@@ -7,8 +7,6 @@ import json
 import re
 from pathlib import Path
 
-from agent.fake_api import text_reply, tool_reply
-from agent.fake_api.recording import RecordedRequest
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from tests.e2e.conftest import Ccx
 from tests.e2e.subagent_helpers import (
@@ -19,6 +17,8 @@ from tests.e2e.subagent_helpers import (
     result_text,
     tool_results,
 )
+from tui.fake_api import text_reply, tool_reply
+from tui.fake_api.recording import RecordedRequest
 
 
 def _job_id(request: RecordedRequest) -> str:

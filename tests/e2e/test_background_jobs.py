@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from agent.fake_api import RecordedRequest, text_reply, tool_reply
 from compaction.summary import SUMMARY_REQUEST_MARK
 from tests.e2e.conftest import Ccx
 from tests.host_pids import new_tag, pids_tagged, tagged_sleep, wait_tagged_gone
+from tui.fake_api import RecordedRequest, text_reply, tool_reply
 
 JOB_ID = re.compile(r"background as job (b[0-9a-z]{8})")
 BYPASS = ("--permission-mode", "bypassPermissions")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from agent.fake_api import Drop, text_reply, tool_reply
 from tests.e2e.conftest import Ccx
+from tui.fake_api import Drop, text_reply, tool_reply
 
 
 def test_bad_inputs_give_error_results_and_the_session_goes_on(ccx: Ccx) -> None:

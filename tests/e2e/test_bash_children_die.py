@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from agent.fake_api import text_reply, tool_reply
 from tests.e2e.conftest import Ccx
 from tests.host_pids import new_tag, pids_tagged, tagged_sleep, wait_tagged_gone
+from tui.fake_api import text_reply, tool_reply
 
 STARTED_WITHIN_S = 30.0  # ccx start-up (importing the SDK) plus the first request
 GONE_WITHIN_S = 5.0

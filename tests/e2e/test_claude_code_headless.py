@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.fake_api import text_reply, tool_reply
 from tests.e2e.conftest import Ccx
+from tui.fake_api import text_reply, tool_reply
 
 SID = "5a0c1c2e-1111-4222-8333-944445555666"
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agent.fake_api import text_reply, tool_reply
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from tests.e2e.conftest import Ccx
+from tui.fake_api import text_reply, tool_reply
 
 
 def summary_requests(ccx: Ccx) -> list:

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent.fake_api import text_reply, tool_reply
 from tests.e2e.conftest import Ccx
+from tui.fake_api import text_reply, tool_reply
 
 
 def command_file(root: Path, name: str, text: str) -> Path:

@@ -6,8 +6,8 @@ import json
 import signal
 import time
 
-from agent.fake_api import Drop, Fault, Stall, StreamError, text_reply, tool_reply
 from tests.e2e.conftest import Ccx
+from tui.fake_api import Drop, Fault, Stall, StreamError, text_reply, tool_reply
 
 
 def test_transient_faults_are_retried_until_success(ccx: Ccx) -> None:

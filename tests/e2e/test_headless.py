@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from agent.fake_api import Drop, text_reply, tool_reply
 from tests.e2e.conftest import Ccx
+from tui.fake_api import Drop, text_reply, tool_reply
 
 
 def test_multi_step_tool_session(ccx: Ccx) -> None:

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from agent.fake_api import text_reply, tool_reply
 from tests.e2e.conftest import Ccx
 from tests.e2e.test_hooks import configure, hook, tool_results
 from tests.host_pids import new_tag, pids_tagged, tagged_sleep, wait_for_tagged, wait_tagged_gone
+from tui.fake_api import text_reply, tool_reply
 
 CHILD_SLEEP_S = 30
 QUICK_S = 15.0  # for a tool call: generous (the machine is shared); holding on takes 30 s

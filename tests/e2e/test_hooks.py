@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from agent.fake_api import text_reply, tool_reply
 from tests.e2e.conftest import Ccx
+from tui.fake_api import text_reply, tool_reply
 
 # A hook that logs its stdin (one JSON line per call) to the file given as its argument.
 LOGGER = """import json, os, sys

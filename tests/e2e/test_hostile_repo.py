@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from agent.fake_api import FakeApi, text_reply
 from tests.e2e.conftest import Ccx
 from tests.e2e.hostile.attempt import MODES, Attempt, bash
 from tests.e2e.hostile.catalogue import ATTEMPTS
@@ -27,6 +26,7 @@ from tests.e2e.hostile.judge import Judgement, Recorder, counts_as_side_effect, 
 from tests.e2e.hostile.plan import build_plan
 from tests.e2e.hostile.repo import Workspace, git_environment
 from tests.e2e.hostile.startup import build_startup_trap, run_snapshot_commands, sprung
+from tui.fake_api import FakeApi, text_reply
 
 
 class Batches:

@@ -27,11 +27,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.fake_api import FakeApi, text_reply
 from agent.permissions import trust
 from tests.e2e.conftest import CCX, Ccx
 from tests.e2e.hostile.imports import ROUTES, SECRET, plant_import
 from tests.e2e.hostile.repo import write_file
+from tui.fake_api import FakeApi, text_reply
 
 MODES = ("default", "acceptEdits", "bypassPermissions")
 DEPLOY = "---\ndescription: Deploy\nallowed-tools: Bash\n---\nDeploying: !`touch PWN`\n"

@@ -11,10 +11,10 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from agent.fake_api import FakeApi, RecordedRequest, ResponseItem, text_reply, tool_reply
 from agent.sessions.session import load_session
 from tests.e2e.conftest import CCX, Ccx, Run
 from tools.surrogates import is_encodable
+from tui.fake_api import FakeApi, RecordedRequest, ResponseItem, text_reply, tool_reply
 
 BAD_NAME = b"bad\xff\xfe.txt"
 SHOWN = "bad\\xff\\xfe.txt"

@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from agent.app.credentials import (
+from tui.fake_api import FakeApi, text_reply
+from tui.session.credentials import (
     LOCAL_PLACEHOLDER_KEY,
     check_credentials,
     missing_credentials_message,
 )
-from agent.fake_api import FakeApi, text_reply
 
 from .conftest import CCX, Ccx
 
@@ -99,8 +99,8 @@ def test_interactive_without_a_terminal_falls_back_to_plain(
     repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     import tui.plain.repl
-    from agent.app.options import RunOptions
-    from tui.interactive import plain_reason, start_interactive
+    from tui.cli.interactive import plain_reason, start_interactive
+    from tui.session.options import RunOptions
 
     calls: list[tuple[object, str | None]] = []
     monkeypatch.setattr(
@@ -164,7 +164,7 @@ def test_a_key_in_the_settings_env_counts(tmp_path: Path, monkeypatch: pytest.Mo
 def test_parse_interactive_raises_instead_of_printing() -> None:
     import pytest
 
-    from agent.app.cli import CliError, parse_interactive
+    from tui.cli.main import CliError, parse_interactive
 
     parsed = parse_interactive(["-c", "--model", "haiku", "fix it"])
     assert parsed.options.continue_session and parsed.options.model == "haiku"
@@ -175,7 +175,7 @@ def test_parse_interactive_raises_instead_of_printing() -> None:
 
 
 def test_only_plain_interactive_arguments_take_the_paint_first_path(monkeypatch) -> None:
-    from tui import launcher
+    from tui.cli import launcher
 
     monkeypatch.setattr(launcher, "plain_reason", lambda: None)
     assert launcher.deferrable([]) and launcher.deferrable(["-c", "--model", "opus", "hello"])

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from agent.fake_api import text_reply
-from agent.fake_api.recording import RecordedRequest
 from tests.e2e.conftest import Ccx
+from tui.fake_api import text_reply
+from tui.fake_api.recording import RecordedRequest
 
 SMALL_REQUEST = 200_000  # bytes: the pointer, head and tail, with the system prompt and tools
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from agent.fake_api import text_reply, tool_reply
 from tests.e2e.conftest import Ccx
 from tests.mcp.servers import stdio_entry
+from tui.fake_api import text_reply, tool_reply
 
 
 def write_mcp_json(ccx: Ccx, **servers: dict) -> None:

@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from agent.fake_api import text_reply, tool_reply
 from tests.e2e.conftest import Ccx
 from tests.mcp.servers import stdio_entry
+from tui.fake_api import text_reply, tool_reply
 
 CONFIG = json.dumps({"mcpServers": {"calc": stdio_entry()}})
 

@@ -9,12 +9,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agent.fake_api import text_reply, tool_reply
-from agent.fake_api.recording import RecordedRequest
-from agent.fake_api.script import Reply
 from tests.e2e.conftest import Ccx
 from tests.e2e.test_mcp import approve_all, write_mcp_json
 from tests.mcp.servers import stdio_entry
+from tui.fake_api import text_reply, tool_reply
+from tui.fake_api.recording import RecordedRequest
+from tui.fake_api.script import Reply
 
 VALID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 LONG_A = "n" * 100  # the attempt of issue 17: ccx sent mcp__red__nnnn... (110 characters)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent.fake_api import text_reply
 from tests.e2e.conftest import Ccx
+from tui.fake_api import text_reply
 
 PIRATE = (
     "---\nname: Pirate\ndescription: Talk like a pirate\n---\nAnswer like a pirate. ARR-MARKER.\n"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.fake_api import text_reply, tool_reply
 from tests.e2e.conftest import Ccx
+from tui.fake_api import text_reply, tool_reply
 
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
 

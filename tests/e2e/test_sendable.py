@@ -6,11 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.fake_api import Reply, text_reply, tool_reply
 from tests.e2e.conftest import Ccx
 from tests.e2e.test_mcp import approve_all, write_mcp_json
 from tests.mcp.servers import stdio_entry
 from tests.request_rules import refusals
+from tui.fake_api import Reply, text_reply, tool_reply
 
 BLANK = "Nothing to send: the prompt is empty or only whitespace."
 

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from agent.core.request import CLEAR_THINKING
-from agent.fake_api import text_reply, tool_reply
 from compaction.server_editing import BETA, plan_server_edit
 from compaction.thresholds import ContextLimits
 from tests.e2e.conftest import Ccx
+from tui.fake_api import text_reply, tool_reply
 
 WINDOW = 120_000  # T = 83,000, C = 42,932: ~40 reads of ~2,100 tokens cross T with C clearable
 

@@ -3,11 +3,11 @@ them, named by its method in the json result, stream-json and the transcript."""
 
 from __future__ import annotations
 
-from agent.fake_api import text_reply, tool_reply
 from compaction.notes import NotesStore
 from compaction.notes_writer import NOTES_REQUEST_MARK
 from compaction.summary import SUMMARY_REQUEST_MARK
 from tests.e2e.conftest import Ccx
+from tui.fake_api import text_reply, tool_reply
 
 NOTES = "1. Goal: read the big files.\n3. Files: big0.py to big19.py, all 'value = 1'."
 TASK = "Read big0.py to big19.py, one by one. Do not edit anything."

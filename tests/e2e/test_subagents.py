@@ -11,7 +11,6 @@ import json
 import sys
 from typing import Any
 
-from agent.fake_api import Fault, text_reply, tool_reply
 from tests.e2e.conftest import Ccx
 from tests.e2e.subagent_helpers import (
     SECRET,
@@ -23,6 +22,7 @@ from tests.e2e.subagent_helpers import (
     tool_names,
     tool_results,
 )
+from tui.fake_api import Fault, text_reply, tool_reply
 
 
 def test_subagent_sees_only_its_brief_and_reports_back(ccx: Ccx) -> None:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 
-from agent.fake_api import Reply
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from tests.e2e.conftest import Ccx
 from tests.thinking_rules import thinking_count, violations
+from tui.fake_api import Reply
 
 BUDGET = "30000"  # above a summary's 20,000 output tokens: the summary needs room above it
 

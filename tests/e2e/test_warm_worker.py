@@ -1,7 +1,7 @@
-"""The warm worker (agent/app/warm.py): headless runs through it stay the client's own runs.
+"""The warm worker (tui/warm/policy.py): headless runs through it stay the client's own runs.
 
 One worker per module, started as the first `ccx -p` starts it (``python -I -m
-agent.app.warm_worker``, a clean environment) with a private XDG_RUNTIME_DIR,
+tui.warm.worker``, a clean environment) with a private XDG_RUNTIME_DIR,
 stopped at the end. A run proves it went through the worker with a Bash call
 that prints $CCX_WARM_CHILD. The attacks on it are in test_warm_worker_attacks.py.
 """
@@ -20,8 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.app import warm as warm_module
-from agent.fake_api import FakeApi, Fault, text_reply, tool_reply
 from tests.e2e import warm_helpers as helpers
 from tests.e2e.conftest import CCX, Ccx
 from tests.e2e.warm_helpers import (
@@ -36,6 +34,8 @@ from tests.e2e.warm_helpers import (
 )
 from tests.host_pids import new_tag, pids_tagged, tagged_sleep, wait_tagged_gone
 from tests.tools.test_bash import wait_dead
+from tui.fake_api import FakeApi, Fault, text_reply, tool_reply
+from tui.warm import policy as warm_module
 
 STARTED: list[subprocess.Popen[bytes]] = []
 

@@ -28,8 +28,6 @@ from pathlib import Path
 
 import pytest
 
-from agent.app import warm, warm_peer
-from agent.fake_api import FakeApi, text_reply, tool_reply
 from agent.permissions.trust import trust
 from tests.e2e.conftest import Ccx
 from tests.e2e.warm_helpers import (
@@ -42,6 +40,9 @@ from tests.e2e.warm_helpers import (
     worker_socket,
 )
 from tests.tools.test_bash import wait_dead
+from tui.fake_api import FakeApi, text_reply, tool_reply
+from tui.warm import peer as warm_peer
+from tui.warm import policy as warm
 
 ROOT = Path(__file__).resolve().parents[2]
 ATTACK = Path(__file__).with_name("warm_attack.py")
@@ -360,7 +361,7 @@ def make_install(tmp_path: Path) -> Path:
     (site / "ccx-copy.pth").write_text(f"{install}\n{sysconfig.get_paths()['purelib']}\n")
     script = venv / "bin" / "ccx"
     script.write_text(
-        f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom tui.launcher import main\nsys.exit(main())\n"
+        f"#!{venv / 'bin' / 'python'}\nimport sys\nfrom tui.cli.launcher import main\nsys.exit(main())\n"
     )
     script.chmod(0o755)
     return script
@@ -370,7 +371,7 @@ def test_an_imported_file_edited_in_place_makes_the_worker_decline(
     ccx: Ccx, tmp_path: Path
 ) -> None:
     script = make_install(tmp_path)
-    source = tmp_path / "src" / "agent" / "app" / "headless.py"  # imported by the worker
+    source = tmp_path / "src" / "tui" / "headless" / "run.py"  # imported by the worker
 
     def mark() -> str:
         ccx.api.add(tool_reply(("Bash", {"command": "echo warm=${CCX_WARM_CHILD:-no}"})))

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from agent.fake_api import RecordedRequest, text_reply, tool_reply
 from agent.model.catalog import ALIASES
 from tests.e2e.conftest import Ccx
 from tests.web_server import web_site
+from tui.fake_api import RecordedRequest, text_reply, tool_reply
 
 
 def is_page_reading(request: RecordedRequest) -> bool:

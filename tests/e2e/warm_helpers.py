@@ -1,7 +1,7 @@
 """Shared by the warm worker's e2e tests: a runtime folder, a worker started as ccx starts one,
 and a run that shows whether it went through the worker.
 
-The socket folder must not be in a temp folder (agent.app.warm.socket_folder), so
+The socket folder must not be in a temp folder (tui.warm.policy.socket_folder), so
 each test's runtime folder is made under ~/.cache and removed at the end.
 """
 
@@ -19,9 +19,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from agent.app import warm
-from agent.fake_api import FakeApi, text_reply, tool_reply
 from tests.e2e.conftest import Ccx
+from tui.fake_api import FakeApi, text_reply, tool_reply
+from tui.warm import policy as warm
 
 MARK = "echo warm=${CCX_WARM_CHILD:-no} home=$HOME mark=${MARK:-none}; pwd"
 

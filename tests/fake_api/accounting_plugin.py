@@ -1,7 +1,7 @@
 """The suite's accounting of fake Messages API requests: a refused request fails its test.
 
 Every request a fake server receives during a test is counted (in this process,
-or in a child process through a ledger file, see agent/fake_api/accounting.py).
+or in a child process through a ledger file, see tui/fake_api/accounting.py).
 A test during which the fake refused a request by a validation rule, as the
 real API would have, fails with the refusal, unless it is marked
 ``refusal_expected`` because it sends a bad request on purpose; the refusals a
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from agent.fake_api import accounting
+from tui.fake_api import accounting
 
 REFUSAL_MARKER = "refusal_expected"
 _REFUSAL_MARK = pytest.StashKey[int]()

@@ -10,7 +10,7 @@ import anthropic
 import pytest
 from anthropic.types import Message
 
-from agent.fake_api import FakeApi, text_reply
+from tui.fake_api import FakeApi, text_reply
 
 MODEL = "claude-sonnet-5-5"
 HELLO = [{"role": "user", "content": "Hello"}]

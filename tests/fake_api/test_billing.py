@@ -7,7 +7,8 @@ from typing import Any
 import anthropic
 import pytest
 
-from agent.fake_api import (
+from tests.fake_api.conftest import HELLO, MODEL
+from tui.fake_api import (
     Billing,
     FakeApi,
     Fault,
@@ -18,8 +19,7 @@ from agent.fake_api import (
     text_reply,
     tool_reply,
 )
-from agent.fake_api.billing import block_tokens
-from tests.fake_api.conftest import HELLO, MODEL
+from tui.fake_api.billing import block_tokens
 
 CACHED = {"type": "ephemeral"}
 

@@ -7,9 +7,9 @@ from typing import Any
 import anthropic
 import pytest
 
-from agent.fake_api import FakeApi, estimate_request_tokens, text_reply
-from agent.fake_api.context_editing import BETA, PLACEHOLDER
 from tests.fake_api.conftest import MODEL
+from tui.fake_api import FakeApi, estimate_request_tokens, text_reply
+from tui.fake_api.context_editing import BETA, PLACEHOLDER
 
 BETA_HEADER = {"anthropic-beta": f"interleaved-thinking-2025-05-14,{BETA}"}  # among others
 RESULT_TEXT = "line of file text\n" * 200  # 3,600 characters: 900 tokens

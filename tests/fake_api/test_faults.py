@@ -9,8 +9,8 @@ import anthropic
 import httpx2
 import pytest
 
-from agent.fake_api import Drop, FakeApi, Fault, Stall, StreamError, text_reply
 from tests.fake_api.conftest import HELLO, MODEL, make_async_client, make_client
+from tui.fake_api import Drop, FakeApi, Fault, Stall, StreamError, text_reply
 
 
 @pytest.mark.parametrize(

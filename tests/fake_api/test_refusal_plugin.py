@@ -24,12 +24,12 @@ import sys
 import anthropic
 import pytest
 
-from agent.fake_api import FakeApi, text_reply
+from tui.fake_api import FakeApi, text_reply
 
 WHITESPACE = [{"role": "user", "content": "  "}]
 CHILD = """
 import anthropic
-from agent.fake_api import FakeApi
+from tui.fake_api import FakeApi
 with FakeApi() as api:
     client = anthropic.Anthropic(base_url=api.url, api_key="k", max_retries=0)
     try:

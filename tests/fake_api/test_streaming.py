@@ -9,7 +9,8 @@ import anthropic
 import httpx2
 import pytest
 
-from agent.fake_api import (
+from tests.fake_api.conftest import HELLO, MODEL, make_async_client, make_client
+from tui.fake_api import (
     SCRIPT_EXHAUSTED,
     FakeApi,
     ModelSpec,
@@ -18,7 +19,6 @@ from agent.fake_api import (
     text_reply,
     tool_reply,
 )
-from tests.fake_api.conftest import HELLO, MODEL, make_async_client, make_client
 
 
 async def test_text_reply_streams_as_sse(api: FakeApi, aclient: anthropic.AsyncAnthropic) -> None:

@@ -12,10 +12,10 @@ import anthropic
 import httpx2
 import pytest
 
-from agent.fake_api import FakeApi, text_reply
-from agent.fake_api.sdk_types import check_sdk_types
 from tests.fake_api.conftest import HELLO, MODEL, make_client, refused_then_accepted
 from tests.fake_api.test_validation import assistant, request, text, use, user
+from tui.fake_api import FakeApi, text_reply
+from tui.fake_api.sdk_types import check_sdk_types
 
 EPHEMERAL = {"type": "ephemeral"}
 MEDIA_TYPES = "Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"
@@ -195,7 +195,7 @@ def test_fable_is_listed_with_its_limits(client: anthropic.Anthropic) -> None:
 
 
 def test_a_refused_request_is_counted_and_a_scripted_fault_is_not() -> None:
-    from agent.fake_api import Fault, accounting
+    from tui.fake_api import Fault, accounting
 
     before_requests, before_refusals = accounting.totals()
     with FakeApi([Fault(529)]) as api, make_client(api) as client:
@@ -208,7 +208,7 @@ def test_a_refused_request_is_counted_and_a_scripted_fault_is_not() -> None:
 
 @pytest.mark.refusal_expected
 def test_a_refusal_is_counted_with_its_message() -> None:
-    from agent.fake_api import accounting
+    from tui.fake_api import accounting
 
     _, mark = accounting.totals()
     with FakeApi() as api, make_client(api) as client, pytest.raises(anthropic.BadRequestError):

@@ -8,11 +8,11 @@ import anthropic
 import pytest
 from anthropic.types import Message
 
-from agent.fake_api import FakeApi, Reply, text_reply, tool_reply
-from agent.fake_api.models import ModelSpec
-from agent.fake_api.thinking import sign, verify
 from tests.fake_api.conftest import HELLO, MODEL, make_client, refused_then_accepted
 from tests.fake_api.test_validation import assistant, request, text, user
+from tui.fake_api import FakeApi, Reply, text_reply, tool_reply
+from tui.fake_api.models import ModelSpec
+from tui.fake_api.thinking import sign, verify
 
 ENABLED = {"type": "enabled", "budget_tokens": 2_000}
 ADAPTIVE = {"type": "adaptive"}

@@ -9,8 +9,8 @@ import httpx2
 import pytest
 from anthropic.types import Message
 
-from agent.fake_api import FakeApi, text_reply
 from tests.fake_api.conftest import HELLO, MODEL, make_client, refused_then_accepted
+from tui.fake_api import FakeApi, text_reply
 
 DROP = object()
 OBJECT_SCHEMA = {"type": "object", "properties": {}}

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from agent.app import commands
-from agent.app.options import RunOptions
-from agent.app.runtime import Runtime
 from agent.core.events import Event, Notice
-from agent.fake_api import FakeApi, text_reply, tool_reply
 from agent.mcp.status import init_entries
 from tests.fake_env import use_fake_api
 from tests.mcp.servers import stdio_entry
+from tui.commands import builtin as commands
+from tui.fake_api import FakeApi, text_reply, tool_reply
+from tui.session.options import RunOptions
+from tui.session.runtime import Runtime
 
 
 @pytest.fixture

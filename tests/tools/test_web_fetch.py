@@ -1,7 +1,7 @@
 """WebFetch against a real web server on 127.0.0.1: text, redirects, caps, errors, the cache.
 
 These run the tool without a page reader (the runtime connects the fast model:
-tests/agent/app/test_web_fetch.py), so the result is the page's own text.
+tests/session/test_web_fetch.py), so the result is the page's own text.
 """
 
 from __future__ import annotations

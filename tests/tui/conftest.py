@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from agent.app.options import RunOptions
-from agent.fake_api import FakeApi
 from tests.fake_env import use_fake_api
 from tests.tui.screen import screen_text
-from tui.app import CcxApp
+from tui.fake_api import FakeApi
+from tui.fullscreen.app import CcxApp
+from tui.session.options import RunOptions
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ async def wait_idle(pilot: Any, timeout: float = 15.0) -> None:
 
 
 async def submit(pilot: Any, text: str) -> None:
-    from tui.widgets.prompt_box import PromptInput
+    from tui.fullscreen.widgets.prompt_box import PromptInput
 
     prompt = pilot.app.query_one(PromptInput)
     prompt.text = text
@@ -63,7 +63,7 @@ async def submit(pilot: Any, text: str) -> None:
 
 def whole_transcript_shown(app: CcxApp) -> None:
     """Fail unless the transcript fits the screen, so text missing from the screen is absent."""
-    from tui.widgets.transcript import Transcript
+    from tui.fullscreen.widgets.transcript import Transcript
 
     transcript = app.query_one(Transcript)
     assert transcript.max_scroll_y == 0, f"the transcript scrolls; screen:\n{screen_text(app)}"

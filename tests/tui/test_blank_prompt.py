@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.app.slash import BLANK_PROMPT
-from agent.fake_api import FakeApi, text_reply
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_text
-from tui.widgets.prompt_box import PromptInput
+from tui.commands.slash import BLANK_PROMPT
+from tui.fake_api import FakeApi, text_reply
+from tui.fullscreen.widgets.prompt_box import PromptInput
 
 
 async def test_a_blank_prompt_is_said_not_sent(api: FakeApi, repo: Path) -> None:

@@ -5,14 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.core.events import SERVER_CLEARING, Microcompacted
-from agent.fake_api import FakeApi, text_reply, tool_reply
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_text, screen_words, widget_text
-from tui.widgets.compaction_block import CompactionBlock, SummaryToggle
-from tui.widgets.context_view import ContextView
-from tui.widgets.footer import ContextMeter
-from tui.widgets.prompt_box import PromptInput
+from tui.fake_api import FakeApi, text_reply, tool_reply
+from tui.fullscreen.widgets.compaction_block import CompactionBlock, SummaryToggle
+from tui.fullscreen.widgets.context_view import ContextView
+from tui.fullscreen.widgets.footer import ContextMeter
+from tui.fullscreen.widgets.prompt_box import PromptInput
 
 
 def summary_route(

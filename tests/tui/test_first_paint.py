@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HEAVY = (
     "anthropic",
     "pydantic",
-    "agent.app.runtime",
+    "tui.session.runtime",
     "agent.model.client",
     "rich.markdown",
     "markdown_it",
@@ -18,7 +18,7 @@ HEAVY = (
 
 
 def test_importing_the_app_loads_nothing_heavy() -> None:
-    code = f"import sys\nimport tui.app\nprint([m for m in {HEAVY!r} if m in sys.modules])\n"
+    code = f"import sys\nimport tui.fullscreen.app\nprint([m for m in {HEAVY!r} if m in sys.modules])\n"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
     )

@@ -11,8 +11,7 @@ from textual.app import App, ComposeResult
 
 from compaction.thresholds import ContextLimits, ContextState, context_state, warning_text
 from tests.tui.screen import screen_lines, widget_text
-from tui.meter import BAR_WIDTH
-from tui.widgets.footer import (
+from tui.fullscreen.widgets.footer import (
     MIN_MODEL,
     MODE_LABELS,
     MODE_SHORT,
@@ -23,7 +22,8 @@ from tui.widgets.footer import (
     fit_footer,
     meter_text,
 )
-from tui.widgets.warning_bar import WarningBar
+from tui.fullscreen.widgets.warning_bar import WarningBar
+from tui.meter import BAR_WIDTH
 
 WIDTH = 120  # columns of the pictures: the widest meter (circuit open) fits exactly
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.tui.test_footer_snapshots import STATES
-from tui.widgets.footer import MODE_LABELS, SPACER, _left_width, fit_footer, meter_text
+from tui.fullscreen.widgets.footer import MODE_LABELS, SPACER, _left_width, fit_footer, meter_text
 
 SHORT = "main ✓"
 LONG = "~/src/project on main [+3 -1] · node 20.11 · py 3.11 · kube prod-eu-1 · 14:02"

@@ -7,12 +7,12 @@ import time
 from pathlib import Path
 
 from agent.core.messages import INTERRUPTED_BY_USER
-from agent.fake_api import FakeApi, text_reply, tool_reply
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_text
-from tui.widgets.prompt_box import PromptInput
-from tui.widgets.tool_block import ToolBlock
-from tui.widgets.transcript import UserPrompt
+from tui.fake_api import FakeApi, text_reply, tool_reply
+from tui.fullscreen.widgets.prompt_box import PromptInput
+from tui.fullscreen.widgets.tool_block import ToolBlock
+from tui.fullscreen.widgets.transcript import UserPrompt
 
 
 async def test_esc_during_a_bash_sleep_interrupts_and_the_session_continues(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.fake_api import FakeApi, text_reply, tool_reply
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_text, widget_text
-from tui.widgets.prompt_box import PromptInput
-from tui.widgets.tool_block import ToolBlock
+from tui.fake_api import FakeApi, text_reply, tool_reply
+from tui.fullscreen.widgets.prompt_box import PromptInput
+from tui.fullscreen.widgets.tool_block import ToolBlock
 
 
 def script(api: FakeApi) -> None:

@@ -7,10 +7,10 @@ import json
 import time
 from pathlib import Path
 
-from agent.fake_api import FakeApi, text_reply
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_text
-from tui.widgets.transcript import UserPrompt
+from tui.fake_api import FakeApi, text_reply
+from tui.fullscreen.widgets.transcript import UserPrompt
 
 
 async def test_a_huge_paste_is_sent_as_a_pointer_and_the_next_prompt_answered(

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.fake_api import FakeApi, text_reply, tool_reply
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_text, screen_words, widget_text
-from tui.screens.permission import PermissionScreen, edit_diff, permission_preview
-from tui.widgets.tool_block import ToolBlock
+from tui.fake_api import FakeApi, text_reply, tool_reply
+from tui.fullscreen.screens.permission import PermissionScreen, edit_diff, permission_preview
+from tui.fullscreen.widgets.tool_block import ToolBlock
 
 EDIT = (
     "Edit",

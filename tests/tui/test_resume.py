@@ -10,7 +10,6 @@ from textual.widgets import OptionList
 
 import agent.sessions.session as session_module
 from agent.core.messages import Message
-from agent.fake_api import FakeApi, text_reply
 from tests.tui.conftest import (
     make_app,
     submit,
@@ -20,11 +19,12 @@ from tests.tui.conftest import (
     write_session,
 )
 from tests.tui.screen import screen_text, widget_text
-from tui.app import CcxApp
-from tui.history import history_entries
-from tui.screens.resume import ResumeScreen
-from tui.widgets.tool_block import ToolBlock
-from tui.widgets.transcript import PAGE, Transcript, UserPrompt
+from tui.fake_api import FakeApi, text_reply
+from tui.fullscreen.app import CcxApp
+from tui.fullscreen.history import history_entries
+from tui.fullscreen.screens.resume import ResumeScreen
+from tui.fullscreen.widgets.tool_block import ToolBlock
+from tui.fullscreen.widgets.transcript import PAGE, Transcript, UserPrompt
 
 
 async def test_resume_option_loads_the_history(api: FakeApi, repo: Path) -> None:

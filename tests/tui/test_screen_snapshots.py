@@ -21,15 +21,15 @@ from agent.loop.tool_runner import PermissionRequest
 from agent.permissions.rules import Rule
 from compaction.breakdown import Breakdown, Category
 from tests.tui.screen import screen_lines, screen_words
-from tui.screens.permission import PermissionScreen
-from tui.screens.plan_approval import PlanApprovalScreen
-from tui.screens.trust import TrustScreen
-from tui.widgets.compaction_block import CompactionBlock, SummaryToggle
-from tui.widgets.context_view import ContextView
-from tui.widgets.footer import StatusFooter
-from tui.widgets.reply import HistoryReply
-from tui.widgets.tool_block import ToolBlock
-from tui.widgets.transcript import Transcript, UserPrompt
+from tui.fullscreen.screens.permission import PermissionScreen
+from tui.fullscreen.screens.plan_approval import PlanApprovalScreen
+from tui.fullscreen.screens.trust import TrustScreen
+from tui.fullscreen.widgets.compaction_block import CompactionBlock, SummaryToggle
+from tui.fullscreen.widgets.context_view import ContextView
+from tui.fullscreen.widgets.footer import StatusFooter
+from tui.fullscreen.widgets.reply import HistoryReply
+from tui.fullscreen.widgets.tool_block import ToolBlock
+from tui.fullscreen.widgets.transcript import Transcript, UserPrompt
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 PROJECT = Path("/home/dev/tinyledger")
@@ -180,7 +180,7 @@ def plan_scene(app: Scene) -> None:
 
 
 def trust_scene(app: Scene) -> None:
-    items = [  # as agent.app.folder_trust words them
+    items = [  # as tui.session.folder_trust words them
         "settings.json: hooks that run commands (SessionStart)",
         "settings.json: env (NODE_OPTIONS, PATH)",
         "settings.json: allow rules (Bash(npm test *), Bash(make …)",

@@ -6,17 +6,17 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from agent.fake_api import Drop, FakeApi, Fault, text_reply, tool_reply
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle, whole_transcript_shown
 from tests.tui.screen import screen_strips, screen_text, widget_text
-from tui.app import CcxApp
-from tui.screens.plan_approval import PlanApprovalScreen
-from tui.widgets.footer import ContextMeter, StatusFooter
-from tui.widgets.prompt_box import PromptInput
-from tui.widgets.reply import StreamingReply
-from tui.widgets.status_line import StatusLine
-from tui.widgets.tool_block import ToolBlock
-from tui.widgets.warning_bar import WarningBar
+from tui.fake_api import Drop, FakeApi, Fault, text_reply, tool_reply
+from tui.fullscreen.app import CcxApp
+from tui.fullscreen.screens.plan_approval import PlanApprovalScreen
+from tui.fullscreen.widgets.footer import ContextMeter, StatusFooter
+from tui.fullscreen.widgets.prompt_box import PromptInput
+from tui.fullscreen.widgets.reply import StreamingReply
+from tui.fullscreen.widgets.status_line import StatusLine
+from tui.fullscreen.widgets.tool_block import ToolBlock
+from tui.fullscreen.widgets.warning_bar import WarningBar
 
 
 async def test_prompt_tools_then_the_answer(api: FakeApi, repo: Path) -> None:

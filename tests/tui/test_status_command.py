@@ -6,10 +6,10 @@ import json
 import sys
 from pathlib import Path
 
-from agent.fake_api import FakeApi, text_reply
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_lines
-from tui.widgets.footer import StatusFooter
+from tui.fake_api import FakeApi, text_reply
+from tui.fullscreen.widgets.footer import StatusFooter
 
 # Prints what it was given, to show the payload reached it; a second line that must not show.
 SCRIPT = """import json, sys

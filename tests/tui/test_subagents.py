@@ -7,13 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent.core.messages import INTERRUPTED_BY_USER
-from agent.fake_api import FakeApi, text_reply, tool_reply
-from agent.fake_api.recording import RecordedRequest
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_text, widget_text
-from tui.app import CcxApp
-from tui.screens.permission import PermissionScreen
-from tui.widgets.tool_block import ToolBlock
+from tui.fake_api import FakeApi, text_reply, tool_reply
+from tui.fake_api.recording import RecordedRequest
+from tui.fullscreen.app import CcxApp
+from tui.fullscreen.screens.permission import PermissionScreen
+from tui.fullscreen.widgets.tool_block import ToolBlock
 
 
 def briefed(marker: str, turn: int) -> Callable[[RecordedRequest], bool]:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.fake_api import FakeApi, text_reply, tool_reply
 from tests.host_pids import new_tag, pids_tagged, tagged_sleep, wait_tagged_gone
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_text
-from tui.screens.tasks import TasksScreen
+from tui.fake_api import FakeApi, text_reply, tool_reply
+from tui.fullscreen.screens.tasks import TasksScreen
 
 SLOW_S = 60.0  # the first turn of an app on a loaded machine (CI, several runs at once)
 

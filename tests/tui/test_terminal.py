@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.fake_api import FakeApi, text_reply, tool_reply
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
+from tui.fake_api import FakeApi, text_reply, tool_reply
 
 CCX = Path(sys.executable).with_name("ccx")
 TMUX = shutil.which("tmux")

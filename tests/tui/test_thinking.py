@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent.core.messages import Message, user_text
-from agent.fake_api import FakeApi, Reply
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_words, widget_text
-from tui.history import history_entries
-from tui.widgets.thinking_block import ThinkingBlock
+from tui.fake_api import FakeApi, Reply
+from tui.fullscreen.history import history_entries
+from tui.fullscreen.widgets.thinking_block import ThinkingBlock
 
 THOUGHT = "The limit lives in src/app.py.\nI should check the constant before answering."
 

@@ -13,15 +13,15 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
-from agent.app.options import RunOptions
-from agent.fake_api import FakeApi, text_reply
 from agent.permissions import trust
 from tests.e2e.hostile.imports import ROUTES, SECRET, plant_import
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.plain.test_repl import ENTER, Driver
 from tests.tui.screen import screen_text, screen_words
+from tui.fake_api import FakeApi, text_reply
+from tui.fullscreen.screens.trust import TrustScreen
 from tui.plain.repl import PlainRepl
-from tui.screens.trust import TrustScreen
+from tui.session.options import RunOptions
 
 
 def hostile_settings(repo: Path) -> Path:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agent.fake_api import FakeApi, RecordedRequest, text_reply, tool_reply
 from agent.model.catalog import ALIASES
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_text
 from tests.web_server import web_site
-from tui.screens.permission import PermissionScreen
-from tui.widgets.tool_block import ToolBlock
+from tui.fake_api import FakeApi, RecordedRequest, text_reply, tool_reply
+from tui.fullscreen.screens.permission import PermissionScreen
+from tui.fullscreen.widgets.tool_block import ToolBlock
 
 
 def is_page_reading(request: RecordedRequest) -> bool:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent import __version__
-from agent.fake_api import FakeApi, text_reply
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_lines, screen_text, screen_words
 from tui.demo.tour import BANNER, demo_options
-from tui.widgets.welcome import home_relative
+from tui.fake_api import FakeApi, text_reply
+from tui.fullscreen.widgets.welcome import home_relative
 
 
 async def test_the_header_is_in_the_first_paint_and_names_version_model_and_folder(
@@ -30,7 +30,7 @@ async def test_the_header_is_in_the_first_paint_and_names_version_model_and_fold
 
 
 async def test_the_demo_header_carries_its_banner(api: FakeApi, repo: Path) -> None:
-    from tui.app import CcxApp
+    from tui.fullscreen.app import CcxApp
 
     app = CcxApp(demo_options(repo))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -74,7 +74,7 @@ async def test_no_resume_line_when_nothing_was_said_or_in_the_demo(
         await pilot.press("ctrl+d")
     assert app.resume_hint() is None
     api.add(text_reply("Hello."))
-    from tui.app import CcxApp
+    from tui.fullscreen.app import CcxApp
 
     demo = CcxApp(demo_options(repo))
     async with demo.run_test(size=(80, 24)) as pilot:
@@ -101,9 +101,9 @@ async def test_help_lists_resume_and_wraps_beside_the_usage_at_80_columns(
 
 
 async def test_the_demo_footer_shows_no_dollars(repo: Path, tmp_path: Path) -> None:
-    from tui.app import CcxApp
     from tui.demo.tour import demo_session
-    from tui.widgets.footer import StatusFooter
+    from tui.fullscreen.app import CcxApp
+    from tui.fullscreen.widgets.footer import StatusFooter
 
     with demo_session(tmp_path / "demo", pace=0) as session:
         app = CcxApp(session.options, "hello")

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agent.fake_api import RecordedRequest
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
+from tui.fake_api import RecordedRequest
 
 PROGRESS = re.compile(
     r"Tour progress: (\d+) steps? done, automatic compaction at step (\d+|pending)"

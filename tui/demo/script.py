@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.fake_api import RecordedRequest, Reply, text_reply, tool_reply
 from tui.demo.progress import (
     Progress,
     answered_since_last_call,
@@ -45,6 +44,7 @@ from tui.demo.steps import (
     Tour,
     tour,
 )
+from tui.fake_api import RecordedRequest, Reply, text_reply, tool_reply
 
 DEMO_PROMPT = (
     "Give me a tour of this project: look around, read the main files one by one, "

@@ -22,10 +22,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.app.options import RunOptions
-from agent.fake_api import FakeApi
 from tui.demo.sample_repo import make_demo_repo
 from tui.demo.script import DEMO_PROMPT, DemoModel
+from tui.fake_api import FakeApi
+from tui.session.options import RunOptions
 
 BANNER = "ccx demo — a scripted model, no API calls; nothing leaves this machine"
 DEMO_MODEL = "claude-haiku-4-5"
@@ -161,7 +161,7 @@ def main(argv: list[str]) -> int:
         print(parsed, file=sys.stdout if parsed == USAGE else sys.stderr)
         return 0 if parsed == USAGE else 2
     plain, pace, keep = parsed
-    from tui.interactive import start_interactive
+    from tui.cli.interactive import start_interactive
 
     print(BANNER, flush=True)
     workdir = Path(tempfile.mkdtemp(prefix="ccx-demo-"))

@@ -18,7 +18,6 @@ from collections.abc import Callable
 from rich.console import Console
 from rich.markup import escape
 
-from agent.app.commands import compaction_line
 from agent.core.context_state import ContextState
 from agent.core.events import (
     ApiRetry,
@@ -43,6 +42,7 @@ from agent.core.events import (
 )
 from compaction.thresholds import format_tokens, warning_text
 from tools.read import short_path
+from tui.commands.builtin import compaction_line
 from tui.meter import meter_line
 from tui.plain.wrap import StreamWrapper
 from tui.words import clearing_words, retry_words

@@ -24,18 +24,18 @@ from rich.markdown import Markdown
 from rich.markup import escape
 
 from agent import __version__
-from agent.app.commands import builtin_commands
-from agent.app.driver import Failure, LineResult, SessionDriver
-from agent.app.options import RunOptions, StartupError
-from agent.app.runtime import Runtime
-from agent.app.slash import BLANK_PROMPT, command_name, interactive_completions, is_exit
 from agent.core.context_state import ContextState
 from agent.core.events import Event, EventSink
 from agent.core.locations import config_dir
 from agent.loop.tool_runner import Answer, PermissionRequest
+from tui.commands.builtin import builtin_commands
+from tui.commands.slash import BLANK_PROMPT, command_name, interactive_completions, is_exit
 from tui.plain.input import LineSource, PipedSource, PromptSource, toolbar_fragments
 from tui.plain.render import PlainRenderer, call_words, meter_text, status_text
 from tui.plain.wrap import no_control_echo
+from tui.session.driver import Failure, LineResult, SessionDriver
+from tui.session.options import RunOptions, StartupError
+from tui.session.runtime import Runtime
 
 T = TypeVar("T")
 KEYS_HELP = (

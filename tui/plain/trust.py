@@ -1,5 +1,5 @@
 """The plain REPL's trust question: asked once per project, before its own parts apply
-(the flow itself is agent.app.folder_trust's, shared with the full-screen app)."""
+(the flow itself is tui.session.folder_trust's, shared with the full-screen app)."""
 
 from __future__ import annotations
 
@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 
 if TYPE_CHECKING:
-    from agent.app.folder_trust import TrustAnswer, TrustQuestion
     from tui.plain.repl import PlainRepl
+    from tui.session.folder_trust import TrustAnswer, TrustQuestion
 
 
 async def settle_trust(repl: PlainRepl) -> bool:
     """Ask whether to trust the project before its own parts apply; False: the user quit.
     Piped input cannot answer: a folder not trusted before stays untrusted, and says so."""
-    from agent.app.folder_trust import settle_trust as settle
+    from tui.session.folder_trust import settle_trust as settle
 
     options = repl.options
     ask = (lambda question: _ask(repl, question)) if repl.source.interactive else None

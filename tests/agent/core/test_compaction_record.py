@@ -54,7 +54,7 @@ def test_the_transcript_boundary_carries_the_method() -> None:
 
 
 def test_the_result_line_says_when_the_notes_stood_in_for_the_summary() -> None:
-    from agent.app.commands import compaction_line
+    from tui.commands.builtin import compaction_line
 
     assert compaction_line(record("manual", "full")).startswith("Compacted (manual): ")
     made = CompactionRecord("auto", "session_memory", 900, 100, 0.005, 20, 12, {}, 0, 10, "n")

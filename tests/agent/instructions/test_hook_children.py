@@ -9,10 +9,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.app.status_line import StatusLineConfig, run_status_command
 from agent.core.events import HookResponse
 from agent.instructions.hooks import HookRunner
 from agent.instructions.hooks.outcome import MAX_OUTPUT_CHARS
+from tui.session.status_line import StatusLineConfig, run_status_command
 
 CHILD_SLEEP_S = 30
 QUICK_S = 10.0  # generous: the machine is shared; the wait it replaces is the child's 30 s

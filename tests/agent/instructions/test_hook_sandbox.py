@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from agent.app.status_line import StatusLineConfig, run_status_command
 from agent.instructions.hooks import HookRunner
 from tests.tools.sandbox_helpers import make_project, require_backend, scratch_base
 from tools.sandbox import Sandbox, SandboxPolicy
+from tui.session.status_line import StatusLineConfig, run_status_command
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from agent.core.context_policy import NoContextPolicy
 from agent.core.events import Event, Notice, ToolFinished, ToolStarted
 from agent.core.invariants import find_violations
 from agent.core.messages import INTERRUPTED_BY_USER, Message
-from agent.fake_api import FakeApi, Fault, Stall, text_reply, tool_reply
 from agent.loop.agent import Agent, AgentConfig, MaxTurnsReached
 from agent.loop.tool_runner import ToolRunner
 from agent.model.catalog import ModelLimits
@@ -24,6 +23,7 @@ from agent.permissions.gate import PermissionGate
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
 from tools.file_state import FileStateCache
 from tools.registry import default_tools
+from tui.fake_api import FakeApi, Fault, Stall, text_reply, tool_reply
 
 
 class NapParams(ToolParams):

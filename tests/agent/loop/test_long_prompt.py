@@ -12,7 +12,6 @@ import anthropic
 import pytest
 
 from agent.core.events import Event
-from agent.fake_api import FakeApi, text_reply
 from agent.loop.agent import Agent, AgentConfig
 from agent.loop.long_prompt import (
     HEAD_CHARS,
@@ -29,6 +28,7 @@ from agent.permissions.gate import PermissionGate
 from tools.base import ToolContext
 from tools.file_state import FileStateCache
 from tools.registry import default_tools
+from tui.fake_api import FakeApi, text_reply
 
 SMALL = PromptLimit(tokens=1_000)  # 4,000 characters
 

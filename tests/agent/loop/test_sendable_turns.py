@@ -11,7 +11,6 @@ import anthropic
 import pytest
 
 from agent.core.events import Event
-from agent.fake_api import FakeApi, Reply, text_reply, tool_reply
 from agent.loop.agent import Agent, AgentConfig, NothingToSend
 from agent.loop.tool_runner import ToolRunner
 from agent.model.client import ModelClient, RetryPolicy
@@ -19,6 +18,7 @@ from agent.permissions.gate import PermissionGate
 from tests.request_rules import refusals
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
 from tools.file_state import FileStateCache
+from tui.fake_api import FakeApi, Reply, text_reply, tool_reply
 
 
 class ShowParams(ToolParams):

@@ -160,7 +160,7 @@ def test_fable_has_a_1m_window_and_128k_output() -> None:
 async def test_model_exists_asks_the_models_api_for_names_the_table_lacks() -> None:
     import anthropic
 
-    from agent.fake_api import FakeApi
+    from tui.fake_api import FakeApi
 
     with FakeApi(models={"gateway-model-1": (300_000, 50_000)}) as api:
         client = anthropic.AsyncAnthropic(base_url=api.url, api_key="k", max_retries=0)

@@ -10,8 +10,8 @@ import anthropic
 import pytest
 
 from agent.core.events import ApiRetry, Event, Notice, ResponseDiscarded, TextDelta
-from agent.fake_api import Drop, FakeApi, Fault, Reply, text_reply
 from agent.model.client import ApiError, ModelClient, RetryPolicy
+from tui.fake_api import Drop, FakeApi, Fault, Reply, text_reply
 
 REQUEST = {
     "model": "claude-sonnet-5-5",

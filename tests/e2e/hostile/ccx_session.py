@@ -9,13 +9,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent.fake_api import FakeApi, RecordedRequest, Reply, text_reply, tool_reply
 from tests.e2e.conftest import Ccx, Run
 from tests.e2e.hostile.attempt import Attempt
 from tests.e2e.hostile.catalogue import BY_ID, in_mode
 from tests.e2e.hostile.judge import Judgement, Recorder, judge
 from tests.e2e.hostile.plan import FINAL, PROBES, TASK, Step, build_plan, is_main_request
 from tests.e2e.hostile.repo import Workspace, build_workspace, git_environment
+from tui.fake_api import FakeApi, RecordedRequest, Reply, text_reply, tool_reply
 
 BATCH_TIMEOUT_S = 240
 

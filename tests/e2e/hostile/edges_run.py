@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from agent.fake_api import FakeApi, RecordedRequest, Reply, text_reply, tool_reply
 from tests.e2e.hostile.attempt import ToolCall
 from tests.e2e.hostile.edges import FINAL, Scenario, Session
 from tests.e2e.hostile.edges_effects import Outcome, Request, SessionRun, file_states
@@ -37,6 +36,7 @@ from tests.e2e.hostile.edges_workspace import (
 )
 from tests.e2e.hostile.plan import is_main_request
 from tests.e2e.hostile.repo import git_environment
+from tui.fake_api import FakeApi, RecordedRequest, Reply, text_reply, tool_reply
 
 # The user's own session services: never reachable from a scenario's clients by accident.
 _SESSION_VARIABLES = (

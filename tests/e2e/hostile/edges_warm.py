@@ -2,7 +2,7 @@
 
 The worker is turned on (``CCX_WARM=1``) in the workspace's own TMPDIR, XDG_RUNTIME_DIR
 and HOME, so no real worker is ever touched; the harness finds its socket as ccx does
-(``agent.app.warm.socket_path()``, run with the session's environment), waits for the
+(``tui.warm.policy.socket_path()``, run with the session's environment), waits for the
 worker a first ``ccx -p`` started, and stops it at the end. The hostile repository's
 "test script" (payloads/warm_peer.py, as tests/run.py, allowed by the user's rules) is
 what the sandboxed commands run.
@@ -52,7 +52,7 @@ SLOW_RUN_S = 25.0  # a run through a sound worker, or in-process, takes a few se
 
 def worker_socket(env: dict[str, str]) -> Path:
     """Where ccx, run with ``env``, looks for its worker."""
-    code = "from agent.app import warm; print(warm.socket_path())"
+    code = "from tui.warm import policy; print(policy.socket_path())"
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, cwd="/", capture_output=True, text=True,
         check=True,
@@ -112,7 +112,7 @@ def stop_worker(ws: EdgeWorkspace) -> None:
         line = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return
-    if b"agent.app.warm_worker" in line:
+    if b"tui.warm.worker" in line:
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
 

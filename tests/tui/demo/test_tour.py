@@ -23,11 +23,11 @@ from agent.core.events import (
     Event,
     Microcompacted,
 )
-from agent.fake_api import RecordedRequest
 from tui.demo.progress import is_summary_request, latest_prompt, tour_progress
 from tui.demo.sample_sources import BUGGY_LINE, FIXED_LINE
 from tui.demo.script import DEMO_PROMPT, NOMINAL_TOKENS_PER_S, SUMMARY_SPEEDUP
 from tui.demo.tour import BANNER, DEMO_WINDOW, demo_environment, demo_session, parse_args
+from tui.fake_api import RecordedRequest
 from tui.plain.repl import PlainRepl
 
 ENTER = "\r"

@@ -8,8 +8,8 @@ from pathlib import Path
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
-from agent.fake_api import FakeApi, text_reply
 from tests.tui.plain.test_repl import ENTER, plain_session, workspace  # noqa: F401 - fixture
+from tui.fake_api import FakeApi, text_reply
 from tui.plain.input import SlashCommandCompleter
 
 

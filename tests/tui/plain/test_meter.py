@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from agent.core.context_state import ContextLimits, ContextState, context_state
+from tui.fullscreen.widgets.footer import meter_text as footer_meter
 from tui.meter import meter_line, meter_segments
 from tui.plain.render import meter_text as toolbar_meter
-from tui.widgets.footer import meter_text as footer_meter
 
 LIMITS = ContextLimits(200_000, 64_000)
 

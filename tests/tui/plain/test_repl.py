@@ -21,8 +21,6 @@ from prompt_toolkit.input import PipeInput, create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
-from agent.app.options import RunOptions
-from agent.app.slash import BLANK_PROMPT
 from agent.core.events import (
     SERVER_CLEARING,
     CompactionStarted,
@@ -31,13 +29,15 @@ from agent.core.events import (
     ModeChanged,
     ToolStarted,
 )
-from agent.fake_api import Drop, FakeApi, Reply, text_reply, tool_reply
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from compaction.thresholds import ContextLimits, context_state, warning_text
 from tests.fake_env import use_fake_api
+from tui.commands.slash import BLANK_PROMPT
+from tui.fake_api import Drop, FakeApi, Reply, text_reply, tool_reply
 from tui.plain.input import PipedSource, SlashCommandCompleter, toolbar_fragments
 from tui.plain.render import PlainRenderer, meter_text
 from tui.plain.repl import PlainRepl
+from tui.session.options import RunOptions
 
 ENTER = "\r"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agent.fake_api import FakeApi, text_reply
 from tests.tui.conftest import write_session
 from tests.tui.plain.test_repl import ENTER, plain_session, workspace  # noqa: F401 (a fixture)
+from tui.fake_api import FakeApi, text_reply
 from tui.plain.resume import listing, pick
 
 

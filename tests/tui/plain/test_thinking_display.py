@@ -6,11 +6,11 @@ import io
 
 from rich.console import Console
 
-from agent.app.stream_json.schema import to_lines
 from agent.core.context_state import ContextLimits
 from agent.core.events import AssistantMessage, Microcompacted, TextDelta, ThinkingDelta
 from agent.core.messages import Message, user_text
 from compaction.breakdown import THINKING, context_breakdown
+from tui.headless.stream_json.schema import to_lines
 from tui.plain.render import PlainRenderer
 from tui.words import clearing_words
 

@@ -2,7 +2,7 @@
 
     python3 tests/run.py connect|squat|squat-folder|dribble
 
-It finds the worker's socket as ccx itself does (``agent.app.warm.socket_path()`` and
+It finds the worker's socket as ccx itself does (``tui.warm.policy.socket_path()`` and
 ``socket_folder()``, from the ccx install it reads next to it in run.json) or where the
 harness saw it (run.json's "socket"), so it follows the socket wherever ccx puts it.
 
@@ -33,7 +33,7 @@ if os.path.realpath(sys.executable) != os.path.realpath(CONFIG["python"]):
     os.execv(CONFIG["python"], [CONFIG["python"], __file__, *sys.argv[1:]])  # ccx's Python
 sys.path.insert(0, CONFIG["ccx_root"])
 
-from agent.app import warm  # noqa: E402  (after the path is set)
+from tui.warm import policy as warm  # noqa: E402  (after the path is set)
 
 LIFETIME_S = 90
 
@@ -50,7 +50,7 @@ def candidates() -> list[Path]:
 
 
 def connect() -> int:
-    from agent.app import warm_client
+    from tui.warm import client as warm_client
 
     hook = {"type": "command", "command": f"touch {CONFIG['out']}/PWN_warm_hook"}
     settings = {"hooks": {"SessionStart": [{"hooks": [hook]}]}}

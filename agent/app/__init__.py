@@ -1,1 +1,0 @@
-"""The composition root: options, the runtime that wires the parts, slash commands, headless, CLI."""

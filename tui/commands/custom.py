@@ -1,0 +1,218 @@
+"""Running a custom slash command: its body filled in, ``!`cmd``` run, ``@file`` attached, sent.
+
+The command file (agent.instructions.custom_commands) is the user's prompt
+template, but a repository can ship it, so nothing in it runs on its own say:
+
+- ``!`cmd``` runs only when ccx's permission gate allows the command, with the
+  file's ``allowed-tools`` counted as allow rules (deny rules, protected paths
+  and the read-only classifier apply as for the model's Bash calls; the OS
+  sandbox too). If any snippet is not allowed, none runs and the command is
+  refused with the reason, as Claude Code does.
+- While its folder is not trusted, a project's command that runs ``!`cmd``` or
+  names ``allowed-tools`` is refused whole (nothing runs, nothing is sent);
+  one that is only a prompt template still expands.
+- ``@path`` attaches a file the gate lets the model read (inside the project,
+  no deny rule), at most ``MAX_ATTACHED_BYTES``; binary files are refused.
+- A command whose text is empty or only whitespace (after ``!`cmd``` ran) is refused:
+  nothing is sent.
+- ``allowed-tools`` hold for the command's turn only, and ``model`` picks that
+  turn's model; both are undone when the turn ends, however it ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from agent.core.sendable import is_blank
+from agent.instructions.custom_commands import (
+    CustomCommand,
+    command_header,
+    file_references,
+    fill_arguments,
+    shell_snippets,
+    what_it_does,
+)
+from agent.loop.agent import TurnOutcome
+from agent.model.catalog import ModelName
+from agent.permissions.gate import Rule
+from agent.permissions.safe_git import env_for_command
+from tools.bash import BashParams, BashTool
+
+if TYPE_CHECKING:
+    from tui.session.runtime import Runtime
+
+MAX_ATTACHED_BYTES = 100_000
+SNIPPET_TIMEOUT_MS = 30_000
+
+
+class CommandRefused(Exception):
+    """The command cannot be sent as it is (a ``!`cmd``` that is not allowed); says why."""
+
+
+@dataclass(frozen=True)
+class PreparedCommand:
+    """What the model will get: the content blocks of the user's message."""
+
+    content: list[dict[str, Any]]
+    grants: list[Rule]
+
+
+async def run_custom_command(runtime: Runtime, command: CustomCommand, args: str) -> TurnOutcome:
+    """Prepare the command and run its turn (CommandRefused before anything is sent)."""
+    notes: list[str] = []
+    try:
+        prepared = await prepare(runtime, command, args, notes)
+    finally:  # said also when the command is refused
+        for note in notes:
+            runtime.emit_notice(note, "info")
+    with granted(runtime, prepared.grants), turn_model(runtime, command.model):
+        return await runtime.agent.submit(prepared.content)
+
+
+async def prepare(
+    runtime: Runtime, command: CustomCommand, args: str, notes: list[str]
+) -> PreparedCommand:
+    """The message's blocks, ``!`cmd``` run and ``@file`` attached; what to tell the user goes
+    to ``notes``. CommandRefused when a snippet is not allowed or the command needs a trusted
+    folder (then nothing has run)."""
+    acts = what_it_does(command)
+    if acts and command.scope == "project" and not runtime.options.project_trusted:
+        raise CommandRefused(
+            f"/{command.name}: this folder is not trusted, and the command "
+            f"{' and '.join(acts)}; nothing was run or sent. To use it, trust the folder: "
+            "start ccx here in a terminal and answer y."
+        )
+    grants = command_grants(runtime, command, notes)
+    body = fill_arguments(command.body, args)
+    snippets = shell_snippets(body)
+    if snippets:
+        with granted(runtime, grants):
+            for snippet in snippets:  # every one is checked before any runs
+                decision = runtime.gate.check("Bash", {"command": snippet}, True)
+                if decision.behavior != "allow":
+                    raise CommandRefused(
+                        f'/{command.name}: shell command permission check failed for "!`{snippet}`": '
+                        f"{decision.reason}. Allow it with the command's allowed-tools "
+                        "(in a trusted folder) or a permission rule."
+                    )
+        body = await _run_snippets(runtime, body, snippets)
+    if is_blank(body):  # the header alone would be a turn about nothing
+        after = " once its shell commands ran" if snippets else ""
+        raise CommandRefused(
+            f"/{command.name}: nothing to send: the command's text is empty or only "
+            f"whitespace{after} ({command.path})."
+        )
+    content = [
+        {"type": "text", "text": command_header(command.name, args)},
+        {"type": "text", "text": body},
+    ]
+    content += attachments(runtime, command, body, notes)
+    return PreparedCommand(content, grants)
+
+
+def command_grants(runtime: Runtime, command: CustomCommand, notes: list[str]) -> list[Rule]:
+    """The file's ``allowed-tools`` as rules (a project's, only in a trusted folder: prepare
+    refuses the command otherwise)."""
+    if not command.allowed_tools:
+        return []
+    if command.scope == "project" and not runtime.options.project_trusted:
+        return []
+    rules = []
+    for text in command.allowed_tools:
+        try:
+            rules.append(Rule.parse(text, source=f"/{command.name} (allowed-tools)"))
+        except ValueError as exc:
+            notes.append(f"/{command.name}: bad allowed-tools rule {text!r} ({exc}); ignored")
+    return rules
+
+
+@contextmanager
+def granted(runtime: Runtime, rules: list[Rule]) -> Iterator[None]:
+    """The rules as allow rules while the block runs; removed after, however it ends."""
+    added = [rule for rule in rules if rule not in runtime.gate.allow]
+    runtime.gate.allow.extend(added)
+    try:
+        yield
+    finally:
+        for rule in added:
+            if rule in runtime.gate.allow:
+                runtime.gate.allow.remove(rule)
+
+
+@contextmanager
+def turn_model(runtime: Runtime, model: str | None) -> Iterator[None]:
+    """The command's ``model`` for this turn only."""
+    if not model:
+        yield
+        return
+    previous = runtime.agent.model
+    name = ModelName.parse(model)
+    if name.long_context:
+        runtime.long_context_models.add(name.id)
+    runtime.agent.model = name.id
+    try:
+        yield
+    finally:
+        runtime.agent.model = previous
+
+
+async def _run_snippets(runtime: Runtime, body: str, snippets: list[str]) -> str:
+    """Each ``!`cmd``` replaced by what it printed (a shell of its own, in the sandbox)."""
+    shell = BashTool(sandbox=runtime.sandbox.policy, command_env=env_for_command)
+    try:
+        for snippet in snippets:
+            params = BashParams(command=snippet, timeout=SNIPPET_TIMEOUT_MS)
+            result = await shell.run(params, runtime.tool_context)
+            output = result.output_text().rstrip("\n")
+            body = body.replace(f"!`{snippet}`", output, 1)
+    finally:
+        shell.kill_background()
+    return body
+
+
+def attachments(
+    runtime: Runtime, command: CustomCommand, body: str, notes: list[str]
+) -> list[dict[str, Any]]:
+    """A text block for each ``@path`` of the body that names a readable file."""
+    blocks = []
+    for reference in file_references(body):
+        path = runtime.tool_context.resolve(reference)
+        if not path.is_file():
+            continue  # "@someone" or a path that is not there: plain text, as in Claude Code
+        decision = runtime.gate.check("Read", {"file_path": str(path)}, False)
+        if decision.behavior != "allow":
+            notes.append(f"/{command.name}: @{reference} not attached ({decision.reason})")
+            continue
+        text, why_not = _attachable_text(path)
+        if text is None:
+            notes.append(f"/{command.name}: @{reference} not attached ({why_not})")
+            continue
+        blocks.append(
+            {
+                "type": "text",
+                "text": f"<system-reminder>\nContents of {reference} (attached by /{command.name}):\n"
+                f"{text}\n</system-reminder>",
+            }
+        )
+    return blocks
+
+
+def _attachable_text(path: Any) -> tuple[str | None, str]:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_ATTACHED_BYTES + 1)
+    except OSError as exc:
+        return None, exc.strerror or str(exc)
+    if b"\0" in data[:8192]:
+        return None, "a binary file"
+    cut = len(data) > MAX_ATTACHED_BYTES
+    try:
+        text = data[:MAX_ATTACHED_BYTES].decode("utf-8", errors="strict" if not cut else "ignore")
+    except UnicodeDecodeError:
+        return None, "not UTF-8 text"
+    if cut:
+        text += f"\n[cut at {MAX_ATTACHED_BYTES:,} bytes; Read the file for the rest]"
+    return text, ""

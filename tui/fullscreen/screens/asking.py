@@ -1,0 +1,71 @@
+"""Putting the agent's question (a permission, a plan) on screen and sending the answer back."""
+
+from __future__ import annotations
+
+import concurrent.futures
+from typing import Any
+
+from textual.app import App
+from textual.message import Message
+from textual.screen import ModalScreen
+
+
+def ask_on_screen(
+    app: App[Any],
+    screen: ModalScreen[Any],
+    answer: concurrent.futures.Future[Any],
+    withdrawn: type[Message],
+) -> None:
+    """Show ``screen``; its result resolves ``answer``. If the agent withdraws the question
+    (the turn was interrupted and the future cancelled), the screen gets ``withdrawn()``."""
+
+    def resolve(value: Any) -> None:
+        if not answer.done():
+            try:
+                answer.set_result(value)
+            except concurrent.futures.InvalidStateError:
+                pass  # cancelled by an interrupt at the same moment
+
+    def on_done(future: concurrent.futures.Future[Any]) -> None:
+        if future.cancelled():
+            screen.post_message(withdrawn())  # thread-safe: this runs on the agent thread
+
+    answer.add_done_callback(on_done)
+    app.push_screen(screen, resolve)
+
+
+def show_permission(
+    app: App[Any], request: Any, answer: concurrent.futures.Future[Any], options: Any
+) -> None:
+    """The permission dialog for ``request`` (a PermissionRequest), paths relative to the project."""
+    from tui.fullscreen.screens.permission import PermissionScreen
+    from tui.fullscreen.widgets.status_line import StatusLine
+
+    screen = PermissionScreen(request, options.cwd if options else None)
+    app.query_one(StatusLine).show(f"Waiting for permission to use {request.tool_name}…")
+    ask_on_screen(app, screen, answer, PermissionScreen.Withdrawn)
+
+
+def show_trust(
+    app: App[Any], project: str, items: list[str], answer: concurrent.futures.Future[str]
+) -> None:
+    """The trust question; "exit" quits the app."""
+    from tui.fullscreen.screens.trust import TrustScreen
+    from tui.fullscreen.widgets.status_line import StatusLine
+
+    def exit_if_declined(future: concurrent.futures.Future[str]) -> None:
+        if not future.cancelled() and future.result() == "exit":
+            app.exit(0)
+
+    answer.add_done_callback(exit_if_declined)
+    app.query_one(StatusLine).show("Waiting for your answer: trust this folder?", hint="")
+    ask_on_screen(app, TrustScreen(project, items), answer, TrustScreen.Withdrawn)
+
+
+def show_plan(app: App[Any], plan: str, answer: concurrent.futures.Future[Any]) -> None:
+    """ExitPlanMode's question: approve the plan or keep planning."""
+    from tui.fullscreen.screens.plan_approval import PlanApprovalScreen
+    from tui.fullscreen.widgets.status_line import StatusLine
+
+    app.query_one(StatusLine).show("Waiting for plan approval…")
+    ask_on_screen(app, PlanApprovalScreen(plan), answer, PlanApprovalScreen.Withdrawn)

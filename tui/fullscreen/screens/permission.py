@@ -1,0 +1,196 @@
+"""The permission ask: allow once, always allow (saved as a rule), or deny."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.events import Resize
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from tools.edit import plan_edit
+from tools.paths import short_path
+from tools.write import unified_diff
+from tui.fullscreen.screens.fit import fit_body
+from tui.fullscreen.widgets.tool_block import diff_text
+
+if TYPE_CHECKING:
+    from agent.loop.tool_runner import PermissionRequest
+
+CONTENT_HEAD_LINES = 20
+MAX_PREVIEW_ROWS = 24
+PREVIEW_FILE_BYTES = 2_000_000  # larger files get the strings' own diff, not a read of the file
+ANSWERS = ("allow", "always", "deny")
+
+
+def edit_diff(tool_input: dict[str, Any], cwd: Path | None = None) -> str:
+    """The diff the edit would make, at its real place in the file with 3 lines of context.
+
+    When the file cannot be read or the edit would not apply (the tool will say
+    why), the two strings are diffed on their own, still under the file's name.
+    """
+    base = cwd or Path.cwd()
+    path = base / str(tool_input.get("file_path", "file"))
+    old = str(tool_input.get("old_string", ""))
+    new = str(tool_input.get("new_string", ""))
+    text = _small_text(path)
+    if text is not None:
+        plan = plan_edit(text, old, new, bool(tool_input.get("replace_all")))
+        if not isinstance(plan, str):
+            return unified_diff(text, plan.text, path, base) or ""
+    label = short_path(str(path), base)
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile=f"a/{label}",
+        tofile=f"b/{label}",
+    )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _small_text(path: Path) -> str | None:
+    try:
+        if path.stat().st_size > PREVIEW_FILE_BYTES:
+            return None
+        return path.read_text(encoding="utf-8")
+    except (OSError, ValueError):  # missing, a directory, not UTF-8, a NUL in the name
+        return None
+
+
+def permission_preview(tool_name: str, tool_input: dict[str, Any], cwd: Path | None = None) -> Text:
+    """What the call would do: the command, the diff, or the head of the new content."""
+    if tool_name == "Bash":
+        text = Text("$ ", style="bold")
+        text.append(str(tool_input.get("command", "")), style="bold")
+        if tool_input.get("description"):
+            text.append(f"\n{tool_input['description']}", style="dim")
+        return text
+    if tool_name == "Edit":
+        return diff_text(edit_diff(tool_input, cwd))
+    if tool_name == "Write":
+        content = str(tool_input.get("content", ""))
+        lines = content.splitlines()
+        shown = short_path(str((cwd or Path.cwd()) / str(tool_input.get("file_path", ""))), cwd)
+        text = Text(f"{shown}\n", style="bold")
+        text.append("\n".join(lines[:CONTENT_HEAD_LINES]), style="green")
+        if len(lines) > CONTENT_HEAD_LINES:
+            text.append(f"\n… {len(lines) - CONTENT_HEAD_LINES} more lines", style="dim italic")
+        return text
+    if tool_name == "WebFetch":  # where it goes, and what it will ask of the page
+        text = Text(str(tool_input.get("url", "")), style="bold")
+        text.append(f"\n{str(tool_input.get('prompt', ''))[:1_000]}", style="dim")
+        return text
+    body = json.dumps(tool_input, indent=2, ensure_ascii=False)
+    return Text(body if len(body) < 2_000 else body[:2_000] + "\n…")
+
+
+class PermissionScreen(ModalScreen[str]):
+    """Dismissed with "allow", "always" or "deny"; Esc denies.
+
+    The dialog fits the terminal at any height: the preview scrolls inside and
+    gives up rows first, so the three choices and their keys stay in sight.
+    """
+
+    DEFAULT_CSS = """
+    PermissionScreen {
+        align: center middle;
+    }
+    PermissionScreen > #permission-dialog {
+        width: 100%;
+        max-width: 110;
+        height: auto;
+        max-height: 100%;
+        border: round $warning;
+        background: $surface;
+        padding: 0 1;
+    }
+    PermissionScreen #permission-title {
+        text-style: bold;
+    }
+    PermissionScreen #permission-preview {
+        height: auto;
+        max-height: 24;
+        border: round $primary 40%;
+        padding: 0 1;
+    }
+    PermissionScreen #permission-reason {
+        color: $text-muted;
+    }
+    PermissionScreen OptionList {
+        height: auto;
+        border: none;
+        padding: 0;
+    }
+    """
+
+    BINDINGS = [
+        Binding("1,y", "answer('allow')", "Allow once"),
+        Binding("2,a", "answer('always')", "Always allow"),
+        Binding("3,n,escape", "answer('deny')", "Deny"),
+    ]
+
+    class Withdrawn(Message):
+        """The turn that asked was interrupted; the question no longer stands."""
+
+    def __init__(self, request: PermissionRequest, cwd: Path | None = None) -> None:
+        super().__init__()
+        self.request = request
+        self.cwd = cwd
+
+    def compose(self) -> ComposeResult:
+        request = self.request
+        rule, reason = self._relative(str(request.suggestion)), self._relative(request.reason)
+        with Vertical(id="permission-dialog"):
+            yield Static(
+                f"Allow {request.tool_name}? {request.summary}", id="permission-title", markup=False
+            )
+            with VerticalScroll(id="permission-preview"):
+                yield Static(permission_preview(request.tool_name, request.tool_input, self.cwd))
+            yield Static(f"Why ccx asks: {reason}", id="permission-reason", markup=False)
+            yield OptionList(
+                Option("1. Yes, allow once  (y)", id="allow"),
+                Option(f"2. Yes, and always allow {rule} in this project  (a)", id="always"),
+                Option("3. No, deny  (n)", id="deny"),
+                id="permission-options",
+            )
+
+    def _relative(self, text: str) -> str:
+        """``text`` with paths inside the project as the user reads them: relative to it."""
+        if self.cwd is None:
+            return text
+        for prefix in (f"/{self.cwd}{os.sep}", f"{self.cwd}{os.sep}"):  # "//abs" is a rule's form
+            text = text.replace(prefix, "")
+        return text
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+        self.call_after_refresh(self._fit_preview)
+
+    def on_resize(self, _event: Resize) -> None:
+        self.call_after_refresh(self._fit_preview)
+
+    def _fit_preview(self) -> None:
+        dialog = self.query_one("#permission-dialog")
+        fit_body(
+            self, dialog, self.query_one("#permission-preview", VerticalScroll), MAX_PREVIEW_ROWS
+        )
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.action_answer(event.option.id or "deny")
+
+    def action_answer(self, answer: str) -> None:
+        self.dismiss(answer if answer in ANSWERS else "deny")
+
+    def on_permission_screen_withdrawn(self, _event: Withdrawn) -> None:
+        self.dismiss("deny")

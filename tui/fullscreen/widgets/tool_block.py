@@ -1,0 +1,213 @@
+"""A tool call in the transcript: one compact line that expands to its diff or output."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from agent.core.events import SubagentEvent, SubagentFinished
+from tui.fullscreen.widgets.agent_progress import AgentProgress
+from tui.fullscreen.widgets.expandable import Expandable
+
+BODY_LINES = 12
+DIFF_LINES = 40
+ARG_WIDTH = 90
+EXPANDED_BY_DEFAULT = {"Edit", "Write", "MultiEdit", "Bash"}
+AGENT_TOOLS = {"Agent", "Task"}
+
+
+def _fit(label: str) -> str:
+    label = " ".join(label.split())
+    return label if len(label) <= ARG_WIDTH else label[: ARG_WIDTH - 1] + "…"
+
+
+def diff_text(diff: str, limit: int = DIFF_LINES) -> Text:
+    lines = diff.rstrip("\n").splitlines()
+    text = Text()
+    for line in lines[:limit]:
+        if line.startswith(("+++", "---")):
+            style = "bold dim"
+        elif line.startswith("+"):
+            style = "green"
+        elif line.startswith("-"):
+            style = "red"
+        elif line.startswith("@@"):
+            style = "cyan"
+        else:
+            style = "dim"
+        text.append(line + "\n", style=style)
+    if len(lines) > limit:
+        text.append(f"… {len(lines) - limit} more lines\n", style="dim italic")
+    text.rstrip()
+    return text
+
+
+def tail_text(output: str, limit: int = BODY_LINES, style: str = "") -> Text:
+    lines = output.rstrip("\n").splitlines()
+    text = Text()
+    if len(lines) > limit:
+        text.append(f"… {len(lines) - limit} earlier lines\n", style="dim italic")
+    text.append("\n".join(lines[-limit:]), style=style)
+    return text
+
+
+def first_line(text: str) -> str:
+    stripped = text.strip()
+    return stripped.splitlines()[0][:ARG_WIDTH] if stripped else ""
+
+
+def indented(text: Text, prefix: str = "    ") -> Text:
+    out = Text()
+    for index, line in enumerate(text.split("\n", allow_blank=True)):
+        if index:
+            out.append("\n")
+        out.append(prefix)
+        out.append_text(line)
+    return out
+
+
+class ToolBlock(Expandable):
+    """Running, then done or failed; a click, enter or ctrl+o toggles the details."""
+
+    DEFAULT_CSS = """
+    ToolBlock {
+        height: auto;
+        padding: 0 1;
+        margin: 0 0 1 0;
+    }
+    ToolBlock:focus {
+        background: $boost;
+    }
+    ToolBlock.-error {
+        color: $text-error;
+    }
+    """
+
+    def __init__(
+        self,
+        tool_use_id: str,
+        name: str,
+        tool_input: dict[str, Any],
+        *,
+        label: str = "",
+        id: str | None = None,
+    ) -> None:
+        """``label``: the tool's own label for the call (ToolStarted.label)."""
+        super().__init__(id=id)
+        self.tool_use_id = tool_use_id
+        self.tool_name = name
+        self.tool_input = tool_input
+        self.label = _fit(label or name)
+        self.status = "running"
+        self.summary = ""
+        self.body: Text | None = None
+        # An Agent call: its subagent's latest calls and tokens, drawn under the label.
+        self.progress = AgentProgress() if name in AGENT_TOOLS else None
+
+    @classmethod
+    def from_history(cls, view: Any) -> ToolBlock:
+        """A collapsed block for a stored call (a ``tui.fullscreen.history.ToolView``)."""
+        block = cls(view.tool_use_id, view.name, view.input, label=view.label)
+        if not view.answered:
+            block.status, block.summary = "error", "interrupted"
+        else:
+            block.status = "error" if view.is_error else "done"
+            block.summary = first_line(view.result) if view.is_error else ""
+            if view.result.strip():
+                block.body = tail_text(view.result, style="red" if view.is_error else "")
+        block.set_class(block.status == "error", "-error")
+        return block
+
+    def can_expand(self) -> bool:
+        return self.body is not None or (self.progress is not None and self.progress.hidden() > 0)
+
+    def hidden_lines(self) -> int:
+        hidden = self.progress.hidden() if self.progress is not None else 0
+        return hidden + (len(self.body.plain.splitlines()) if self.body is not None else 0)
+
+    def subagent(self, event: SubagentEvent | SubagentFinished) -> None:
+        """A subagent's event, from under this Agent call."""
+        if self.progress is None:
+            self.progress = AgentProgress()
+        if isinstance(event, SubagentFinished):
+            self.progress.finish(event)
+            if event.status == "interrupted":  # no result follows: the turn is over
+                self.status, self.summary = "error", "interrupted"
+                self.set_class(True, "-error")
+        else:
+            self.progress.observe(event.event)
+        self.refresh_content()
+
+    def finish(self, is_error: bool, display: str, preview: str, meta: dict[str, Any]) -> None:
+        self.status = "error" if is_error else "done"
+        self.set_class(is_error, "-error")
+        if is_error:
+            self.summary = first_line(display or preview) or "failed"
+        elif self.tool_name == "Bash":
+            code = meta.get("exit_code")
+            self.summary = f"exit {code}" if code not in (None, 0) else ""
+        elif self.progress is not None and meta.get("background"):
+            self.summary = first_line(display)  # it runs on: /tasks follows it
+        elif self.progress is not None:
+            self.summary = self.progress.figures()
+            preview = preview.split("\n\nagentId: ")[0]  # the report, without its figures
+        else:
+            self.summary = first_line(meta.get("display") or display)
+        self.body = self._body(is_error, display, preview, meta)
+        if self.body is not None and (is_error or self.tool_name in EXPANDED_BY_DEFAULT):
+            self.expanded = True
+        self.claim_latest()
+        self.refresh_content()
+
+    def deny(self, reason: str) -> None:
+        self.status = "denied"
+        self.summary = "denied"
+        self.body = Text(reason, style="red")
+        self.set_class(True, "-error")
+        self.claim_latest()
+        self.refresh_content()
+
+    def _body(
+        self, is_error: bool, display: str, preview: str, meta: dict[str, Any]
+    ) -> Text | None:
+        if is_error:
+            return tail_text(preview or display, style="red") if (preview or display) else None
+        if meta.get("diff"):
+            return diff_text(meta["diff"])
+        if self.tool_name == "Bash":
+            output = meta.get("display") or display
+            return tail_text(output) if output.strip() else None
+        if preview.strip() and self.tool_name not in ("Read",):
+            return tail_text(preview)
+        return None
+
+    def on_mount(self) -> None:
+        self.claim_latest()  # a block from a resumed session, mounted in order
+        self.refresh_content()
+
+    def refresh_content(self) -> None:
+        glyph, style = {
+            "running": ("○", "dim"),
+            "done": ("●", "green"),
+            "error": ("●", "red"),
+            "denied": ("⊘", "red"),
+        }[self.status]
+        text = Text()
+        text.append(f"{glyph} ", style=style)
+        text.append(self.label, style="bold")
+        if self.status == "running":
+            text.append("  running…", style="dim italic")
+        elif self.summary:
+            text.append(f"  ⎿ {self.summary}", style="red" if self.status != "done" else "dim")
+        if self.progress is not None and (
+            self.status == "running" or (self.expanded and self.progress.steps)
+        ):
+            text.append("\n")
+            text.append_text(indented(self.progress.lines(self.expanded)))
+        if self.body is not None:
+            text.append(self.marker(), style="dim")
+            if self.expanded:
+                text.append("\n")
+                text.append_text(indented(self.body))
+        self.update(text)

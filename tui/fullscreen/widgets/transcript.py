@@ -1,0 +1,239 @@
+"""The conversation view: prompts, streamed replies, tool blocks, notices and errors.
+
+A resumed session mounts only its last ``PAGE`` entries, with a button at
+the top that loads earlier ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Button, Static
+
+from tui.fullscreen.widgets.reply import HistoryReply, StreamingReply
+from tui.fullscreen.widgets.thinking_block import ThinkingBlock
+from tui.fullscreen.widgets.tool_block import ToolBlock
+from tui.words import relative
+
+if TYPE_CHECKING:
+    from agent.core.events import SubagentEvent, SubagentFinished
+    from tui.fullscreen.history import Entry
+    from tui.fullscreen.widgets.expandable import Expandable
+
+PAGE = 100
+LINE_STYLES = {
+    "error": "red",
+    "warning": "yellow",
+    "notice": "dim",
+    "info": "dim",
+    "interrupted": "bold red",
+}
+
+
+class UserPrompt(Static):
+    DEFAULT_CSS = """
+    UserPrompt {
+        height: auto;
+        padding: 0 1;
+        margin: 0 0 1 0;
+        background: $boost;
+    }
+    UserPrompt.-queued {
+        color: $text-muted;
+        text-style: italic;
+    }
+    """
+
+    # A pasted megabyte would take the screen seconds to lay out: its middle is left out.
+    SHOWN_HEAD_CHARS = 4_000
+    SHOWN_TAIL_CHARS = 1_000
+
+    def __init__(self, text: str, queued: bool = False) -> None:
+        body = Text("> ", style="bold")
+        body.append(shown_prompt(text, self.SHOWN_HEAD_CHARS, self.SHOWN_TAIL_CHARS))
+        super().__init__(body, classes="-queued" if queued else "")
+        self.prompt = text
+
+
+def shown_prompt(text: str, head: int, tail: int) -> str:
+    """``text``, or its first ``head`` and last ``tail`` characters with a note between."""
+    if len(text) <= head + tail:
+        return text
+    hidden = len(text) - head - tail
+    return f"{text[:head]}\n… ({hidden:,} characters not shown) …\n{text[-tail:]}"
+
+
+class Transcript(VerticalScroll):
+    FOCUS_ON_CLICK = False  # a click in the transcript leaves the keyboard with the prompt
+    DEFAULT_CSS = """
+    Transcript {
+        height: 1fr;
+        padding: 0 1;
+        scrollbar-size-vertical: 1;
+    }
+    Transcript > .line {
+        height: auto;
+        padding: 0 1;
+    }
+    Transcript > #load-earlier {
+        width: 100%;
+        margin: 0 0 1 0;
+    }
+    """
+
+    def __init__(
+        self, *, typing: Callable[[], bool] = lambda: False, id: str | None = None
+    ) -> None:
+        super().__init__(id=id)
+        self._typing = typing
+        self._reply: StreamingReply | None = None
+        self._thinking: ThinkingBlock | None = None
+        self._tools: dict[str, ToolBlock] = {}
+        self._earlier: list[Entry] = []
+        self.latest_expandable: Expandable | None = None  # what ctrl+o toggles
+        self.cwd: Path | None = None  # the project: paths inside it are shown relative to it
+
+    def on_mount(self) -> None:
+        self.anchor()
+
+    # -- live events ---------------------------------------------------------------------
+
+    def add_user(self, text: str, queued: bool = False) -> UserPrompt:
+        widget = UserPrompt(text, queued)
+        self.mount(widget)
+        return widget
+
+    def add_line(self, text: str, kind: str = "info") -> Static:
+        widget = Static(Text(text, style=LINE_STYLES.get(kind, "")), classes=f"line -{kind}")
+        self.mount(widget)
+        return widget
+
+    def add(self, widget: Widget) -> Widget:
+        self.mount(widget)
+        return widget
+
+    def append_thinking(self, text: str) -> None:
+        """The model's thinking as it streams: one collapsed block per response's thinking."""
+        if self._reply is not None:
+            self.end_text()
+        if self._thinking is None:
+            self._thinking = ThinkingBlock()
+            self.mount(self._thinking)
+        self._thinking.append(text)
+
+    def append_text(self, text: str) -> None:
+        self._thinking = None
+        if self._reply is None:
+            self._reply = StreamingReply(self._typing)
+            self.mount(self._reply)
+        self._reply.append(text)
+
+    def end_text(self) -> None:
+        if self._reply is not None:
+            self._reply.flush()
+        self._reply = None
+        self._thinking = None
+
+    def discard_text(self) -> None:
+        """Remove the reply being streamed: its response was thrown away and is retried."""
+        thinking, self._thinking = self._thinking, None
+        if thinking is not None:
+            thinking.remove()
+        reply, self._reply = self._reply, None
+        if reply is not None:
+            reply.cancel()
+            reply.remove()
+
+    def tool_started(
+        self, tool_use_id: str, name: str, tool_input: dict[str, Any], label: str = ""
+    ) -> None:
+        block = ToolBlock(tool_use_id, name, tool_input, label=label)
+        self._tools[tool_use_id] = block
+        self.mount(block)
+
+    def tool_finished(
+        self, tool_use_id: str, is_error: bool, display: str, preview: str, meta: dict[str, Any]
+    ) -> None:
+        block = self._tools.pop(tool_use_id, None)
+        if block is not None:
+            block.finish(is_error, relative(display, self.cwd), relative(preview, self.cwd), meta)
+
+    def subagent_event(self, event: SubagentEvent | SubagentFinished) -> None:
+        """A subagent's event, drawn in the block of the Agent call that started it."""
+        block = self._tools.get(event.tool_use_id)
+        if block is not None:
+            block.subagent(event)
+
+    def tool_denied(self, tool_use_id: str, reason: str) -> None:
+        block = self._tools.pop(tool_use_id, None)
+        if block is not None:
+            block.deny(reason)
+
+    async def clear_all(self) -> None:
+        self.end_text()
+        self._tools.clear()
+        self._earlier = []
+        self.latest_expandable = None
+        await self.remove_children([child for child in self.children if child.id != "welcome"])
+
+    # -- history -------------------------------------------------------------------------
+
+    async def load_history(self, entries: list[Entry]) -> None:
+        """Mount the last PAGE entries; keep the rest for "load earlier"."""
+        self._earlier = list(entries[:-PAGE]) if len(entries) > PAGE else []
+        shown = entries[-PAGE:]
+        widgets = [history_widget(entry) for entry in shown]
+        first = next((child for child in self.children if child.id != "welcome"), None)
+        if self._earlier:
+            widgets.insert(0, self._load_button())
+        if widgets:
+            await self.mount_all(widgets, before=first)
+        self.scroll_end(animate=False, immediate=True)
+
+    def _load_button(self) -> Button:
+        return Button(
+            f"↑ Load earlier messages ({len(self._earlier)} more)",
+            id="load-earlier",
+            variant="default",
+        )
+
+    async def load_earlier(self) -> None:
+        if not self._earlier:
+            return
+        page, self._earlier = self._earlier[-PAGE:], self._earlier[:-PAGE]
+        button = self.query_one("#load-earlier", Button)
+        widgets = [history_widget(entry) for entry in page]
+        await self.mount_all(widgets, after=button)
+        if self._earlier:
+            button.label = f"↑ Load earlier messages ({len(self._earlier)} more)"
+        else:
+            await button.remove()
+
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "load-earlier":
+            event.stop()
+            await self.load_earlier()
+
+
+def history_widget(entry: Entry) -> Widget:
+    """A light widget for a stored entry: replies render as Rich Markdown in one Static."""
+    if entry.kind == "user":
+        return UserPrompt(entry.text)
+    if entry.kind == "assistant":
+        return HistoryReply(entry.text)
+    if entry.kind == "thinking":
+        return ThinkingBlock(entry.text)
+    if entry.kind == "tool" and entry.tool is not None:
+        return ToolBlock.from_history(entry.tool)
+    if entry.kind == "summary":
+        from tui.fullscreen.widgets.compaction_block import CompactionBlock
+
+        return CompactionBlock.from_summary(entry.text)
+    return Static(
+        Text(entry.text, style=LINE_STYLES.get(entry.kind, "dim")), classes=f"line -{entry.kind}"
+    )

@@ -1,0 +1,307 @@
+"""One session driver for every front end: a line goes in, a result comes out.
+
+The full-screen app (through its bridge), the plain REPL and headless ``-p``
+(and stream-json input, next) run a session the same way: build a
+``SessionDriver``, ``start()`` it, hand it lines with ``run(line)``, and
+render the ``LineResult`` it returns and the events it emits. The driver
+decides whether a line is a slash command (``tui.commands.slash``, one rule for
+all), runs it, turns a failure into words in one place (``failure_of``),
+owns the permission-mode cycle, and answers ``status()`` with an immutable
+``StatusSnapshot`` (model, mode, context state, cost) for footers and
+toolbars. Front ends only render and collect input; an interrupt is the
+caller cancelling ``run``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from agent.core.events import EventSink
+from agent.core.messages import Message
+from agent.instructions.custom_commands import CustomCommand
+from agent.loop.agent import BudgetExceeded, MaxTurnsReached, NothingToSend, reminder_text
+from agent.loop.cost import CostTracker
+from agent.loop.long_prompt import PromptNotSaved
+from agent.loop.tool_runner import AskPermission
+from agent.mcp.prompts import McpPromptError, is_prompt_command
+from agent.mcp.prompts import expand as expand_prompt
+from agent.model.client import ApiError
+from agent.sessions.session import (
+    LoadedSession,
+    TranscriptWriteError,
+    transcript_failure_text,
+)
+from compaction.thresholds import ContextState
+from tui.commands.builtin import builtin_commands, find_custom, run_command, visible_commands
+from tui.commands.custom import CommandRefused, run_custom_command
+from tui.commands.slash import command_name, is_blank
+from tui.session.options import RunOptions
+from tui.session.runtime import ApprovePlan, Runtime
+from tui.session.status_line import build_status_line
+
+log = logging.getLogger(__name__)
+
+CYCLED_MODES = ("default", "acceptEdits", "plan")  # Shift-Tab; bypassPermissions only if started so
+
+FailureKind = Literal["api", "max_turns", "max_budget", "transcript", "input", "internal"]
+
+
+@dataclass(frozen=True)
+class StatusSnapshot:
+    """What a footer or toolbar shows about the session, as of one moment."""
+
+    model: str
+    mode: str
+    context: ContextState | None
+    cost_usd: float = 0.0
+    effort: str | None = None  # the model's effort level, where it takes one
+
+    @property
+    def model_label(self) -> str:
+        """The model and its effort, as footers show it: "claude-opus-5-5 · medium"."""
+        return f"{self.model} · {self.effort}" if self.effort else self.model
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a line failed: ``kind`` for the front end's styling, ``message`` to show as it is."""
+
+    kind: FailureKind
+    message: str
+    error_type: str = "api_error"  # the API's error type, or "internal_error"
+
+
+def failure_of(error: Exception, command: str | None = None) -> Failure:
+    """The one mapping from what a line raised to what the user is told."""
+    if isinstance(error, MaxTurnsReached):
+        return Failure("max_turns", str(error))
+    if isinstance(error, BudgetExceeded):
+        return Failure("max_budget", str(error))
+    if isinstance(error, TranscriptWriteError):
+        return Failure("transcript", error.message)
+    if isinstance(error, ApiError):
+        return Failure("api", error.message, error.error_type or "api_error")
+    if isinstance(error, PromptNotSaved):
+        return Failure("internal", str(error), "invalid_request_error")
+    if isinstance(error, NothingToSend):
+        return Failure("input", str(error), "invalid_request_error")
+    log.exception("running %s failed", command or "a prompt", exc_info=error)
+    text = f"{type(error).__name__}: {error}"
+    return Failure("internal", f"{command} failed: {text}" if command else text, "internal_error")
+
+
+@dataclass(frozen=True)
+class LineResult:
+    """How one line ended (an interrupt is ``run`` cancelled, not a result)."""
+
+    line: str
+    command: str | None  # the slash command's name ("compact"); None for a prompt
+    text: str = ""  # the model's final words, the command's output, or the failure's message
+    is_error: bool = False
+    failure: Failure | None = None
+    data: Mapping[str, Any] = field(default_factory=dict)  # a command's details (/context...)
+    exit: bool = False  # /exit: the front end should end the session
+
+
+def next_mode(current: str, cycle: Sequence[str]) -> str:
+    """The mode after ``current`` in ``cycle``; the first one when ``current`` is not in it."""
+    if current not in cycle:
+        return cycle[0]
+    return cycle[(list(cycle).index(current) + 1) % len(cycle)]
+
+
+class SessionDriver:
+    """One session: built from options (StartupError when they cannot be honoured)."""
+
+    def __init__(
+        self,
+        options: RunOptions,
+        emit: EventSink,
+        *,
+        ask: AskPermission | None = None,
+        approve_plan: ApprovePlan | None = None,
+        preloaded: tuple[Path, LoadedSession] | None = None,
+    ) -> None:
+        self.runtime = Runtime(
+            options, emit, ask=ask, approve_plan=approve_plan, preloaded=preloaded
+        )
+        self.interactive = ask is not None  # someone reads and answers: idle notifications
+        bypass = ("bypassPermissions",) if self.runtime.gate.mode == "bypassPermissions" else ()
+        self.mode_cycle: tuple[str, ...] = (*CYCLED_MODES, *bypass)
+        self.status_line = build_status_line(self)  # the statusLine command; None without one
+
+    async def start(self) -> None:
+        """Model limits from the Models API, SessionStart hooks."""
+        await self.runtime.start()
+        if self.interactive:
+            self.runtime.session_hooks.waiting_for_input()
+
+    async def run(self, line: str, uuid: str | None = None) -> LineResult:
+        """Run a slash command or a prompt (its message's ``uuid`` given) to its end;
+        failures come back as results."""
+        name = command_name(line)
+        self.runtime.session_hooks.cancel_idle()
+        try:
+            return await self._run(line, name, uuid)
+        finally:
+            if self.interactive:
+                self.runtime.session_hooks.waiting_for_input()
+
+    async def _run(self, line: str, name: str | None, uuid: str | None = None) -> LineResult:
+        try:
+            if name is not None and is_prompt_command(name):  # an MCP server's prompt
+                line, name = await expand_prompt(self.runtime.mcp, line), None
+            custom = find_custom(self.runtime, name) if name is not None else None
+            if custom is not None:
+                return await self._run_custom(line, custom)
+            if name is not None:
+                result = await run_command(self.runtime, line.strip())
+                return LineResult(
+                    line, name, result.text, result.is_error, data=result.data, exit=result.exit
+                )
+            if is_blank(line):  # refused before any hook sees it: nothing is sent
+                raise NothingToSend()
+            if (blocked := await self.runtime.submit_hooks(line)) is not None:
+                return LineResult(line, None, blocked)
+            await self.runtime.mcp.queue_mentions(line, self.runtime.emit_notice)
+            outcome = await self.runtime.agent.submit(line, uuid)
+            return LineResult(line, None, outcome.result)
+        except asyncio.CancelledError:
+            raise
+        except McpPromptError as error:
+            return LineResult(line, name, str(error), True)
+        except Exception as error:  # a failing line must not end the session
+            failure = failure_of(error, f"/{name}" if name else None)
+            return LineResult(line, name, failure.message, True, failure)
+
+    async def follow_jobs(self) -> LineResult | None:
+        """After a -p turn: wait while background jobs run; when one ends, run a turn that
+        tells the model (as Claude Code does). None once no job runs and none is left to tell."""
+        jobs = self.runtime.jobs
+        while not jobs.ended_unannounced():
+            if not jobs.running():
+                return None
+            await jobs.wait_for_change()
+        return await self.tell_ended_jobs()
+
+    async def tell_ended_jobs(self) -> LineResult | None:
+        """A turn that tells the model which background jobs ended (None: none to tell)."""
+        if not self.runtime.jobs.ended_unannounced():
+            return None
+        notes = self.runtime.jobs.take_notifications()
+        try:
+            outcome = await self.runtime.agent.submit(reminder_text(notes), kind="meta")
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # reported as the line's failure, like any turn's
+            failure = failure_of(error)
+            return LineResult("", None, failure.message, True, failure)
+        return LineResult("", None, outcome.result)
+
+    async def _run_custom(self, line: str, command: CustomCommand) -> LineResult:
+        """A custom command's turn; refused (nothing sent) when a ``!`cmd``` is not allowed."""
+        if (blocked := await self.runtime.submit_hooks(line)) is not None:
+            return LineResult(line, None, blocked)
+        words = line.strip().split(maxsplit=1)
+        try:
+            outcome = await run_custom_command(self.runtime, command, words[1] if words[1:] else "")
+        except CommandRefused as refused:
+            return LineResult(line, command.name, str(refused), True)
+        return LineResult(line, None, outcome.result)
+
+    # -- the mode --------------------------------------------------------------------------
+
+    @property
+    def mode(self) -> str:
+        return self.runtime.gate.mode
+
+    def set_mode(self, mode: str) -> None:
+        """ValueError for a mode that does not exist."""
+        self.runtime.set_permission_mode(mode)
+
+    def cycle_mode(self) -> str:
+        """Shift-Tab: the next mode of ``mode_cycle``; returns it."""
+        mode = next_mode(self.runtime.gate.mode, self.mode_cycle)
+        self.set_mode(mode)
+        return mode
+
+    # -- what front ends show --------------------------------------------------------------
+
+    def status(self) -> StatusSnapshot:
+        runtime = self.runtime
+        try:
+            context: ContextState | None = runtime.context.state(runtime.agent)
+        except Exception:  # a meter must never take the prompt down
+            log.exception("counting the context failed")
+            context = None
+        agent = runtime.agent
+        return StatusSnapshot(
+            agent.model,
+            runtime.gate.mode,
+            context,
+            agent.costs.total_cost_usd,
+            agent.request_settings().effort,
+        )
+
+    @property
+    def session_id(self) -> str:
+        return self.runtime.session.id
+
+    @property
+    def resumed(self) -> bool:
+        return self.runtime.resumed
+
+    @property
+    def cwd(self) -> Path:
+        return self.runtime.cwd
+
+    @property
+    def model(self) -> str:
+        return self.runtime.agent.model
+
+    @property
+    def messages(self) -> Sequence[Message]:
+        """The conversation (read-only), e.g. to draw a resumed one."""
+        return self.runtime.agent.messages
+
+    @property
+    def costs(self) -> CostTracker:
+        return self.runtime.agent.costs
+
+    @property
+    def turns(self) -> int:
+        """Model calls of the whole session."""
+        return self.runtime.agent.turns_total
+
+    def commands(self) -> list[tuple[str, str]]:
+        """(name, help) of every slash command, for completion: the built-in ones, then the
+        custom ones (a custom command named like a built-in one is left out: it never runs)."""
+        return [*builtin_commands(), *((c.name, c.help) for c in visible_commands(self.runtime))]
+
+    def argument_hints(self) -> dict[str, str]:
+        """name -> argument hint, for the custom commands that have one."""
+        return {c.name: c.argument_hint for c in visible_commands(self.runtime) if c.argument_hint}
+
+    def transcript_failure(self) -> str | None:
+        """What to say when a transcript write failed during the session; None if none did."""
+        session = self.runtime.session
+        if session.first_write_error is None:
+            return None
+        return transcript_failure_text(session, turn_stopped=False)
+
+    # -- the end ---------------------------------------------------------------------------
+
+    async def aclose(self, reason: str = "other") -> None:
+        """SessionEnd hooks (``reason``: clear, logout, prompt_input_exit, other), then release
+        the session's parts: shells, the file watcher, the transcript, the client."""
+        if self.status_line is not None:
+            await self.status_line.aclose()
+        try:
+            await self.runtime.session_hooks.session_end(reason)
+        finally:
+            await self.runtime.aclose()
