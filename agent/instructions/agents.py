@@ -5,9 +5,9 @@ A definition file is Markdown with YAML frontmatter: ``name``, ``description``,
 of the parent except Agent itself) and ``model`` (``sonnet``, ``opus``,
 ``haiku``, ``inherit`` or a model id); the body is the subagent's system
 prompt. Definitions come from ``--agents`` JSON first, then the project's
-``.claude/agents/``, ``$CCX_CONFIG_DIR/agents/`` and ``~/.claude/agents/``;
-on a name clash the first wins. A file that cannot be used is skipped with
-a warning, never raised.
+``.claude/agents/``, ``$CCX_CONFIG_DIR/agents/`` and ``~/.claude/agents/``
+(found and read by agent.instructions.definition_files); on a name clash the
+first wins. A file that cannot be used is skipped with a warning, never raised.
 """
 
 from __future__ import annotations
@@ -18,11 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent.core.locations import config_dir as user_config_dir
-from agent.instructions.skills import parse_frontmatter
-from agent.permissions.settings import project_root
+from agent.instructions.definition_files import (
+    DefinitionFile,
+    DefinitionKind,
+    definition_dirs,
+    load_definition,
+    load_definitions,
+    markdown_files,
+    parse_frontmatter,
+)
 from tools.agent import GENERAL_PURPOSE
-from tools.skill import FrontmatterError, split_frontmatter
 
 MAX_AGENT_FILE_BYTES = 256 * 1024
 MAX_LISTED_DESCRIPTION = 300
@@ -72,13 +77,7 @@ class AgentDefinitions(dict[str, AgentDefinition]):
 
 def agent_dirs(cwd: Path, home: Path | None = None, config_dir: Path | None = None) -> list[Path]:
     """The directories holding agent files, highest precedence first."""
-    home = Path(home) if home is not None else Path.home()
-    config_dir = Path(config_dir) if config_dir is not None else user_config_dir(home)
-    return [
-        project_root(cwd) / ".claude" / "agents",
-        config_dir / "agents",
-        home / ".claude" / "agents",
-    ]
+    return [folder for folder, _scope in definition_dirs("agents", cwd, home, config_dir)]
 
 
 def discover_agents(
@@ -97,33 +96,22 @@ def discover_agents(
         if isinstance(agents, str)
         else parse_agents(agents or {}, "--agents", found.warnings)
     )
-    for definition in given:
+    files = load_definitions(AGENTS, cwd, home, config_dir, include_project, ahead=given)
+    for definition in files.entries:
         found.offer(definition)
-    directories = agent_dirs(cwd, home, config_dir)
-    for directory in directories if include_project else directories[1:]:
-        for path in _agent_files(directory, found.warnings):
-            definition = load_agent_file(path, found.warnings)
-            if definition is not None:
-                found.offer(definition)
+    found.warnings += files.warnings
     found.offer(GENERAL_PURPOSE_AGENT)
     return found
 
 
 def load_agent_file(path: Path, warnings: list[str]) -> AgentDefinition | None:
     """One agent file; None (and a warning) when it cannot be used."""
-    try:
-        if path.stat().st_size > MAX_AGENT_FILE_BYTES:
-            warnings.append(f"Agent file {path} is larger than 256 KiB; skipped.")
-            return None
-        text = path.read_text(encoding="utf-8")
-        raw, body = split_frontmatter(text)
-        meta = parse_frontmatter(raw)
-        return definition_from(meta, body, str(path), default_name=path.stem)
-    except (OSError, UnicodeDecodeError) as exc:
-        warnings.append(f"Could not read agent file {path}: {exc}; skipped.")
-    except (FrontmatterError, ValueError) as exc:
-        warnings.append(f"Agent file {path} is malformed ({exc}); skipped.")
-    return None
+    return load_definition(AGENTS, path, path.parent, "user", warnings)  # scope unused
+
+
+def agent_from(file: DefinitionFile) -> AgentDefinition:
+    """An agent file's definition; the file's name when the frontmatter names none."""
+    return definition_from(file.meta, file.body, str(file.path), default_name=file.path.stem)
 
 
 def parse_agents_json(text: str, warnings: list[str]) -> list[AgentDefinition]:
@@ -210,11 +198,14 @@ def _tool_names(value: Any) -> tuple[str, ...] | None:
     return tuple(names)
 
 
-def _agent_files(directory: Path, warnings: list[str]) -> list[Path]:
-    if not directory.is_dir():
-        return []
-    try:
-        return sorted(p for p in directory.glob("*.md") if p.is_file())
-    except OSError as exc:
-        warnings.append(f"Could not list agents in {directory}: {exc}")
-        return []
+AGENTS = DefinitionKind[AgentDefinition](
+    folder="agents",
+    noun="agent file",
+    plural="agents",
+    max_bytes=MAX_AGENT_FILE_BYTES,
+    files=markdown_files,
+    read_meta=parse_frontmatter,
+    entry=agent_from,
+    key=lambda agent: agent.name,
+    malformed="is malformed",  # a missing description or an empty body, as well as bad YAML
+)

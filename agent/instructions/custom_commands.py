@@ -6,8 +6,10 @@ files come from the project's ``.claude/commands/``, ``$CCX_CONFIG_DIR/commands/
 (default ``~/.ccx/commands/``) and ``~/.claude/commands/``; on a name clash the
 first of those wins. Optional YAML frontmatter: ``description``,
 ``argument-hint``, ``allowed-tools`` (rules granted for the command's turn),
-``model`` (that turn's model). A file that is not UTF-8 or whose frontmatter
-is not YAML is skipped with a warning.
+``model`` (that turn's model); frontmatter that is not YAML may be plain
+``key: value`` lines. Finding and reading the files is
+agent.instructions.definition_files' part: a file that cannot be used (not
+UTF-8, frontmatter neither YAML nor such lines) is skipped with a warning.
 
 The body's placeholders are filled here, purely: ``$ARGUMENTS`` (everything
 typed after the name), ``$ARGUMENTS[N]`` and ``$N`` (the N-th word, counted
@@ -23,15 +25,19 @@ import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from agent.core.locations import config_dir as user_config_dir
-from agent.instructions.skills import parse_frontmatter
+from agent.instructions.definition_files import (
+    DefinitionFile,
+    DefinitionKind,
+    Scope,
+    first_body_line,
+    load_definitions,
+    plain_fields,
+    read_frontmatter,
+)
 from agent.permissions.rules import split_rules
-from agent.permissions.settings import project_root
-from tools.skill import FrontmatterError, split_frontmatter
 
-Scope = Literal["project", "user"]
 MAX_COMMAND_FILE_BYTES = 256 * 1024
 NAME_PART = re.compile(r"[A-Za-z][\w.-]*")
 PLACEHOLDER = re.compile(r"\$ARGUMENTS\[(\d+)\]|\$ARGUMENTS|\$(\d+)")
@@ -41,7 +47,6 @@ HEADER = re.compile(
     r"<command-args>(.*)</command-args>\n",
     re.DOTALL,
 )
-PLAIN_FIELD = re.compile(r"([A-Za-z][\w-]*):\s*(.*)")
 FILE_REF = re.compile(r"(?<![\w@`])@((?:[\w.~-]|/)+[\w/-])")
 
 
@@ -85,40 +90,12 @@ class DiscoveredCommands:
         return len(self.by_name)
 
 
-def command_dirs(
-    cwd: Path, home: Path | None = None, config_dir: Path | None = None
-) -> list[tuple[Path, Scope]]:
-    """The folders holding command files, highest precedence first."""
-    home = Path(home) if home is not None else Path.home()
-    config = Path(config_dir) if config_dir is not None else user_config_dir(home)
-    return [
-        (project_root(cwd) / ".claude" / "commands", "project"),
-        (config / "commands", "user"),
-        (home / ".claude" / "commands", "user"),
-    ]
-
-
 def discover_commands(
     cwd: Path, home: Path | None = None, config_dir: Path | None = None
 ) -> DiscoveredCommands:
     """Every usable command file; a broken one is skipped with a warning, never raised."""
-    found = DiscoveredCommands()
-    seen: set[Path] = set()
-    for directory, scope in command_dirs(cwd, home, config_dir):
-        try:
-            resolved = directory.resolve()
-            if resolved in seen or not directory.is_dir():
-                continue
-            files = sorted(directory.rglob("*.md"))
-        except OSError as exc:
-            found.warnings.append(f"Could not list commands in {directory}: {exc}")
-            continue
-        seen.add(resolved)
-        for path in files:
-            command = load_command(path, directory, scope, found.warnings)
-            if command is not None:
-                found.by_name.setdefault(command.name.lower(), command)
-    return found
+    found = load_definitions(COMMANDS, cwd, home, config_dir)
+    return DiscoveredCommands({c.name.lower(): c for c in found.entries}, found.warnings)
 
 
 def command_name_for(path: Path, root: Path) -> str | None:
@@ -130,65 +107,46 @@ def command_name_for(path: Path, root: Path) -> str | None:
     return ":".join(parts)
 
 
-def load_command(path: Path, root: Path, scope: Scope, warnings: list[str]) -> CustomCommand | None:
-    """Read one command file; None (and a warning) when it cannot be used."""
-    name = command_name_for(path, root)
+def command_files(folder: Path, warnings: list[str]) -> list[Path]:
+    """Every ``.md`` below the folder, by path; one whose name cannot be typed is warned of."""
+    files = []
+    for path in sorted(folder.rglob("*.md")):
+        if command_name_for(path, folder) is None:
+            warnings.append(f"Command file {path}: its name cannot be typed as /name; skipped.")
+        else:
+            files.append(path)
+    return files
+
+
+def command_from(file: DefinitionFile) -> CustomCommand:
+    """A command file's entry (its name from its path below the commands folder)."""
+    name = command_name_for(file.path, file.folder)
     if name is None:
-        warnings.append(f"Command file {path}: its name cannot be typed as /name; skipped.")
-        return None
-    try:
-        if not path.is_file():
-            return None
-        if path.stat().st_size > MAX_COMMAND_FILE_BYTES:
-            warnings.append(f"Command file {path} is larger than 256 KiB; skipped.")
-            return None
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        warnings.append(f"Command file {path} is not UTF-8 text; skipped.")
-        return None
-    except OSError as exc:
-        warnings.append(f"Could not read command file {path}: {exc.strerror or exc}; skipped.")
-        return None
-    try:
-        raw, body = split_frontmatter(text)
-        meta = read_frontmatter(raw)
-    except (FrontmatterError, ValueError) as exc:
-        warnings.append(f"Command file {path} has malformed frontmatter ({exc}); skipped.")
-        return None
+        raise ValueError("its name cannot be typed as /name")
+    meta = file.meta
     return CustomCommand(
         name=name,
-        body=body.strip("\n"),
-        path=path,
-        scope=scope,
-        description=_one_line(meta.get("description")) or _first_line(body),
-        argument_hint=_plain_fields(raw).get("argument-hint")
+        body=file.body.strip("\n"),
+        path=file.path,
+        scope=file.scope,
+        description=_one_line(meta.get("description")) or first_body_line(file.body)[:120],
+        argument_hint=plain_fields(file.frontmatter).get("argument-hint")
         or _one_line(meta.get("argument-hint")),
         allowed_tools=tuple(tool_rules(meta.get("allowed-tools"))),
         model=_one_line(meta.get("model")) or None,
     )
 
 
-def read_frontmatter(raw: str | None) -> dict[str, Any]:
-    """The frontmatter as YAML; failing that, as plain ``key: value`` lines, the way Claude
-    Code reads ``argument-hint: [file] [mode]`` (not YAML). ValueError when it is neither."""
-    try:
-        return parse_frontmatter(raw)
-    except ValueError as error:
-        fields = _plain_fields(raw)
-        lines = [line for line in (raw or "").splitlines() if line.strip()]
-        if fields and len(fields) == len([x for x in lines if not x.lstrip().startswith("#")]):
-            return dict(fields)
-        raise error
-
-
-def _plain_fields(raw: str | None) -> dict[str, str]:
-    """``key: value`` lines of the frontmatter, values as written (quotes stripped)."""
-    fields = {}
-    for line in (raw or "").splitlines():
-        match = PLAIN_FIELD.fullmatch(line.rstrip())
-        if match:
-            fields[match.group(1)] = match.group(2).strip().strip("'\"")
-    return fields
+COMMANDS = DefinitionKind[CustomCommand](
+    folder="commands",
+    noun="command file",
+    plural="commands",
+    max_bytes=MAX_COMMAND_FILE_BYTES,
+    files=command_files,
+    read_meta=read_frontmatter,  # YAML, or key: value lines (argument-hint: [a] [b])
+    entry=command_from,
+    key=lambda command: command.name.lower(),
+)
 
 
 def tool_rules(value: Any) -> list[str]:
@@ -273,14 +231,6 @@ def _one_line(value: Any) -> str:
     if value is None or isinstance(value, (dict, list)):
         return ""
     return " ".join(str(value).split())
-
-
-def _first_line(body: str) -> str:
-    for line in body.splitlines():
-        text = re.sub(r"^#+\s*", "", line.strip()).strip()
-        if text:
-            return text[:120]
-    return ""
 
 
 def names(commands: Iterable[CustomCommand]) -> list[str]:

@@ -6,20 +6,26 @@ files in the project's ``.claude/output-styles/``, ``$CCX_CONFIG_DIR/output-styl
 (default ``~/.ccx/output-styles/``) and ``~/.claude/output-styles/``: frontmatter
 ``name`` (else the file's name) and ``description``, the body the instructions.
 On a name clash the first found wins, built-in ones first; names match without
-regard to case. As in Claude Code, the chosen style's instructions go into the
-system prompt under "# Output Style: NAME", after the environment, so the
-first, fixed block of the prompt (and its cache entry) stays the same.
+regard to case (agent.instructions.definition_files finds and reads the files).
+As in Claude Code, the chosen style's instructions go into the system prompt
+under "# Output Style: NAME", after the environment, so the first, fixed block
+of the prompt (and its cache entry) stays the same.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
-from agent.core.locations import config_dir as user_config_dir
-from agent.instructions.custom_commands import read_frontmatter
-from agent.permissions.settings import project_root
-from tools.skill import FrontmatterError, split_frontmatter
+from agent.instructions.definition_files import (
+    DefinitionFile,
+    DefinitionKind,
+    Scope,
+    load_definitions,
+    markdown_files,
+    read_frontmatter,
+)
 
 DEFAULT_STYLE = "default"
 MAX_STYLE_FILE_BYTES = 64 * 1024
@@ -30,7 +36,7 @@ class OutputStyle:
     name: str
     description: str
     instructions: str = ""
-    source: str = "built-in"  # or "project", "user"
+    source: Scope | Literal["built-in"] = "built-in"
     path: Path | None = None
 
 
@@ -89,18 +95,6 @@ class OutputStyles:
         return [style.name for style in self.styles]
 
 
-def style_dirs(
-    cwd: Path, home: Path | None = None, config_dir: Path | None = None
-) -> list[tuple[Path, str]]:
-    home = Path(home) if home is not None else Path.home()
-    config = Path(config_dir) if config_dir is not None else user_config_dir(home)
-    return [
-        (project_root(cwd) / ".claude" / "output-styles", "project"),
-        (config / "output-styles", "user"),
-        (home / ".claude" / "output-styles", "user"),
-    ]
-
-
 def discover_output_styles(
     cwd: Path,
     home: Path | None = None,
@@ -109,43 +103,30 @@ def discover_output_styles(
 ) -> OutputStyles:
     """The built-in styles and every readable style file; a broken file is a warning.
     ``include_project`` false: no style from the project's folder (it is not trusted)."""
-    found = OutputStyles()
-    for directory, source in style_dirs(cwd, home, config_dir):
-        if source == "project" and not include_project:
-            continue
-        try:
-            files = sorted(directory.glob("*.md")) if directory.is_dir() else []
-        except OSError as exc:
-            found.warnings.append(f"Could not list output styles in {directory}: {exc}")
-            continue
-        for path in files:
-            style = load_style(path, source, found.warnings)
-            if style is not None and found.find(style.name) is None:
-                found.styles.append(style)
-    return found
+    found = load_definitions(STYLES, cwd, home, config_dir, include_project, BUILTIN_STYLES)
+    return OutputStyles(found.entries, found.warnings)
 
 
-def load_style(path: Path, source: str, warnings: list[str]) -> OutputStyle | None:
-    try:
-        if path.stat().st_size > MAX_STYLE_FILE_BYTES:
-            warnings.append(f"Output style {path} is larger than 64 KiB; skipped.")
-            return None
-        text = path.read_text(encoding="utf-8")
-        raw, body = split_frontmatter(text)
-        meta = read_frontmatter(raw)
-    except UnicodeDecodeError:
-        warnings.append(f"Output style {path} is not UTF-8 text; skipped.")
-        return None
-    except OSError as exc:
-        warnings.append(f"Could not read output style {path}: {exc.strerror or exc}; skipped.")
-        return None
-    except (FrontmatterError, ValueError) as exc:
-        warnings.append(f"Output style {path} has malformed frontmatter ({exc}); skipped.")
-        return None
-    name = meta.get("name")
-    name = " ".join(str(name).split()) if name is not None and str(name).strip() else path.stem
-    description = " ".join(str(meta.get("description") or "").split())
-    return OutputStyle(name, description, body.strip(), source, path)
+def style_from(file: DefinitionFile) -> OutputStyle:
+    """A style file's style: frontmatter ``name`` (else the file's name) and ``description``."""
+    given = file.meta.get("name")
+    name = " ".join(str(given).split()) if given is not None else ""
+    description = " ".join(str(file.meta.get("description") or "").split())
+    return OutputStyle(
+        name or file.path.stem, description, file.body.strip(), file.scope, file.path
+    )
+
+
+STYLES = DefinitionKind[OutputStyle](
+    folder="output-styles",
+    noun="output style",
+    plural="output styles",
+    max_bytes=MAX_STYLE_FILE_BYTES,
+    files=markdown_files,
+    read_meta=read_frontmatter,
+    entry=style_from,
+    key=lambda style: style.name.lower(),
+)
 
 
 def style_section(style: OutputStyle | None) -> str:

@@ -3,22 +3,29 @@
 A skill is ``<skills dir>/<name>/SKILL.md``: YAML frontmatter (``name``,
 ``description``) and a body of instructions. Skills come from the project's
 ``.claude/skills/``, ``$CCX_CONFIG_DIR/skills/`` (default ``~/.ccx/skills/``)
-and ``~/.claude/skills/``; on a name clash the first of those wins. Only the
+and ``~/.claude/skills/`` (found and read by agent.instructions.definition_files);
+on a name clash the first of those wins. Only the
 listing goes into the system prompt; the body is loaded by the Skill tool,
 and ``InvokedSkills`` keeps what was loaded so compaction can put it back.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from agent.core.locations import config_dir as user_config_dir
-from agent.permissions.settings import project_root
-from tools.skill import SKILL_FILE, FrontmatterError, SkillInfo, read_skill_body, split_frontmatter
+from agent.instructions.definition_files import (
+    DefinitionFile,
+    DefinitionKind,
+    definition_dirs,
+    first_body_line,
+    load_definition,
+    load_definitions,
+    parse_frontmatter,
+)
+from tools.skill import SKILL_FILE, SkillInfo, read_skill_body
 
 SKILL_INVOKED = "skill_invoked"
 MAX_LISTED_DESCRIPTION = 250  # characters per skill in the listing
@@ -35,14 +42,7 @@ class DiscoveredSkills(list[SkillInfo]):
 
 def skill_dirs(cwd: Path, home: Path | None = None, config_dir: Path | None = None) -> list[Path]:
     """The directories holding skill folders, highest precedence first."""
-    home = Path(home) if home is not None else Path.home()
-    if config_dir is None:
-        config_dir = user_config_dir(home)
-    return [
-        project_root(cwd) / ".claude" / "skills",
-        Path(config_dir) / "skills",
-        home / ".claude" / "skills",
-    ]
+    return [folder for folder, _scope in definition_dirs("skills", cwd, home, config_dir)]
 
 
 def discover_skills(
@@ -53,51 +53,49 @@ def discover_skills(
 ) -> DiscoveredSkills:
     """Every usable skill; a broken SKILL.md is skipped with a warning, never raised.
     ``include_project`` false: the user's skills only (the folder is not trusted)."""
-    found = DiscoveredSkills()
-    names: set[str] = set()
-    seen_dirs: set[Path] = set()
-    directories = skill_dirs(cwd, home, config_dir)
-    for directory in directories if include_project else directories[1:]:
-        resolved = _resolve(directory)
-        if resolved is None or resolved in seen_dirs or not directory.is_dir():
-            continue
-        seen_dirs.add(resolved)
-        for skill in _skills_in(directory, found.warnings):
-            if skill.name not in names:
-                names.add(skill.name)
-                found.append(skill)
-    return found
+    found = load_definitions(SKILLS, cwd, home, config_dir, include_project)
+    return DiscoveredSkills(found.entries, found.warnings)
 
 
 def load_skill(path: Path, warnings: list[str]) -> SkillInfo | None:
     """Read one SKILL.md; None (and a warning) when it cannot be used."""
-    try:
-        if path.stat().st_size > MAX_SKILL_FILE_BYTES:
-            warnings.append(f"Skill file {path} is larger than 1 MiB; skipped.")
-            return None
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        warnings.append(f"Could not read skill file {path}: {exc}; skipped.")
-        return None
-    try:
-        raw, body = split_frontmatter(text)
-        meta = parse_frontmatter(raw)
-    except (FrontmatterError, ValueError) as exc:
-        warnings.append(f"Skill file {path} has malformed frontmatter ({exc}); skipped.")
-        return None
+    return load_definition(SKILLS, path, path.parent.parent, "user", warnings)  # scope unused
+
+
+def skill_files(folder: Path, _warnings: list[str]) -> list[Path]:
+    """``<name>/SKILL.md`` for each folder in it, by name; hidden ones left out."""
+    children = sorted(folder.iterdir(), key=lambda child: child.name)
+    return [child / SKILL_FILE for child in children if not child.name.startswith(".")]
+
+
+def skill_from(file: DefinitionFile) -> SkillInfo | None:
+    """A SKILL.md's entry; None for one meant to be run by the user only."""
+    meta = file.meta
     if meta.get("disable-model-invocation") is True:
-        return None  # meant to be run by the user only, never offered to the model
+        return None  # never offered to the model
     name = meta.get("name")
-    name = name.strip() if isinstance(name, str) and name.strip() else path.parent.name
+    name = name.strip() if isinstance(name, str) and name.strip() else file.path.parent.name
     description = meta.get("description")
     if description is None or not str(description).strip():
-        description = _first_line(body)
+        description = first_body_line(file.body)
     return SkillInfo(
         name=name,
         description=" ".join(str(description).split()),
-        path=path,
-        base_dir=path.parent,
+        path=file.path,
+        base_dir=file.path.parent,
     )
+
+
+SKILLS = DefinitionKind[SkillInfo](
+    folder="skills",
+    noun="skill file",
+    plural="skills",
+    max_bytes=MAX_SKILL_FILE_BYTES,
+    files=skill_files,
+    read_meta=parse_frontmatter,
+    entry=skill_from,
+    key=lambda skill: skill.name,
+)
 
 
 def skills_listing(skills: Iterable[SkillInfo]) -> str:
@@ -190,52 +188,3 @@ def _skill_for_event(
                 name=label, description="", path=Path(path), base_dir=Path(path).parent
             )
     return by_name.get(name) if isinstance(name, str) else None
-
-
-def _skills_in(directory: Path, warnings: list[str]) -> list[SkillInfo]:
-    try:
-        children = sorted(directory.iterdir(), key=lambda p: p.name)
-    except OSError as exc:
-        warnings.append(f"Could not list skills in {directory}: {exc}")
-        return []
-    skills = []
-    for child in children:
-        path = child / SKILL_FILE
-        if child.name.startswith(".") or not path.is_file():
-            continue
-        skill = load_skill(path, warnings)
-        if skill is not None:
-            skills.append(skill)
-    return skills
-
-
-def parse_frontmatter(raw: str | None) -> dict[str, Any]:
-    """The frontmatter as a mapping; ValueError when it is not YAML or not a mapping."""
-    if raw is None or not raw.strip():
-        return {}
-    import yaml  # only paid for by sessions that have skills
-
-    try:
-        data = yaml.load(raw, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        raise ValueError(" ".join(str(exc).split())) from exc
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ValueError(f"expected a mapping of keys, got {type(data).__name__}")
-    return data
-
-
-def _first_line(body: str) -> str:
-    for line in body.splitlines():
-        text = re.sub(r"^#+\s*", "", line.strip()).strip()
-        if text:
-            return text
-    return ""
-
-
-def _resolve(path: Path) -> Path | None:
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):
-        return None
