@@ -98,8 +98,8 @@ def load_definitions(
             keys.add(key)
             found.entries.append(entry)
 
-    for entry in ahead:
-        offer(entry)
+    for given in ahead:
+        offer(given)
     listed: set[Path] = set()
     for folder, scope in definition_dirs(kind.folder, cwd, home, config_dir):
         if scope == "project" and not include_project:

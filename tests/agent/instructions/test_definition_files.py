@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from agent.instructions.agents import GENERAL_PURPOSE, discover_agents
+from agent.instructions.agents import discover_agents
 from agent.instructions.custom_commands import discover_commands
 from agent.instructions.output_styles import BUILTIN_STYLES, discover_output_styles
 from agent.instructions.skills import discover_skills
+from tools.agent import GENERAL_PURPOSE
 
 Found = tuple[list[tuple[str, Path]], list[str]]  # the entries from files (name, file); warnings
 
