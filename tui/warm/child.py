@@ -17,10 +17,10 @@ import sys
 import time
 from typing import Any
 
-from tui.warm.policy import GO, HANDSHAKE_S, MESSAGE
+from tui.warm.policy import HANDSHAKE_S, MESSAGE, MessageKind
 
 
-def send(conn: socket.socket, kind: bytes, value: int) -> None:
+def send(conn: socket.socket, kind: MessageKind, value: int) -> None:
     try:
         conn.sendall(MESSAGE.pack(kind, value))
     except OSError:
@@ -48,14 +48,14 @@ def become_run(conn: socket.socket, request: dict, fds: list[int]) -> None:
                 stream.flush()
             except Exception:
                 pass
-        send(conn, b"C", code)
+        send(conn, MessageKind.CHILD_CODE, code)
         os._exit(code & 0xFF)
 
 
 def _go_ahead(conn: socket.socket) -> bool:
     try:
         conn.settimeout(HANDSHAKE_S + 5)
-        return conn.recv(1) == GO
+        return conn.recv(1) == MessageKind.GO
     except OSError:
         return False
 
@@ -135,7 +135,7 @@ def _run(conn: socket.socket, argv: list[str]) -> int:
     if isinstance(parsed, int):
         return parsed
     if not parsed.print_mode:
-        send(conn, b"D", 0)  # an interactive session after all: the client opens it itself
+        send(conn, MessageKind.NOT_HEADLESS, 0)  # the client opens the session itself
         return 0
     return cli.dispatch(parsed)
 

@@ -24,10 +24,10 @@ from pathlib import Path
 from tui.warm import peer as warm_peer
 from tui.warm.policy import (
     FORWARDED,
-    GO,
     HANDSHAKE_S,
     MESSAGE,
     START_WAIT_S,
+    MessageKind,
     private_folder,
     socket_path,
     spawn_worker,
@@ -162,9 +162,9 @@ def _hand_over(conn: socket.socket, data: bytes, deadline: float) -> int | None:
                 return None
             reply += chunk
         kind, pid = MESSAGE.unpack(reply)
-        if kind != b"P":
-            return None  # R: the worker's install changed
-        conn.sendall(GO)
+        if kind != MessageKind.PID:
+            return None  # INSTALL_CHANGED: the worker declined
+        conn.sendall(MessageKind.GO)
     except OSError:
         return None
     conn.settimeout(None)  # from here on the run takes as long as it takes
@@ -252,13 +252,13 @@ class _Session:
         declined, child_code = False, None
         while (message := self._next()) is not None:
             kind, value = message
-            if kind == b"D":
+            if kind == MessageKind.NOT_HEADLESS:
                 declined = True
-            elif kind == b"C":
+            elif kind == MessageKind.CHILD_CODE:
                 child_code = value
-            elif kind == b"X":
+            elif kind == MessageKind.EXIT_CODE:
                 return ("declined", 0) if declined else ("code", value)
-            elif kind == b"S":
+            elif kind == MessageKind.SIGNAL:
                 return "signal", value
         if declined:
             return "declined", 0

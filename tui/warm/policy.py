@@ -54,7 +54,7 @@ that runs what it is handed, so who may hand it a run is the whole question:
 - Every step up to the worker's acceptance has a deadline: the worker reads
   each request without blocking, on its own deadline (``READ_S``), so a slow
   peer holds up nobody; the client gives up after ``HANDSHAKE_S`` and runs
-  in-process. The forked run waits for the client's go-ahead (``GO``) after
+  in-process. The forked run waits for the client's go-ahead (``MessageKind.GO``) after
   the client has its pid, so a client that gave up never has its run twice.
 - Before each fork the worker re-reads the stat (device, inode, size, mtime,
   ctime) of every file it imported, the Python, ccx's data files and the
@@ -107,14 +107,14 @@ import os
 import struct
 import sys
 from collections.abc import Mapping
+from enum import Enum, unique
 from pathlib import Path
 
 from tui.warm import peer as warm_peer
 
 PACKAGES = ("tools", "agent", "compaction", "tui")  # all of ccx: what the worker may have imported
 MAX_REQUEST = 4 * 1024 * 1024
-MESSAGE = struct.Struct("!ci")  # one kind byte, one int: every message between worker and client
-GO = b"G"  # the client's go-ahead to the forked run, once it has the run's pid
+MESSAGE = struct.Struct("!ci")  # a MessageKind byte and an int: the worker's and the run's messages
 FORWARDED = ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGWINCH", "SIGUSR1", "SIGUSR2")
 START_WAIT_S = 15.0  # how long after its start a worker still importing is waited for
 HANDSHAKE_S = 5.0  # the client's bound on connecting, checking, sending and being accepted
@@ -126,6 +126,20 @@ WORKER_ENV = (
 )
 WORKER_ENV_PREFIXES = ("LC_",)
 TEMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+@unique  # two kinds on one byte would be one kind
+class MessageKind(bytes, Enum):
+    """What a message on a run's connection is, by its first byte. The worker and the forked
+    run send ``MESSAGE`` (this byte and an int) to the client; the client sends GO alone."""
+
+    PID = b"P"  # worker: the run is forked, the int is its pid; it waits for GO
+    GO = b"G"  # client: the run may start (the client has its pid and will not run it itself)
+    INSTALL_CHANGED = b"R"  # worker: ccx's files changed; the client runs in-process
+    NOT_HEADLESS = b"D"  # run: an interactive session after all; the client runs it itself
+    CHILD_CODE = b"C"  # run: its exit code, just before it exits (if the worker is gone)
+    EXIT_CODE = b"X"  # worker: the run's exit code, from waitpid
+    SIGNAL = b"S"  # worker: the signal that ended the run
 
 
 def idle_seconds() -> float:

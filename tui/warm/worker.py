@@ -14,11 +14,12 @@ must carry the worker's token. Before each fork the worker re-reads the
 stat of every file it imported (``ImportedFiles``); if one changed it
 declines the run and leaves.
 
-Messages to the client (``warm.MESSAGE``): P pid (worker, after the fork;
-the child waits for the client's G before it does anything), R (worker: a
-changed install, run in-process), D (child: not a headless run after all,
-run in-process), C code (child, just before it exits: the fallback if the
-worker is gone), X code / S signal (worker, from waitpid).
+Messages to the client (``warm.MESSAGE``, their kinds ``warm.MessageKind``):
+PID (worker, after the fork; the child waits for the client's GO before it
+does anything), INSTALL_CHANGED (worker: run in-process), NOT_HEADLESS
+(child: not a headless run after all, run in-process), CHILD_CODE (child,
+just before it exits: the fallback if the worker is gone), EXIT_CODE /
+SIGNAL (worker, from waitpid).
 """
 
 from __future__ import annotations
@@ -327,7 +328,7 @@ class Worker:
             request.close()  # a peer that may not read the worker's /proc/PID/fd
             return
         if self.imported.changed():
-            _tell(request.conn, b"R", 0)  # the client runs in-process and starts a new worker
+            _tell(request.conn, warm.MessageKind.INSTALL_CHANGED, 0)  # the client runs in-process
             request.close()
             self._stop_listening()
             return
@@ -341,7 +342,7 @@ class Worker:
         pidfd = os.pidfd_open(pid)
         self.children[pidfd] = (pid, conn)
         self.selector.register(pidfd, selectors.EVENT_READ, "child")
-        _tell(conn, b"P", pid)
+        _tell(conn, warm.MessageKind.PID, pid)
 
     def _close_in_child(self, keep: socket.socket) -> None:
         self.selector.close()
@@ -365,13 +366,13 @@ class Worker:
         except ChildProcessError:
             status = None
         if status is not None and os.WIFSIGNALED(status):
-            _tell(conn, b"S", os.WTERMSIG(status))
+            _tell(conn, warm.MessageKind.SIGNAL, os.WTERMSIG(status))
         elif status is not None:
-            _tell(conn, b"X", os.waitstatus_to_exitcode(status))
+            _tell(conn, warm.MessageKind.EXIT_CODE, os.waitstatus_to_exitcode(status))
         conn.close()
 
 
-def _tell(conn: socket.socket, kind: bytes, value: int) -> None:
+def _tell(conn: socket.socket, kind: warm.MessageKind, value: int) -> None:
     """A message to a client, never waiting on it (the child sets the shared socket's mode)."""
     try:
         conn.send(warm.MESSAGE.pack(kind, value), socket.MSG_DONTWAIT)
