@@ -62,8 +62,8 @@ async def test_continuing_untrusted_runs_no_project_hook(
         assert not marker.exists()
         await pilot.press(key)
         await wait_for(pilot, lambda: app.ready and "not trusted" in screen_text(app))
-        assert app.bridge.runtime is not None
-        assert app.bridge.runtime.gate.allow == []
+        assert app.bridge.driver is not None
+        assert app.bridge.driver.runtime.gate.allow == []
     assert not marker.exists()
     assert not trust.is_trusted(repo, config_dir())
 
@@ -90,7 +90,7 @@ async def test_exit_leaves_without_running_anything(api: FakeApi, repo: Path) ->
         await pilot.press("escape")
         await pilot.pause(0.2)
     assert app.return_code == 0
-    assert app.bridge.runtime is None
+    assert app.bridge.driver is None
     assert not marker.exists()
 
 
@@ -116,10 +116,10 @@ async def test_the_plain_repl_asks_too(api: FakeApi, repo: Path) -> None:
         task = asyncio.create_task(repl.run())
         await driver.until(lambda: repl.waiting == "permission")
         assert "Do you trust the files in" in driver.text and "SessionStart" in driver.text
-        assert repl.runtime is None
+        assert repl.driver is None
         pipe.send_text("n")
         await driver.until(lambda: repl.waiting == "prompt")
-        assert repl.runtime is not None and repl.runtime.gate.allow == []
+        assert repl.driver is not None and repl.driver.runtime.gate.allow == []
         pipe.send_text("/exit" + ENTER)
         assert await asyncio.wait_for(task, 10) == 0
     assert not marker.exists()

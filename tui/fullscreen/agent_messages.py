@@ -16,7 +16,8 @@ if TYPE_CHECKING:
     from agent.core.events import Event
     from agent.loop.tool_runner import PermissionRequest
     from tui.fullscreen.history import Entry
-    from tui.session.driver import LineResult, StatusSnapshot
+    from tui.session.driver import LineResult
+    from tui.session.views import StatusSnapshot
 
 
 @dataclass(frozen=True)

@@ -54,9 +54,9 @@ if TYPE_CHECKING:
 
     from agent.loop.tool_runner import PermissionRequest
     from agent.sessions.session import LoadedSession
-    from tui.session.driver import SessionDriver, StatusSnapshot
+    from tui.session.driver import SessionDriver
     from tui.session.options import RunOptions
-    from tui.session.runtime import Runtime
+    from tui.session.views import StatusSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -101,11 +101,6 @@ class AgentBridge:
 
     def start(self) -> None:
         self._thread.start()
-
-    @property
-    def runtime(self) -> Runtime | None:
-        """The session's parts (for tests; the bridge itself goes through ``driver``)."""
-        return self.driver.runtime if self.driver is not None else None
 
     def submit(self, kind: str, text: str) -> int:
         """Queue a line ("prompt" or "command": the app's label); returns its JobFinished id."""
@@ -182,7 +177,7 @@ class AgentBridge:
             log.exception("runtime start failed")
             return self._fail(f"{type(error).__name__}: {error}")
         self.driver = driver
-        driver.runtime.jobs.end_listeners.append(lambda j: self._post(BackgroundJobEnded(j.id)))
+        driver.on_job_ended(lambda job_id: self._post(BackgroundJobEnded(job_id)))
         self.mode_cycle = driver.mode_cycle
         self._shown.clear()
         self._post(RuntimeReady(self._ready_info(driver, fallback, preloaded is not None)))
@@ -303,8 +298,7 @@ class AgentBridge:
 
     def _status(self, driver: SessionDriver) -> StatusSnapshot:
         """The snapshot; the statusLine command is asked to refresh (in the background)."""
-        if driver.status_line is not None:
-            driver.status_line.refresh(lambda text: self._post(StatusCommandText(text or "")))
+        driver.refresh_status_line(lambda text: self._post(StatusCommandText(text or "")))
         return driver.status()
 
     async def _restart(self, options: RunOptions) -> None:

@@ -35,7 +35,6 @@ from tui.plain.render import PlainRenderer, call_words, meter_text, status_text
 from tui.plain.wrap import no_control_echo
 from tui.session.driver import Failure, LineResult, SessionDriver
 from tui.session.options import RunOptions, StartupError
-from tui.session.runtime import Runtime
 
 T = TypeVar("T")
 KEYS_HELP = (
@@ -85,11 +84,6 @@ class PlainRepl:
         self.waiting: str | None = None  # "prompt" or "permission" while reading input
         self.lines_read = 0
         self._task: asyncio.Future[Any] | None = None
-
-    @property
-    def runtime(self) -> Runtime | None:
-        """The session's parts (for tests; the REPL itself goes through ``driver``)."""
-        return self.driver.runtime if self.driver is not None else None
 
     # -- the session ------------------------------------------------------------------------
 
@@ -363,12 +357,12 @@ class PlainRepl:
             state.level if state is not None else "ok",
             self.renderer.warning(),
         )
-        command = self.driver.status_line
-        if command is None or not command.text:
+        command_text = self.driver.status_line_text
+        if not command_text:
             return fragments
         from prompt_toolkit.formatted_text import ANSI, to_formatted_text
 
-        return [*fragments, ("", " · "), *to_formatted_text(ANSI(command.text))]  # meter first
+        return [*fragments, ("", " · "), *to_formatted_text(ANSI(command_text))]  # meter first
 
     def _refresh_status_line(self) -> None:
         """The statusLine command, re-run in the background; the toolbar redrawn when it prints."""
@@ -378,8 +372,8 @@ class PlainRepl:
             if (app := get_app_or_none()) is not None:
                 app.invalidate()
 
-        if self.driver is not None and self.driver.status_line is not None:
-            self.driver.status_line.refresh(redraw)
+        if self.driver is not None:
+            self.driver.refresh_status_line(redraw)
 
     # -- words ------------------------------------------------------------------------------
 
