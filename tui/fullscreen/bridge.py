@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from agent.loop.tool_runner import PermissionRequest
     from agent.sessions.session import LoadedSession
     from tui.session.driver import SessionDriver
+    from tui.session.folder_trust import TrustAnswer, TrustQuestion
     from tui.session.options import RunOptions
     from tui.session.views import StatusSnapshot
 
@@ -194,22 +195,12 @@ class AgentBridge:
 
     async def _settle_trust(self, options: RunOptions) -> RunOptions | None:
         """Ask whether to trust the project before any of its own parts apply; None: exit."""
-        from agent.core.events import Notice
-        from tui.session.folder_trust import TrustAnswer, TrustQuestion, settle_trust
+        from tui.session.folder_trust import settle_session_trust
 
-        async def ask(question: TrustQuestion) -> TrustAnswer:
-            answer: concurrent.futures.Future[str] = concurrent.futures.Future()
-            self._post(TrustAsked(str(question.project), question.items, answer))
-            return cast("TrustAnswer", await asyncio.wrap_future(answer))  # one of ANSWERS
-
-        settled = await settle_trust(options.cwd, options.add_dirs, ask)
-        if settled.exit:
-            return None
-        if settled.problem:
-            self._post(AgentEvent(Notice(f"Trusted, but {settled.problem}", "warning")))
-        options = replace(options, project_trusted=settled.trusted)
-        self.options = options
-        return options
+        settled = await settle_session_trust(options, self._ask_trust, self._emit)
+        if settled is not None:
+            self.options = settled
+        return settled
 
     def _parse_argv(self) -> RunOptions | None:
         """The command line, parsed after the first paint (typer and pydantic take ~250 ms)."""
@@ -406,6 +397,11 @@ class AgentBridge:
         self._flush()
         self._post(PermissionAsked(request, answer))
         return await asyncio.wrap_future(answer)
+
+    async def _ask_trust(self, question: TrustQuestion) -> TrustAnswer:
+        answer: concurrent.futures.Future[str] = concurrent.futures.Future()
+        self._post(TrustAsked(question, answer))
+        return cast("TrustAnswer", await asyncio.wrap_future(answer))  # one of ANSWERS
 
     async def _approve_plan(self, plan: str) -> bool:
         answer: concurrent.futures.Future[bool] = concurrent.futures.Future()

@@ -17,7 +17,7 @@ import signal
 import sys
 from collections.abc import Awaitable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -35,6 +35,9 @@ from tui.plain.render import PlainRenderer, call_words, meter_text, status_text
 from tui.plain.wrap import no_control_echo
 from tui.session.driver import Failure, LineResult, SessionDriver
 from tui.session.options import RunOptions, StartupError
+
+if TYPE_CHECKING:
+    from tui.session.folder_trust import TrustAnswer, TrustQuestion
 
 T = TypeVar("T")
 KEYS_HELP = (
@@ -272,10 +275,39 @@ class PlainRepl:
     # -- permissions ------------------------------------------------------------------------
 
     async def _settle_trust(self) -> bool:
-        """Ask whether to trust the project before its settings apply; False: the user quit."""
-        from tui.plain.trust import settle_trust
+        """Ask whether to trust the project before its settings apply; False: the user quit.
+        Piped input cannot answer: a folder not trusted before stays untrusted, and says so."""
+        from tui.session.folder_trust import settle_session_trust
 
-        return await settle_trust(self)
+        ask = self._ask_trust if self.source.interactive else None
+        options = await settle_session_trust(self.options, ask, self._emit)
+        if options is None:
+            return False
+        self.options = options
+        return True
+
+    async def _ask_trust(self, question: TrustQuestion) -> TrustAnswer:
+        self.renderer.markup(f"[bold yellow]? {escape(question.headline)}[/]")
+        self.renderer.line(f"  {question.LEAD}")
+        for item in question.items:
+            self.renderer.line(f"  • {item}", "dim")
+        self.renderer.line(
+            "  y = yes, trust this folder · n = continue without them · Ctrl-C = exit", "dim"
+        )
+        self.waiting = "permission"
+        try:
+            reply = await self.source.read_permission()
+        except (EOFError, KeyboardInterrupt):
+            reply = "interrupt"
+        finally:
+            self.waiting = None
+        if reply == "interrupt":
+            return "exit"
+        if reply in ("allow", "always"):
+            self.renderer.line("  → trusted", "green")
+            return "trust"
+        self.renderer.line("  → continuing without them", "red")
+        return "untrusted"
 
     async def _ask(self, request: PermissionRequest) -> Answer:
         self.renderer.quiet_running(request.tool_use_id)
