@@ -20,8 +20,9 @@ from tests.fake_env import use_fake_api
 from tui.commands.slash import command_name, is_command
 from tui.fake_api import FakeApi, Fault, text_reply
 from tui.headless.run import HeadlessOutput, run_headless
-from tui.session.driver import CYCLED_MODES, SessionDriver, StatusSnapshot, failure_of, next_mode
+from tui.session.driver import CYCLED_MODES, SessionDriver, failure_of, next_mode
 from tui.session.options import RunOptions
+from tui.session.views import StatusSnapshot
 
 
 @pytest.fixture

@@ -8,8 +8,15 @@ from pathlib import Path
 
 import pytest
 
+from agent.core.events import Event, Notice
 from agent.permissions import trust
-from tui.session.folder_trust import TrustQuestion, settle_trust, trust_question
+from tui.session.folder_trust import (
+    TrustQuestion,
+    settle_session_trust,
+    settle_trust,
+    trust_question,
+)
+from tui.session.options import RunOptions
 
 
 def write(path: Path, text: str) -> Path:
@@ -213,3 +220,47 @@ async def test_a_trust_that_cannot_be_saved_holds_for_the_session(
     config.write_text("a file where the folder should be")
     settled = await settle_trust(hostile, [], Asker("trust"), config)
     assert settled.trusted and settled.problem and "could not remember" in settled.problem
+
+
+# -- the flow the front ends run -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("answer", "trusted"), [("trust", True), ("untrusted", False)], ids=["trust", "untrusted"]
+)
+async def test_the_session_starts_with_the_answer_and_nothing_is_said(
+    hostile: Path, config: Path, answer: str, trusted: bool
+) -> None:
+    told: list[Event] = []
+    options = RunOptions(cwd=hostile, project_trusted=not trusted)
+    settled = await settle_session_trust(options, Asker(answer), told.append)
+    assert settled is not None and settled.project_trusted is trusted
+    assert settled.cwd == options.cwd and options.project_trusted is not trusted  # a new one
+    assert told == []
+
+
+async def test_exit_starts_no_session(hostile: Path, config: Path) -> None:
+    told: list[Event] = []
+    assert await settle_session_trust(RunOptions(cwd=hostile), Asker("exit"), told.append) is None
+    assert told == [] and not trust.is_trusted(hostile)
+
+
+async def test_a_front_end_that_cannot_ask_says_what_stays_off(hostile: Path, config: Path) -> None:
+    told: list[Event] = []
+    settled = await settle_session_trust(RunOptions(cwd=hostile), None, told.append)
+    assert settled is not None and not settled.project_trusted
+    [notice] = told
+    assert isinstance(notice, Notice) and notice.level == "warning"
+    lines = notice.text.splitlines()
+    assert "is not trusted and input is not a terminal" in lines[0]
+    assert lines[1:] == ["  • command /deploy runs shell commands (!`touch PWN`)"]
+
+
+async def test_an_unsaved_trust_holds_and_is_told(hostile: Path, config: Path) -> None:
+    (config / trust.TRUST_FILE).mkdir(parents=True)
+    told: list[Event] = []
+    settled = await settle_session_trust(RunOptions(cwd=hostile), Asker("trust"), told.append)
+    assert settled is not None and settled.project_trusted
+    [notice] = told
+    assert isinstance(notice, Notice) and notice.level == "warning"
+    assert notice.text.startswith("Trusted, but could not remember it: ")

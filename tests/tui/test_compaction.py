@@ -76,9 +76,9 @@ async def test_esc_cancels_a_running_compaction(api: FakeApi, repo: Path) -> Non
         await wait_for(pilot, lambda: app.ready)
         await submit(pilot, "hi")
         await wait_idle(pilot)
-        runtime = app.bridge.runtime
-        assert runtime is not None
-        before = [m.uuid for m in runtime.agent.messages]
+        driver = app.bridge.driver
+        assert driver is not None
+        before = [m.uuid for m in driver.messages]
         await submit(pilot, "/compact")
         block = await wait_for(
             pilot,
@@ -94,7 +94,7 @@ async def test_esc_cancels_a_running_compaction(api: FakeApi, repo: Path) -> Non
         await wait_idle(pilot)
         assert block.state == "cancelled"
         assert "Compaction cancelled" in widget_text(app, block)
-        assert [m.uuid for m in runtime.agent.messages] == before
+        assert [m.uuid for m in driver.messages] == before
         assert "Interrupted" in screen_text(app)
 
 

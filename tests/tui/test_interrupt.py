@@ -32,8 +32,8 @@ async def test_esc_during_a_bash_sleep_interrupts_and_the_session_continues(
         await wait_idle(pilot)
         assert time.monotonic() - started < 5, "the sleep was not killed"
         assert "Interrupted" in screen_text(app)
-        runtime = app.bridge.runtime
-        assert runtime is not None
+        assert app.bridge.driver is not None
+        runtime = app.bridge.driver.runtime
         assert INTERRUPTED_BY_USER in runtime.agent.messages[-1].text()
 
         api.add(text_reply("Fine, stopped."))

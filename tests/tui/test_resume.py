@@ -96,7 +96,7 @@ async def test_resume_picker_switches_session(api: FakeApi, repo: Path) -> None:
         await wait_for(pilot, lambda: "> question 1" in screen_text(app))
         whole_transcript_shown(app)
         assert "fresh reply" not in screen_text(app)
-        assert app.bridge.runtime is not None and app.bridge.runtime.session.id == old
+        assert app.bridge.driver is not None and app.bridge.driver.session_id == old
 
 
 async def test_resume_picker_escape_keeps_the_session(api: FakeApi, repo: Path) -> None:
@@ -205,8 +205,8 @@ async def test_switching_and_quitting_close_the_api_clients(api: FakeApi, repo: 
         await wait_for(pilot, lambda: app.ready)
         await submit(pilot, "fresh")
         await wait_idle(pilot)
-        assert app.bridge.runtime is not None
-        first = app.bridge.runtime.agent.client.client
+        assert app.bridge.driver is not None
+        first = app.bridge.driver.runtime.agent.client.client
         await submit(pilot, "/resume")
         await wait_for(pilot, lambda: isinstance(app.screen, ResumeScreen))
         await pilot.press("enter")
@@ -214,7 +214,7 @@ async def test_switching_and_quitting_close_the_api_clients(api: FakeApi, repo: 
         await wait_for(pilot, first.is_closed)  # one client per /resume would otherwise leak
         await submit(pilot, "go on")
         await wait_idle(pilot)
-        assert app.bridge.runtime is not None
-        second = app.bridge.runtime.agent.client.client
+        assert app.bridge.driver is not None
+        second = app.bridge.driver.runtime.agent.client.client
         assert second is not first and not second.is_closed()
     assert second.is_closed()

@@ -30,6 +30,7 @@ from tui.fullscreen.widgets.footer import StatusFooter
 from tui.fullscreen.widgets.reply import HistoryReply
 from tui.fullscreen.widgets.tool_block import ToolBlock
 from tui.fullscreen.widgets.transcript import Transcript, UserPrompt
+from tui.session.folder_trust import TrustQuestion
 
 SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
 PROJECT = Path("/home/dev/tinyledger")
@@ -188,7 +189,7 @@ def trust_scene(app: Scene) -> None:
         "command /deploy runs shell commands (!`make deploy`)",
         "2 project skills (release, triage)",
     ]
-    app.push_screen(TrustScreen(str(PROJECT), items))
+    app.push_screen(TrustScreen(TrustQuestion(PROJECT, items)))
 
 
 @pytest.fixture

@@ -112,7 +112,7 @@ async def test_shift_tab_cycles_the_permission_mode(api: FakeApi, repo: Path) ->
         seen = []
         for _ in range(3):
             await pilot.press("shift+tab")
-            await wait_for(pilot, lambda: app.bridge.runtime.gate.mode == footer.mode)  # type: ignore[union-attr]
+            await wait_for(pilot, lambda: app.bridge.driver.mode == footer.mode)  # type: ignore[union-attr]
             seen.append(footer.mode)
         assert seen == ["acceptEdits", "plan", "default"]
         await pilot.press("shift+tab")
@@ -151,8 +151,8 @@ async def test_clear_empties_the_transcript(api: FakeApi, repo: Path) -> None:
         whole_transcript_shown(app)
         text = screen_text(app)
         assert "something to forget" not in text and "Cleared. New session" in text
-        runtime = app.bridge.runtime
-        assert runtime is not None and runtime.agent.messages == [] and runtime.session.id != first
+        driver = app.bridge.driver
+        assert driver is not None and list(driver.messages) == [] and driver.session_id != first
 
 
 async def test_completion_and_history(api: FakeApi, repo: Path) -> None:

@@ -79,9 +79,9 @@ async def test_esc_interrupts_the_subagent_with_its_parent(api: FakeApi, repo: P
         await wait_idle(pilot)
         assert time.monotonic() - started < 5, "the subagent's sleep was not killed"
         assert block.status == "error" and "Interrupted" in screen_text(app)
-        runtime = app.bridge.runtime
-        assert runtime is not None
-        assert INTERRUPTED_BY_USER in runtime.agent.messages[-1].text()
+        driver = app.bridge.driver
+        assert driver is not None
+        assert INTERRUPTED_BY_USER in driver.messages[-1].text()
         api.add(text_reply("Stopped, as you asked."))
         await submit(pilot, "never mind")
         await wait_idle(pilot)

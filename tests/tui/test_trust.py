@@ -62,8 +62,8 @@ async def test_continuing_untrusted_runs_no_project_hook(
         assert not marker.exists()
         await pilot.press(key)
         await wait_for(pilot, lambda: app.ready and "not trusted" in screen_text(app))
-        assert app.bridge.runtime is not None
-        assert app.bridge.runtime.gate.allow == []
+        assert app.bridge.driver is not None
+        assert app.bridge.driver.runtime.gate.allow == []
     assert not marker.exists()
     assert not trust.is_trusted(repo, config_dir())
 
@@ -90,7 +90,7 @@ async def test_exit_leaves_without_running_anything(api: FakeApi, repo: Path) ->
         await pilot.press("escape")
         await pilot.pause(0.2)
     assert app.return_code == 0
-    assert app.bridge.runtime is None
+    assert app.bridge.driver is None
     assert not marker.exists()
 
 
@@ -116,13 +116,51 @@ async def test_the_plain_repl_asks_too(api: FakeApi, repo: Path) -> None:
         task = asyncio.create_task(repl.run())
         await driver.until(lambda: repl.waiting == "permission")
         assert "Do you trust the files in" in driver.text and "SessionStart" in driver.text
-        assert repl.runtime is None
+        assert repl.driver is None
         pipe.send_text("n")
         await driver.until(lambda: repl.waiting == "prompt")
-        assert repl.runtime is not None and repl.runtime.gate.allow == []
+        assert repl.driver is not None and repl.driver.runtime.gate.allow == []
         pipe.send_text("/exit" + ENTER)
         assert await asyncio.wait_for(task, 10) == 0
     assert not marker.exists()
+
+
+async def test_both_front_ends_say_when_a_trust_cannot_be_remembered(
+    api: FakeApi, repo: Path
+) -> None:
+    """One flow for both: "trust" holds for the session, and each says, in the same words,
+    that it could not be remembered."""
+    marker = hostile_settings(repo)
+    (config_dir() / trust.TRUST_FILE).mkdir(parents=True)  # a folder where the file should be
+    said = "Trusted, but could not remember it"
+    app = make_app(repo)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await asked(pilot, app)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app.ready and said in screen_words(app))
+        assert app.bridge.driver is not None and app.bridge.driver.runtime.gate.allow != []
+    assert marker.exists()
+    marker.unlink()
+    out = io.StringIO()
+    with create_pipe_input() as pipe:
+        repl = PlainRepl(
+            RunOptions(cwd=repo, watch_files=False),
+            console=Console(file=out, width=100, color_system=None),
+            pt_input=pipe,
+            pt_output=DummyOutput(),
+            history_path=repo.parent / "history",
+        )
+        driver = Driver(repl, pipe, out)
+        task = asyncio.create_task(repl.run())
+        await driver.until(lambda: repl.waiting == "permission")  # asked again: not remembered
+        pipe.send_text("y")
+        await driver.until(lambda: repl.waiting == "prompt")
+        assert said in driver.text
+        assert repl.driver is not None and repl.driver.runtime.gate.allow != []
+        pipe.send_text("/exit" + ENTER)
+        assert await asyncio.wait_for(task, 10) == 0
+    assert marker.exists()
+    assert not trust.is_trusted(repo, config_dir())
 
 
 # -- a folder that holds only a command file (issue 17) ---------------------------------

@@ -16,7 +16,9 @@ if TYPE_CHECKING:
     from agent.core.events import Event
     from agent.loop.tool_runner import PermissionRequest
     from tui.fullscreen.history import Entry
-    from tui.session.driver import LineResult, StatusSnapshot
+    from tui.session.driver import LineResult
+    from tui.session.folder_trust import TrustQuestion
+    from tui.session.views import StatusSnapshot
 
 
 @dataclass(frozen=True)
@@ -128,10 +130,7 @@ class PlanApprovalAsked(Message):
 class TrustAsked(Message):
     """The project configures things that run; ``answer`` gets "trust", "untrusted" or "exit"."""
 
-    def __init__(
-        self, project: str, items: list[str], answer: concurrent.futures.Future[str]
-    ) -> None:
+    def __init__(self, question: TrustQuestion, answer: concurrent.futures.Future[str]) -> None:
         super().__init__()
-        self.project = project
-        self.items = items
+        self.question = question
         self.answer = answer

@@ -435,7 +435,7 @@ class CcxApp(App[int]):
 
     def on_trust_asked(self, message: TrustAsked) -> None:
         if self.live:
-            show_trust(self, message.project, message.items, message.answer)
+            show_trust(self, message.question, message.answer)
 
     def on_plan_approval_asked(self, message: PlanApprovalAsked) -> None:
         if self.live:

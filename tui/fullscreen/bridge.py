@@ -54,9 +54,10 @@ if TYPE_CHECKING:
 
     from agent.loop.tool_runner import PermissionRequest
     from agent.sessions.session import LoadedSession
-    from tui.session.driver import SessionDriver, StatusSnapshot
+    from tui.session.driver import SessionDriver
+    from tui.session.folder_trust import TrustAnswer, TrustQuestion
     from tui.session.options import RunOptions
-    from tui.session.runtime import Runtime
+    from tui.session.views import StatusSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -101,11 +102,6 @@ class AgentBridge:
 
     def start(self) -> None:
         self._thread.start()
-
-    @property
-    def runtime(self) -> Runtime | None:
-        """The session's parts (for tests; the bridge itself goes through ``driver``)."""
-        return self.driver.runtime if self.driver is not None else None
 
     def submit(self, kind: str, text: str) -> int:
         """Queue a line ("prompt" or "command": the app's label); returns its JobFinished id."""
@@ -182,7 +178,7 @@ class AgentBridge:
             log.exception("runtime start failed")
             return self._fail(f"{type(error).__name__}: {error}")
         self.driver = driver
-        driver.runtime.jobs.end_listeners.append(lambda j: self._post(BackgroundJobEnded(j.id)))
+        driver.on_job_ended(lambda job_id: self._post(BackgroundJobEnded(job_id)))
         self.mode_cycle = driver.mode_cycle
         self._shown.clear()
         self._post(RuntimeReady(self._ready_info(driver, fallback, preloaded is not None)))
@@ -199,22 +195,12 @@ class AgentBridge:
 
     async def _settle_trust(self, options: RunOptions) -> RunOptions | None:
         """Ask whether to trust the project before any of its own parts apply; None: exit."""
-        from agent.core.events import Notice
-        from tui.session.folder_trust import TrustAnswer, TrustQuestion, settle_trust
+        from tui.session.folder_trust import settle_session_trust
 
-        async def ask(question: TrustQuestion) -> TrustAnswer:
-            answer: concurrent.futures.Future[str] = concurrent.futures.Future()
-            self._post(TrustAsked(str(question.project), question.items, answer))
-            return cast("TrustAnswer", await asyncio.wrap_future(answer))  # one of ANSWERS
-
-        settled = await settle_trust(options.cwd, options.add_dirs, ask)
-        if settled.exit:
-            return None
-        if settled.problem:
-            self._post(AgentEvent(Notice(f"Trusted, but {settled.problem}", "warning")))
-        options = replace(options, project_trusted=settled.trusted)
-        self.options = options
-        return options
+        settled = await settle_session_trust(options, self._ask_trust, self._emit)
+        if settled is not None:
+            self.options = settled
+        return settled
 
     def _parse_argv(self) -> RunOptions | None:
         """The command line, parsed after the first paint (typer and pydantic take ~250 ms)."""
@@ -303,8 +289,7 @@ class AgentBridge:
 
     def _status(self, driver: SessionDriver) -> StatusSnapshot:
         """The snapshot; the statusLine command is asked to refresh (in the background)."""
-        if driver.status_line is not None:
-            driver.status_line.refresh(lambda text: self._post(StatusCommandText(text or "")))
+        driver.refresh_status_line(lambda text: self._post(StatusCommandText(text or "")))
         return driver.status()
 
     async def _restart(self, options: RunOptions) -> None:
@@ -412,6 +397,11 @@ class AgentBridge:
         self._flush()
         self._post(PermissionAsked(request, answer))
         return await asyncio.wrap_future(answer)
+
+    async def _ask_trust(self, question: TrustQuestion) -> TrustAnswer:
+        answer: concurrent.futures.Future[str] = concurrent.futures.Future()
+        self._post(TrustAsked(question, answer))
+        return cast("TrustAnswer", await asyncio.wrap_future(answer))  # one of ANSWERS
 
     async def _approve_plan(self, plan: str) -> bool:
         answer: concurrent.futures.Future[bool] = concurrent.futures.Future()

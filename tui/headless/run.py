@@ -28,7 +28,6 @@ from agent.core.events import (
     PermissionDenied,
     SessionStarted,
 )
-from agent.mcp.prompts import prompt_commands
 from agent.mcp.status import init_entries
 from tools.surrogates import escape_text, escape_value, is_encodable
 from tui.headless.stream_json import schema
@@ -113,23 +112,20 @@ class HeadlessOutput:
         self._init_sent = True
         from agent import __version__
 
-        runtime = driver.runtime
+        offer = driver.inventory()
         self._line(
             schema.init_message(
                 session_id=driver.session_id,
                 cwd=str(driver.cwd),
                 model=driver.model,
-                tools=[tool.name for tool in runtime.tools],
+                tools=list(offer.tools),
                 permission_mode=driver.mode,
-                slash_commands=[
-                    *(name for name, _help in driver.commands()),
-                    *(name for name, _help in prompt_commands(runtime.mcp)),
-                ],
-                skills=[skill.name for skill in runtime.skills],
-                agents=list(runtime.subagents.definitions) if runtime.options.subagents else [],
+                slash_commands=[*(name for name, _help in driver.commands()), *offer.mcp_prompts],
+                skills=list(offer.skills),
+                agents=[agent.name for agent in offer.agents],
                 version=__version__,
-                mcp_servers=init_entries(runtime.mcp.status()),
-                output_style=runtime.output_style.name,
+                mcp_servers=init_entries(list(offer.mcp_servers)),
+                output_style=offer.output_style,
             )
         )
 
@@ -237,7 +233,7 @@ def _result(
     structured = _structured_output(driver)
     if subtype == "success" and structured is not None:
         text = json.dumps(structured, ensure_ascii=False)
-    elif subtype == "success" and driver is not None and driver.runtime.structured is not None:
+    elif subtype == "success" and driver is not None and driver.expects_structured_output:
         subtype, text = "error_max_structured_output_retries", "No structured output was given"
     result = {
         "type": "result",
@@ -266,5 +262,4 @@ def _result(
 
 def _structured_output(driver: SessionDriver | None) -> Any:
     """--json-schema: the turn's StructuredOutput input (taken: the next turn starts empty)."""
-    tool = driver.runtime.structured if driver is not None else None
-    return tool.take() if tool is not None else None
+    return driver.take_structured_output() if driver is not None else None

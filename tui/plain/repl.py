@@ -17,7 +17,7 @@ import signal
 import sys
 from collections.abc import Awaitable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 from rich.markdown import Markdown
@@ -35,7 +35,9 @@ from tui.plain.render import PlainRenderer, call_words, meter_text, status_text
 from tui.plain.wrap import no_control_echo
 from tui.session.driver import Failure, LineResult, SessionDriver
 from tui.session.options import RunOptions, StartupError
-from tui.session.runtime import Runtime
+
+if TYPE_CHECKING:
+    from tui.session.folder_trust import TrustAnswer, TrustQuestion
 
 T = TypeVar("T")
 KEYS_HELP = (
@@ -85,11 +87,6 @@ class PlainRepl:
         self.waiting: str | None = None  # "prompt" or "permission" while reading input
         self.lines_read = 0
         self._task: asyncio.Future[Any] | None = None
-
-    @property
-    def runtime(self) -> Runtime | None:
-        """The session's parts (for tests; the REPL itself goes through ``driver``)."""
-        return self.driver.runtime if self.driver is not None else None
 
     # -- the session ------------------------------------------------------------------------
 
@@ -278,10 +275,39 @@ class PlainRepl:
     # -- permissions ------------------------------------------------------------------------
 
     async def _settle_trust(self) -> bool:
-        """Ask whether to trust the project before its settings apply; False: the user quit."""
-        from tui.plain.trust import settle_trust
+        """Ask whether to trust the project before its settings apply; False: the user quit.
+        Piped input cannot answer: a folder not trusted before stays untrusted, and says so."""
+        from tui.session.folder_trust import settle_session_trust
 
-        return await settle_trust(self)
+        ask = self._ask_trust if self.source.interactive else None
+        options = await settle_session_trust(self.options, ask, self._emit)
+        if options is None:
+            return False
+        self.options = options
+        return True
+
+    async def _ask_trust(self, question: TrustQuestion) -> TrustAnswer:
+        self.renderer.markup(f"[bold yellow]? {escape(question.headline)}[/]")
+        self.renderer.line(f"  {question.LEAD}")
+        for item in question.items:
+            self.renderer.line(f"  • {item}", "dim")
+        self.renderer.line(
+            "  y = yes, trust this folder · n = continue without them · Ctrl-C = exit", "dim"
+        )
+        self.waiting = "permission"
+        try:
+            reply = await self.source.read_permission()
+        except (EOFError, KeyboardInterrupt):
+            reply = "interrupt"
+        finally:
+            self.waiting = None
+        if reply == "interrupt":
+            return "exit"
+        if reply in ("allow", "always"):
+            self.renderer.line("  → trusted", "green")
+            return "trust"
+        self.renderer.line("  → continuing without them", "red")
+        return "untrusted"
 
     async def _ask(self, request: PermissionRequest) -> Answer:
         self.renderer.quiet_running(request.tool_use_id)
@@ -363,12 +389,12 @@ class PlainRepl:
             state.level if state is not None else "ok",
             self.renderer.warning(),
         )
-        command = self.driver.status_line
-        if command is None or not command.text:
+        command_text = self.driver.status_line_text
+        if not command_text:
             return fragments
         from prompt_toolkit.formatted_text import ANSI, to_formatted_text
 
-        return [*fragments, ("", " · "), *to_formatted_text(ANSI(command.text))]  # meter first
+        return [*fragments, ("", " · "), *to_formatted_text(ANSI(command_text))]  # meter first
 
     def _refresh_status_line(self) -> None:
         """The statusLine command, re-run in the background; the toolbar redrawn when it prints."""
@@ -378,8 +404,8 @@ class PlainRepl:
             if (app := get_app_or_none()) is not None:
                 app.invalidate()
 
-        if self.driver is not None and self.driver.status_line is not None:
-            self.driver.status_line.refresh(redraw)
+        if self.driver is not None:
+            self.driver.refresh_status_line(redraw)
 
     # -- words ------------------------------------------------------------------------------
 

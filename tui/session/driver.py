@@ -10,13 +10,18 @@ owns the permission-mode cycle, and answers ``status()`` with an immutable
 ``StatusSnapshot`` (model, mode, context state, cost) for footers and
 toolbars. Front ends only render and collect input; an interrupt is the
 caller cancelling ``run``.
+
+The driver is the front ends' one door to the session: what they read comes
+as read-only views (``tui.session.views``), what they change goes through a
+named method here (the model, a permission rule, a background job, the
+client's agents, hooks and MCP channel); none of them holds the ``Runtime``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -24,47 +29,45 @@ from typing import Any, Literal
 from agent.core.events import EventSink
 from agent.core.messages import Message
 from agent.instructions.custom_commands import CustomCommand
+from agent.instructions.hooks.runner import HookCallback
 from agent.loop.agent import BudgetExceeded, MaxTurnsReached, NothingToSend, reminder_text
 from agent.loop.cost import CostTracker
 from agent.loop.long_prompt import PromptNotSaved
 from agent.loop.tool_runner import AskPermission
-from agent.mcp.prompts import McpPromptError, is_prompt_command
+from agent.mcp.prompts import McpPromptError, is_prompt_command, prompt_commands
 from agent.mcp.prompts import expand as expand_prompt
+from agent.mcp.sdk_transport import SdkSend
+from agent.mcp.status import status_report
 from agent.model.client import ApiError
+from agent.permissions.rules import Rule
 from agent.sessions.session import (
     LoadedSession,
     TranscriptWriteError,
     transcript_failure_text,
 )
+from compaction.breakdown import context_breakdown
 from compaction.thresholds import ContextState
 from tui.commands.builtin import builtin_commands, find_custom, run_command, visible_commands
 from tui.commands.custom import CommandRefused, run_custom_command
 from tui.commands.slash import command_name, is_blank
 from tui.session.options import RunOptions
 from tui.session.runtime import ApprovePlan, Runtime
-from tui.session.status_line import build_status_line
+from tui.session.sdk_setup import CHECKPOINTING_ENV, prompt_uuids
+from tui.session.status_line import StatusLineFacts, StatusLineRunner, build_status_line
+from tui.session.views import (
+    AgentSummary,
+    ContextUsage,
+    MemoryFileSize,
+    SessionInventory,
+    StatusSnapshot,
+)
 
 log = logging.getLogger(__name__)
 
 CYCLED_MODES = ("default", "acceptEdits", "plan")  # Shift-Tab; bypassPermissions only if started so
 
 FailureKind = Literal["api", "max_turns", "max_budget", "transcript", "input", "internal"]
-
-
-@dataclass(frozen=True)
-class StatusSnapshot:
-    """What a footer or toolbar shows about the session, as of one moment."""
-
-    model: str
-    mode: str
-    context: ContextState | None
-    cost_usd: float = 0.0
-    effort: str | None = None  # the model's effort level, where it takes one
-
-    @property
-    def model_label(self) -> str:
-        """The model and its effort, as footers show it: "claude-opus-5-5 · medium"."""
-        return f"{self.model} · {self.effort}" if self.effort else self.model
+RuleBehavior = Literal["allow", "deny", "ask"]
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,13 @@ class SessionDriver:
         self.interactive = ask is not None  # someone reads and answers: idle notifications
         bypass = ("bypassPermissions",) if self.runtime.gate.mode == "bypassPermissions" else ()
         self.mode_cycle: tuple[str, ...] = (*CYCLED_MODES, *bypass)
-        self.status_line = build_status_line(self)  # the statusLine command; None without one
+        self._status_line: StatusLineRunner | None = build_status_line(  # None without one
+            self.runtime.settings,
+            self.cwd,
+            self._status_line_facts,
+            self.runtime.emit_notice,
+            project_sandbox=self.runtime.hooks.sandbox,
+        )
 
     async def start(self) -> None:
         """Model limits from the Models API, SessionStart hooks."""
@@ -294,13 +303,149 @@ class SessionDriver:
             return None
         return transcript_failure_text(session, turn_stopped=False)
 
+    def inventory(self) -> SessionInventory:
+        """What the session offers now: tools, MCP prompts, skills, agents, output styles,
+        MCP servers (stream-json's ``system/init``, the Agent SDK's ``initialize``)."""
+        runtime = self.runtime
+        subagents = runtime.subagents.definitions.values() if runtime.options.subagents else ()
+        return SessionInventory(
+            tools=tuple(tool.name for tool in runtime.tools),
+            mcp_prompts=tuple(name for name, _help in prompt_commands(runtime.mcp)),
+            skills=tuple(skill.name for skill in runtime.skills),
+            agents=tuple(AgentSummary(d.name, d.description) for d in subagents),
+            given_agents=tuple(runtime.options.agents),
+            output_style=runtime.output_style.name,
+            output_styles=tuple(runtime.output_styles.names),
+            mcp_servers=tuple(runtime.mcp.status()),
+        )
+
+    def context_usage(self) -> ContextUsage:
+        """Where the context's tokens go now, and how full it is."""
+        runtime = self.runtime
+        agent = runtime.agent
+        state = runtime.context.state(agent)
+        breakdown = context_breakdown(
+            system_blocks=runtime.system,
+            memory_texts=runtime.memory_texts,
+            skills_text=runtime.skills_text,
+            tools_api=agent.tools_api,
+            messages=list(agent.messages),
+            limits=state.limits,
+            used=state.used,
+        )
+        files = tuple(MemoryFileSize(m.path, m.kind, len(m.content)) for m in runtime.memory_files)
+        return ContextUsage(agent.model, state, breakdown, files)
+
+    def mcp_status(self) -> dict[str, Any]:
+        """Every MCP server's state, in the control protocol's ``mcp_status`` shape."""
+        return status_report(self.runtime.mcp)
+
+    @property
+    def expects_structured_output(self) -> bool:
+        """--json-schema: a turn should end with the StructuredOutput tool's call."""
+        return self.runtime.structured is not None
+
+    def take_structured_output(self) -> dict[str, Any] | None:
+        """The last turn's StructuredOutput input (taken: the next turn starts without)."""
+        tool = self.runtime.structured
+        return tool.take() if tool is not None else None
+
+    def refresh_status_line(self, on_text: Callable[[str | None], None]) -> None:
+        """Re-run the statusLine command in the background (call on the session's loop);
+        ``on_text`` gets its text when it changes. Nothing without a statusLine."""
+        if self._status_line is not None:
+            self._status_line.refresh(on_text)
+
+    @property
+    def status_line_text(self) -> str | None:
+        """The statusLine command's latest text; None without one, or before it printed."""
+        return self._status_line.text if self._status_line is not None else None
+
+    def _status_line_facts(self) -> StatusLineFacts:
+        runtime = self.runtime
+        return StatusLineFacts(
+            status=self.status(),
+            session_id=runtime.session.id,
+            transcript_path=runtime.session.path,
+            cwd=runtime.cwd,
+            current_dir=runtime.gate.shell_cwd or runtime.cwd,
+            output_style=runtime.output_style.name,
+            api_seconds=runtime.agent.costs.api_seconds,
+        )
+
+    # -- what front ends change --------------------------------------------------------------
+
+    def set_model(self, name: str, effort: str | None = None) -> None:
+        """Switch the model ("default" for the session's own), and the effort when given."""
+        self.runtime.set_model(name, effort)
+
+    def add_permission_rule(
+        self, behavior: RuleBehavior, rule: Rule, *, save: bool = False
+    ) -> None:
+        """A rule for the rest of the session; ``save``: an allow rule is also written to
+        .claude/settings.local.json (ValueError for another behaviour)."""
+        gate = self.runtime.gate
+        if save and behavior != "allow":
+            raise ValueError(f"only allow rules are saved, not {behavior} rules")
+        if behavior == "allow":
+            gate.allow_always(rule)
+        elif behavior == "deny":
+            gate.deny.append(rule)
+        else:
+            gate.ask.append(rule)
+        if save:
+            self.runtime.remember_rule(rule)
+
+    def rewind_files(self, user_message_id: str) -> list[str]:
+        """Restore the files Edit and Write changed since that prompt; the paths restored.
+        ValueError when file checkpointing is off or the prompt is not in the conversation."""
+        checkpoints = self.runtime.checkpoints
+        if checkpoints is None:
+            raise ValueError(f"file checkpointing is off: start ccx with {CHECKPOINTING_ENV}=true")
+        return checkpoints.rewind(user_message_id, prompt_uuids(self.runtime))
+
+    async def stop_job(self, job_id: str) -> bool:
+        """Stop a background job (Bash or agent); False when the session has no such job."""
+        jobs = self.runtime.jobs
+        if jobs.get(job_id) is None:
+            return False
+        await jobs.stop(job_id)
+        return True
+
+    def on_job_ended(self, listener: Callable[[str], None]) -> None:
+        """``listener`` is called with a background job's id as it ends."""
+        self.runtime.jobs.end_listeners.append(lambda job: listener(job.id))
+
+    async def reconnect_mcp_server(self, name: str) -> None:
+        """Connect the MCP server ``name`` again (ValueError says why it cannot)."""
+        await self.runtime.mcp.reconnect(name)
+
+    async def toggle_mcp_server(self, name: str, enabled: bool) -> None:
+        """Turn the MCP server ``name`` on or off for this session (ValueError: not known)."""
+        await self.runtime.mcp.toggle(name, enabled)
+
+    def connect_sdk_servers(self, send: SdkSend) -> None:
+        """The channel to the Agent SDK's in-process MCP servers (before ``start()``)."""
+        self.runtime.mcp.sdk_send = send
+
+    def add_agents(self, agents: dict[str, Any]) -> None:
+        """Subagents given as JSON after start-up (the SDK's ``initialize``); they take
+        precedence over the ones found on disk."""
+        self.runtime.options.agents.update(agents)
+        self.runtime.subagents.add_json(agents)
+
+    def add_hook_callbacks(self, hooks: Any, callback: HookCallback) -> list[str]:
+        """The client's hooks (the SDK's ``initialize``), run after the settings' ones;
+        ``callback`` runs one. Returns warnings about what was left out."""
+        return self.runtime.hooks.add_callbacks(hooks, callback)
+
     # -- the end ---------------------------------------------------------------------------
 
     async def aclose(self, reason: str = "other") -> None:
         """SessionEnd hooks (``reason``: clear, logout, prompt_input_exit, other), then release
         the session's parts: shells, the file watcher, the transcript, the client."""
-        if self.status_line is not None:
-            await self.status_line.aclose()
+        if self._status_line is not None:
+            await self._status_line.aclose()
         try:
             await self.runtime.session_hooks.session_end(reason)
         finally:

@@ -6,12 +6,15 @@ A repository acts through more than its settings files: its commands can run
 model, its ``.mcp.json`` starts programs, and its CLAUDE.md can try to import
 files from outside it. ``trust_question`` names each of these in one short
 line (80 columns), so the user knows what "trust" switches on; a folder that
-ships none of them is not asked about. ``settle_trust`` is the one flow the
-full-screen app and the plain REPL share: already trusted, nothing to ask, or
-the user's answer (remembered when it is "trust"). A front end that cannot ask
-(input piped, not a terminal) gets "not trusted" unless the folder was
-trusted before. Headless ``-p`` and the Agent SDK do not come here: like
-``claude -p`` they apply the project as it is.
+ships none of them is not asked about. ``settle_trust`` decides: already
+trusted, nothing to ask, or the user's answer (remembered when it is "trust").
+A front end that cannot ask (input piped, not a terminal) gets "not trusted"
+unless the folder was trusted before. ``settle_session_trust`` is the one flow
+the full-screen app and the plain REPL both run: each gives only its way of
+asking (a dialog, a prompt; ``AskTrust``) and its event sink, and gets back the
+options the session starts with, what follows the answer told as notices.
+Headless ``-p`` and the Agent SDK do not come here: like ``claude -p`` they
+apply the project as it is.
 
 An untrusted folder still gets its deny and ask rules, its harmless settings
 (``model``, ``outputStyle``...), its CLAUDE.md files with their imports from
@@ -23,10 +26,11 @@ and agent.mcp.approval hold that).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal
+from typing import ClassVar, Literal
 
+from agent.core.events import EventSink, Notice
 from agent.core.locations import config_dir as user_config_dir
 from agent.instructions.agents import agent_dirs, discover_agents
 from agent.instructions.custom_commands import (
@@ -42,6 +46,7 @@ from agent.permissions import trust
 from agent.permissions.paths import is_within
 from agent.permissions.settings import project_root
 from agent.permissions.trust import short_list
+from tui.session.options import RunOptions
 
 TrustAnswer = Literal["trust", "untrusted", "exit"]
 AskTrust = Callable[["TrustQuestion"], Awaitable[TrustAnswer]]
@@ -53,8 +58,14 @@ MAX_COMMANDS_NAMED = 3  # acting commands named one a line; the rest counted
 class TrustQuestion:
     """What trusting ``project`` would turn on, one line per item, for the dialog."""
 
+    LEAD: ClassVar[str] = "Trusting it turns on these, which can run commands or steer ccx:"
+
     project: Path
     items: list[str] = field(default_factory=list)
+
+    @property
+    def headline(self) -> str:
+        return f"Do you trust the files in {self.project}?"
 
 
 @dataclass(frozen=True)
@@ -117,6 +128,33 @@ async def settle_trust(
     except OSError as exc:
         return TrustSettled(True, question=question, problem=f"could not remember it: {exc}")
     return TrustSettled(True, question=question)
+
+
+async def settle_session_trust(
+    options: RunOptions, ask: AskTrust | None, emit: EventSink
+) -> RunOptions | None:
+    """``options`` with ``project_trusted`` settled, or None when the user chose to exit.
+    ``ask``: the front end's way of putting the question (None: it cannot ask); what
+    follows the answer is told through ``emit``."""
+    settled = await settle_trust(options.cwd, options.add_dirs, ask)
+    if settled.exit:
+        return None
+    if settled.problem:
+        emit(Notice(f"Trusted, but {settled.problem}", "warning"))
+    if ask is None and settled.question is not None:
+        emit(Notice(untrusted_text(settled.question), "warning"))
+    return replace(options, project_trusted=settled.trusted)
+
+
+def untrusted_text(question: TrustQuestion) -> str:
+    """What stays off in a folder not trusted before, where the question could not be asked."""
+    return "\n".join(
+        [
+            f"ccx: {question.project} is not trusted and input is not a terminal, so these "
+            "stay off (run ccx there in a terminal once to trust it):",
+            *(f"  • {item}" for item in question.items),
+        ]
+    )
 
 
 # -- the items ---------------------------------------------------------------------------

@@ -30,14 +30,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent.instructions.hooks.process import run_shell_command
-from agent.permissions.settings import project_root
+from agent.permissions.settings import Settings, project_root
 from tools.sandbox import Sandbox
-
-if TYPE_CHECKING:
-    from tui.session.driver import SessionDriver
+from tui.session.views import StatusSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -101,30 +99,41 @@ async def run_status_command(
     return first_line(run.stdout) or None
 
 
-def status_payload(driver: SessionDriver, started: float) -> dict[str, Any]:
+@dataclass(frozen=True)
+class StatusLineFacts:
+    """What the payload tells the command about the session, as of one moment."""
+
+    status: StatusSnapshot
+    session_id: str
+    transcript_path: Path
+    cwd: Path
+    current_dir: Path  # where the shell is now
+    output_style: str
+    api_seconds: float
+
+
+def status_payload(facts: StatusLineFacts, started: float) -> dict[str, Any]:
     """Claude Code's status line payload, with what ccx knows of the session."""
     from agent import __version__
 
-    runtime = driver.runtime
-    status = driver.status()
-    costs = driver.costs
+    status = facts.status
     payload: dict[str, Any] = {
         "hook_event_name": "Status",
-        "session_id": driver.session_id,
-        "transcript_path": str(runtime.session.path),
-        "cwd": str(driver.cwd),
+        "session_id": facts.session_id,
+        "transcript_path": str(facts.transcript_path),
+        "cwd": str(facts.cwd),
         "model": {"id": status.model, "display_name": display_name(status.model)},
         "workspace": {
-            "current_dir": str(runtime.gate.shell_cwd or driver.cwd),
-            "project_dir": str(project_root(driver.cwd)),
+            "current_dir": str(facts.current_dir),
+            "project_dir": str(project_root(facts.cwd)),
         },
         "version": __version__,
-        "output_style": {"name": runtime.output_style.name},
+        "output_style": {"name": facts.output_style},
         "permission_mode": status.mode,
         "cost": {
             "total_cost_usd": round(status.cost_usd, 6),
             "total_duration_ms": round((time.monotonic() - started) * 1000),
-            "total_api_duration_ms": round(costs.api_seconds * 1000),
+            "total_api_duration_ms": round(facts.api_seconds * 1000),
         },
     }
     context = status.context
@@ -210,14 +219,20 @@ class StatusLineRunner:
                 await task
 
 
-def build_status_line(driver: SessionDriver) -> StatusLineRunner | None:
-    """The session's runner, or None without a (valid) ``statusLine`` setting."""
-    runtime = driver.runtime
-    config, problem = status_line_config(runtime.settings.get("statusLine"))
+def build_status_line(
+    settings: Settings,
+    cwd: Path,
+    facts: Callable[[], StatusLineFacts],
+    notice: Callable[[str], None],
+    project_sandbox: Sandbox | None = None,
+) -> StatusLineRunner | None:
+    """The session's runner, or None without a (valid) ``statusLine`` setting; ``notice``
+    says why a setting is ignored. A project's command runs in ``project_sandbox``."""
+    config, problem = status_line_config(settings.get("statusLine"))
     if problem is not None:
-        runtime.emit_notice(problem)
+        notice(problem)
     if config is None:
         return None
     started = time.monotonic()
-    sandbox = runtime.hooks.sandbox if runtime.settings.from_project("statusLine") else None
-    return StatusLineRunner(config, lambda: status_payload(driver, started), driver.cwd, sandbox)
+    sandbox = project_sandbox if settings.from_project("statusLine") else None
+    return StatusLineRunner(config, lambda: status_payload(facts(), started), cwd, sandbox)

@@ -43,7 +43,7 @@ async def test_the_status_line_joins_the_toolbar_after_the_meter(
     api.add(text_reply("Fine."))
     async with plain_session(root) as session:
         repl = session.repl
-        await session.until(lambda: repl.driver and repl.driver.status_line.text)
+        await session.until(lambda: repl.driver and repl.driver.status_line_text)
         session.pipe.send_text("hi" + ENTER)
         await session.until(lambda: "Fine." in session.text)
         toolbar = "".join(text for _style, text, *_ in repl.toolbar())

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import concurrent.futures
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
 from textual.message import Message
 from textual.screen import ModalScreen
+
+if TYPE_CHECKING:
+    from tui.session.folder_trust import TrustQuestion
 
 
 def ask_on_screen(
@@ -47,7 +50,7 @@ def show_permission(
 
 
 def show_trust(
-    app: App[Any], project: str, items: list[str], answer: concurrent.futures.Future[str]
+    app: App[Any], question: TrustQuestion, answer: concurrent.futures.Future[str]
 ) -> None:
     """The trust question; "exit" quits the app."""
     from tui.fullscreen.screens.trust import TrustScreen
@@ -59,7 +62,7 @@ def show_trust(
 
     answer.add_done_callback(exit_if_declined)
     app.query_one(StatusLine).show("Waiting for your answer: trust this folder?", hint="")
-    ask_on_screen(app, TrustScreen(project, items), answer, TrustScreen.Withdrawn)
+    ask_on_screen(app, TrustScreen(question), answer, TrustScreen.Withdrawn)
 
 
 def show_plan(app: App[Any], plan: str, answer: concurrent.futures.Future[Any]) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -10,6 +12,9 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from tui.session.folder_trust import TrustQuestion
 
 ANSWERS = ("trust", "untrusted", "exit")
 
@@ -49,17 +54,14 @@ class TrustScreen(ModalScreen[str]):
     class Withdrawn(Message):
         """The session closed while the question was open."""
 
-    def __init__(self, project: str, items: list[str]) -> None:
+    def __init__(self, question: TrustQuestion) -> None:
         super().__init__()
-        self.project = project
-        self.items = items
+        self.question = question
 
     def compose(self) -> ComposeResult:
         with Vertical(id="trust-dialog"):
-            yield Static(Text(f"Do you trust the files in {self.project}?", style="bold"))
-            yield Static(
-                "Trusting it turns on these, which can run commands or steer ccx:", markup=False
-            )
+            yield Static(Text(self.question.headline, style="bold"))
+            yield Static(self.question.LEAD, markup=False)
             with VerticalScroll(id="trust-items"):
                 yield Static(self._item_list())
             yield Static(
@@ -75,7 +77,7 @@ class TrustScreen(ModalScreen[str]):
         grid = Table.grid(padding=(0, 1, 0, 0))
         grid.add_column(no_wrap=True)
         grid.add_column()
-        for item in self.items:
+        for item in self.question.items:
             grid.add_row("•", Text(item))
         return grid
 

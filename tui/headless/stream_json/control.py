@@ -16,11 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from agent.loop.tool_runner import PermissionRequest, Reply
 from agent.permissions.rules import Rule
-from compaction.breakdown import context_breakdown
-from tui.session.sdk_setup import CHECKPOINTING_ENV, prompt_uuids
 
 if TYPE_CHECKING:
-    from tui.session.driver import SessionDriver
+    from tui.session.driver import RuleBehavior, SessionDriver
 
 # Claude Code's /context colours, by category (the SDK passes them through).
 COLORS = {
@@ -55,7 +53,6 @@ def suggestions(request: PermissionRequest) -> list[dict[str, Any]]:
 
 def apply_updates(driver: SessionDriver, updates: Any) -> None:
     """The client's updatedPermissions: added rules (saved for localSettings), a new mode."""
-    runtime = driver.runtime
     for update in updates if isinstance(updates, list) else ():
         if not isinstance(update, dict):
             continue
@@ -63,34 +60,21 @@ def apply_updates(driver: SessionDriver, updates: Any) -> None:
             driver.set_mode(update["mode"])
         if update.get("type") != "addRules":
             continue
+        behavior = update.get("behavior")
+        kind: RuleBehavior = behavior if behavior in ("allow", "deny") else "ask"
+        save = update.get("destination") == "localSettings" and kind == "allow"
         for raw in update.get("rules") or ():
             rule = Rule(str(raw.get("toolName")), raw.get("ruleContent"), "the SDK client")
-            if update.get("behavior") == "allow":
-                runtime.gate.allow_always(rule)
-            elif update.get("behavior") == "deny":
-                runtime.gate.deny.append(rule)
-            else:
-                runtime.gate.ask.append(rule)
-            if update.get("destination") == "localSettings" and update.get("behavior") == "allow":
-                runtime.remember_rule(rule)
+            driver.add_permission_rule(kind, rule, save=save)
 
 
 def context_usage(driver: SessionDriver) -> dict[str, Any]:
     """``get_context_usage``: where the context's tokens go now, and how full it is."""
-    runtime = driver.runtime
-    state = runtime.context.state(runtime.agent)
-    breakdown = context_breakdown(
-        system_blocks=runtime.system,
-        memory_texts=runtime.memory_texts,
-        skills_text=runtime.skills_text,
-        tools_api=runtime.agent.tools_api,
-        messages=list(runtime.agent.messages),
-        limits=state.limits,
-        used=state.used,
-    )
+    usage = driver.context_usage()
+    state = usage.state
     categories = [
         {"name": c.name, "tokens": c.tokens, "color": COLORS.get(c.name, "inactive")}
-        for c in breakdown.categories
+        for c in usage.breakdown.categories
     ]
     effective = state.threshold if state.auto_compact_enabled else state.window
     return {
@@ -99,50 +83,40 @@ def context_usage(driver: SessionDriver) -> dict[str, Any]:
         "maxTokens": effective,
         "rawMaxTokens": state.window,
         "percentage": round(state.percent_used, 2),
-        "model": runtime.agent.model,
+        "model": usage.model,
         "isAutoCompactEnabled": state.auto_compact_enabled,
         "memoryFiles": [
-            {"path": str(m.path), "type": str(m.kind), "tokens": (len(m.content) + 3) // 4}
-            for m in runtime.memory_files
+            {"path": str(m.path), "type": m.kind, "tokens": (m.chars + 3) // 4}
+            for m in usage.memory_files
         ],
         "mcpTools": [],
-        "agents": [{"agentType": name, "source": "sdk"} for name in runtime.options.agents],
+        "agents": [
+            {"agentType": name, "source": "sdk"} for name in driver.inventory().given_agents
+        ],
     }
 
 
 def rewind_files(driver: SessionDriver, user_message_id: str) -> dict[str, Any]:
     """Restore the files Edit and Write changed since that prompt; ValueError if it cannot."""
-    checkpoints = driver.runtime.checkpoints
-    if checkpoints is None:
-        raise ValueError(f"file checkpointing is off: start ccx with {CHECKPOINTING_ENV}=true")
-    restored = checkpoints.rewind(user_message_id, prompt_uuids(driver.runtime))
-    return {"canRewind": True, "filesChanged": restored}
+    return {"canRewind": True, "filesChanged": driver.rewind_files(user_message_id)}
 
 
 def initialize_answer(driver: SessionDriver) -> dict[str, Any]:
     """What ``initialize`` returns: the commands (custom ones with their argument hints), the
     agents, the output styles."""
-    runtime = driver.runtime
+    offer = driver.inventory()
     hints = driver.argument_hints()
     commands = [
         {"name": name, "description": text, "argumentHint": hints.get(name, "")}
         for name, text in driver.commands()
     ]
-    agents = (
-        [
-            {"name": d.name, "description": d.description}
-            for d in runtime.subagents.definitions.values()
-        ]
-        if runtime.options.subagents
-        else []
-    )
     return {
         "commands": commands,
-        "agents": agents,
+        "agents": [{"name": a.name, "description": a.description} for a in offer.agents],
         "hook_on_failure_supported": True,  # an SDK hook's onFailure "block" is honoured
         "hooks_applied": True,
-        "output_style": runtime.output_style.name,
-        "available_output_styles": runtime.output_styles.names,
+        "output_style": offer.output_style,
+        "available_output_styles": list(offer.output_styles),
         "models": [],
         "account": {},
         "pid": os.getpid(),

@@ -9,32 +9,33 @@ server, and reads the JSON-RPC answer from ``mcp_response``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent.mcp.sdk_transport import SdkChannelError
-from agent.mcp.servers import McpServers
-from agent.mcp.status import status_report
+from agent.mcp.sdk_transport import SdkChannelError, SdkSend
+
+if TYPE_CHECKING:
+    from tui.session.driver import SessionDriver
 
 SendControl = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 SUBTYPES = ("mcp_status", "mcp_reconnect", "mcp_toggle")
 
 
-async def answer(servers: McpServers, request: dict[str, Any]) -> dict[str, Any]:
+async def answer(driver: SessionDriver, request: dict[str, Any]) -> dict[str, Any]:
     """The response to one of ``SUBTYPES`` (ValueError with the reason it failed)."""
     subtype = request.get("subtype")
     if subtype == "mcp_status":
-        return status_report(servers)
+        return driver.mcp_status()
     name = request.get("serverName")
     if not isinstance(name, str) or not name:
         raise ValueError(f"{subtype} needs a serverName")
     if subtype == "mcp_reconnect":
-        await servers.reconnect(name)
+        await driver.reconnect_mcp_server(name)
     else:
-        await servers.toggle(name, request.get("enabled") is not False)
+        await driver.toggle_mcp_server(name, request.get("enabled") is not False)
     return {}
 
 
-def sdk_sender(send_control: SendControl) -> Callable[[str, dict[str, Any]], Awaitable[Any]]:
+def sdk_sender(send_control: SendControl) -> SdkSend:
     """``send(server, message)`` for ``agent.mcp.sdk_transport``: one ``mcp_message`` request."""
 
     async def send(server: str, message: dict[str, Any]) -> dict[str, Any]:

@@ -138,17 +138,16 @@ class StreamSession:
             driver.set_mode(str(request.get("mode")))
             return {}
         if subtype == "set_model":
-            driver.runtime.set_model(request.get("model") or "default")
+            driver.set_model(request.get("model") or "default")
             return {}
         if subtype in mcp_control.SUBTYPES:
-            return await mcp_control.answer(driver.runtime.mcp, request)
+            return await mcp_control.answer(driver, request)
         if subtype == "get_context_usage":
             return control.context_usage(driver)
         if subtype == "stop_task":  # a background job (Bash or agent) by its id
             task_id = str(request.get("task_id") or "")
-            if driver.runtime.jobs.get(task_id) is None:
+            if not await driver.stop_job(task_id):
                 raise ValueError(f"no background task {task_id!r}")
-            await driver.runtime.jobs.stop(task_id)
             return {}
         if subtype == "rewind_files":
             return control.rewind_files(driver, str(request.get("user_message_id") or ""))
@@ -157,10 +156,9 @@ class StreamSession:
     def _initialize(self, driver: SessionDriver, request: dict[str, Any]) -> dict[str, Any]:
         """The client's hooks and agents registered; what the session offers."""
         if isinstance(agents := request.get("agents"), dict):
-            driver.runtime.options.agents.update(agents)
-            driver.runtime.subagents.add_json(agents)
+            driver.add_agents(agents)
         if request.get("hooks"):
-            for warning in driver.runtime.hooks.add_callbacks(request["hooks"], self.call_hook):
+            for warning in driver.add_hook_callbacks(request["hooks"], self.call_hook):
                 self._complain(warning)
         return control.initialize_answer(driver)
 
@@ -299,7 +297,7 @@ async def run_stream(
     loop = asyncio.get_running_loop()
     try:
         session.driver = SessionDriver(options, output.emit, ask=ask)
-        session.driver.runtime.mcp.sdk_send = mcp_control.sdk_sender(session.send_control)
+        session.driver.connect_sdk_servers(mcp_control.sdk_sender(session.send_control))
         # Input is read from here on: SDK MCP servers connect through control requests.
         threading.Thread(target=_read_stdin, args=(loop, session), daemon=True).start()
         await session.driver.start()
