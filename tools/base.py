@@ -189,7 +189,9 @@ def _params_argument(cls: type) -> type[ToolParams] | None:
 def params_schema(params: type[BaseModel]) -> dict[str, Any]:
     """The API's JSON schema of a parameters model: fixed by the code, so built once a process
     (pydantic takes some 10 ms a tool); callers get copies."""
-    return _collapse_optional(_strip_titles(params.model_json_schema(by_alias=True)))
+    schema = _collapse_optional(_strip_titles(params.model_json_schema(by_alias=True)))
+    assert isinstance(schema, dict)  # both walks give a dict back for a dict
+    return schema
 
 
 def _strip_titles(node: Any) -> Any:
