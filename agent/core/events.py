@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from agent.core.compaction_record import CompactionRecord, CompactionTrigger
 from agent.core.context_state import ContextState
+from agent.core.messages import ApiMessage, ToolResultPart
 
 if TYPE_CHECKING:
     from agent.permissions.rules import PermissionMode
@@ -129,7 +130,7 @@ class AssistantMessage(Event):
     """One complete assistant response, as stored in the conversation."""
 
     type: ClassVar[str] = "assistant"
-    message: dict[str, Any]
+    message: ApiMessage
     api_id: str | None
     stop_reason: str | None
     usage: dict[str, int]
@@ -155,7 +156,8 @@ class ToolFinished(Event):
     display: str
     output_preview: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
-    content: Any = None  # the tool_result content the model is sent (stream-json's user message)
+    # The tool_result content the model is sent (stream-json's user message).
+    content: str | list[ToolResultPart] | None = None
 
 
 @dataclass

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeGuard, TypeVar
 
-from agent.core.messages import ContentBlock, Role, ToolResultPart, text_block
+from agent.core.messages import ContentBlock, ResponseBlock, Role, ToolResultPart, text_block
 
 # A block as it came from outside (a transcript line, a hook, a stream): JSON not yet checked.
 RawBlock = Mapping[str, Any]
@@ -94,6 +94,11 @@ def _is_known(block: object, known: frozenset[str]) -> TypeGuard[ContentBlock]:
     (the loader has checked the ids of tool blocks; blank text and unsendable images and
     thinking are checked where they are filtered)."""
     return isinstance(block, dict) and isinstance(block.get("type"), str) and block["type"] in known
+
+
+def is_response_block(block: RawBlock) -> TypeGuard[ResponseBlock]:
+    """A block of a type ccx keeps of a response (what ``_is_known`` says of the others)."""
+    return _is_known(block, RESPONSE_BLOCK_TYPES)
 
 
 def may_carry_cache_control(block: RawBlock) -> bool:

@@ -234,6 +234,7 @@ class PermissionGate:
         return self.resolve(str(raw)) if raw else None
 
     def _path_matches(self, specifier: str, path: str) -> bool:
+        bases: tuple[str, ...]
         if specifier.startswith("//"):
             bases, pattern, anchored = ("/",), specifier[2:], True
         elif specifier == "~" or specifier.startswith("~/"):
