@@ -71,9 +71,10 @@ async def search(
         stderr=asyncio.subprocess.PIPE,
         cwd=query.cwd,
     )
+    assert proc.stderr is not None  # piped above
     try:
         (out, cut), err = await asyncio.wait_for(
-            asyncio.gather(_read_capped(proc), proc.stderr.read()),  # type: ignore[union-attr]
+            asyncio.gather(_read_capped(proc), proc.stderr.read()),
             timeout,
         )
         code = await proc.wait()
