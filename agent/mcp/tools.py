@@ -51,6 +51,7 @@ class McpTool(Tool[McpParams]):
         self.server = connection.name
         self.tool = str(spec.name)
         pair = (self.server, self.tool)
+        # Tool.name is a class variable; each MCP tool has a name of its own.
         self.name = name or wire_names([pair])[pair]  # type: ignore[misc]
         self.rule_aliases = aliases(self.server, self.tool, self.name)
         self._description = (spec.description or "").strip()[:MAX_DESCRIPTION_CHARS]
@@ -67,7 +68,7 @@ class McpTool(Tool[McpParams]):
             }
         )
 
-    def to_api(self) -> dict[str, Any]:  # type: ignore[override]
+    def to_api(self) -> dict[str, Any]:  # type: ignore[override]  # per instance: its schema
         return {
             "name": self.name,
             "description": self._description or f"{self.tool} from the MCP server {self.server}",
