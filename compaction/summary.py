@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Literal
@@ -86,7 +87,7 @@ def summary_message_text(
     return "\n\n".join(parts)
 
 
-def latest_user_request(messages: list[Message]) -> str | None:
+def latest_user_request(messages: Sequence[Message]) -> str | None:
     """The last thing the user typed (not tool results, not ccx's own reminders)."""
     for message in reversed(messages):
         if message.role == "user" and message.kind == "prompt":
@@ -140,7 +141,7 @@ def _is_media(part: ToolResultPart) -> bool:
     return part.get("type") in ("image", "document")
 
 
-def latest_request(messages: list[Message]) -> str | None:
+def latest_request(messages: Sequence[Message]) -> str | None:
     """The user's latest typed request; after an earlier compaction, the one its summary carried."""
     request = latest_user_request(messages)
     if request:
