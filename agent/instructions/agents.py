@@ -102,9 +102,9 @@ def discover_agents(
     directories = agent_dirs(cwd, home, config_dir)
     for directory in directories if include_project else directories[1:]:
         for path in _agent_files(directory, found.warnings):
-            loaded = load_agent_file(path, found.warnings)
-            if loaded is not None:
-                found.offer(loaded)
+            definition = load_agent_file(path, found.warnings)
+            if definition is not None:
+                found.offer(definition)
     found.offer(GENERAL_PURPOSE_AGENT)
     return found
 
