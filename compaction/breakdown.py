@@ -8,7 +8,7 @@ free space and the buffer kept back for auto-compaction.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,7 +57,7 @@ def _system_text(system_blocks: Iterable[Mapping[str, Any]]) -> str:
     return "\n".join(str(b.get("text", "")) for b in system_blocks if b.get("type") == "text")
 
 
-def _message_parts(messages: list[Message]) -> tuple[float, float, dict[str, float]]:
+def _message_parts(messages: Sequence[Message]) -> tuple[float, float, dict[str, float]]:
     """Tokens of everything but thinking and tool results, of the thinking blocks, and of
     tool results by the name of their tool."""
     names = {
@@ -97,11 +97,11 @@ def _scaled(estimates: list[float], total: int) -> list[int]:
 
 def context_breakdown(
     *,
-    system_blocks: list[dict[str, Any]],
+    system_blocks: Sequence[Mapping[str, Any]],
     memory_texts: list[str],
     skills_text: str,
     tools_api: list[dict[str, Any]],
-    messages: list[Message],
+    messages: Sequence[Message],
     limits: ContextLimits,
     used: int,
     keep_preview: dict[str, str] | None = None,

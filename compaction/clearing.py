@@ -9,6 +9,7 @@ tokens each request adds, the g of the batching rule.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -55,7 +56,7 @@ class Clearing:
         default_factory=lambda: ResultIndex(estimate_message, estimate_block)
     )
 
-    def learn_growth(self, messages: list[Message]) -> None:
+    def learn_growth(self, messages: Sequence[Message]) -> None:
         """Clearable tokens added per request, averaged over the session.
 
         A long-run mean rather than a quick moving average: a couple of small
@@ -229,7 +230,7 @@ class Clearing:
         return str(target)
 
 
-def result_text(block: dict[str, Any]) -> str:
+def result_text(block: Mapping[str, Any]) -> str:
     content = block.get("content")
     if isinstance(content, str):
         return content

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.core.compaction_record import CompactionRecord
+from agent.core.compaction_record import CompactionKind, CompactionRecord, CompactionTrigger
 from agent.core.conversation import Compacted, Undone
 from agent.core.events import (
     CompactionFailed,
@@ -56,7 +56,18 @@ from compaction.user_messages import for_summary
 from tools.file_state import FileState
 
 # Claude Code's PreCompact/PostCompact hooks know only "manual" and "auto".
-HOOK_TRIGGERS = {"reactive": "auto"}
+HOOK_TRIGGERS: dict[CompactionTrigger, CompactionTrigger] = {"reactive": "auto"}
+# The kind of a partial compaction, and the part a kind keeps (session memory keeps the
+# newer messages, as a partial "up_to" compaction does).
+PARTIAL_KINDS: dict[PartialMode, CompactionKind] = {
+    "from": "partial_from",
+    "up_to": "partial_up_to",
+}
+KEPT_PARTS: dict[CompactionKind, PartialMode] = {
+    "partial_from": "from",
+    "partial_up_to": "up_to",
+    "session_memory": "up_to",
+}
 
 
 @dataclass
@@ -70,8 +81,8 @@ class Replacement:
     kept_after: list[Message]
     restoration: Restoration
     file_state: dict[str, FileState]  # the cache as it was, for /undo-compact
-    trigger: str
-    kind: str
+    trigger: CompactionTrigger
+    kind: CompactionKind
 
     def messages(self) -> list[Message]:
         """The new conversation. Every prompt byte after the system prompt is written again,
@@ -100,7 +111,7 @@ class Compactor:
         agent: ConversationHost,
         limits: ContextLimits,
         *,
-        trigger: str,
+        trigger: CompactionTrigger,
         instructions: str | None = None,
         partial: PartialMode | None = None,
         keep_rounds: int | None = None,
@@ -136,7 +147,7 @@ class Compactor:
             kept_before=kept_before,
             kept_after=kept_after,
             trigger=trigger,
-            kind=f"partial_{partial}" if partial else "full",
+            kind=PARTIAL_KINDS[partial] if partial else "full",
         )
         return await self.commit(
             agent,
@@ -152,7 +163,7 @@ class Compactor:
         agent: ConversationHost,
         messages: list[Message],
         limits: ContextLimits,
-        trigger: str,
+        trigger: CompactionTrigger,
         instructions: str | None,
         partial: PartialMode | None,
         pivot: int | None,
@@ -197,8 +208,8 @@ class Compactor:
         *,
         kept_before: list[Message],
         kept_after: list[Message],
-        trigger: str,
-        kind: str,
+        trigger: CompactionTrigger,
+        kind: CompactionKind,
         restore_room: Callable[[list[Message]], int] | None = None,
     ) -> Replacement:
         """The conversation that would replace this one, worked out without changing anything.
@@ -210,12 +221,7 @@ class Compactor:
         previous = list(agent.conversation.messages)
         latest = latest_request(previous)
         typed = for_summary(previous, [*kept_before, *kept_after], latest, limits)
-        # Session memory keeps the newer messages, as a partial "up_to" compaction does.
-        partial = {
-            "partial_from": "from",
-            "partial_up_to": "up_to",
-            "session_memory": "up_to",
-        }.get(kind)
+        partial = KEPT_PARTS.get(kind)
         summary_message = Message(
             role="user",
             content=[
@@ -226,7 +232,7 @@ class Compactor:
                         transcript_path=self.services.transcript_path,
                         latest_request=latest,
                         auto=trigger != "manual",
-                        partial=partial,  # type: ignore[arg-type]
+                        partial=partial,
                         user_messages=typed.render(self.services.transcript_path),
                     ),
                 }
@@ -392,7 +398,7 @@ class Compactor:
     ) -> None:
         self.history = snapshots_from_transcript(segments, boundaries, live)
 
-    async def _pre_compact_hook(self, trigger: str, instructions: str | None) -> None:
+    async def _pre_compact_hook(self, trigger: CompactionTrigger, instructions: str | None) -> None:
         if self.services.run_hook is None:
             return
         trigger = HOOK_TRIGGERS.get(trigger, trigger)
@@ -406,7 +412,7 @@ class Compactor:
                 f"a PreCompact hook blocked it: {outcome.block_reason or 'no reason given'}"
             )
 
-    async def _post_compact_hook(self, trigger: str, summary: str) -> None:
+    async def _post_compact_hook(self, trigger: CompactionTrigger, summary: str) -> None:
         if self.services.run_hook is None:
             return
         trigger = HOOK_TRIGGERS.get(trigger, trigger)

@@ -138,8 +138,9 @@ async def compact_instead_of_clearing(
         return False
     limits = manager.limits(agent)
     clearing = manager.clearing
+    used = manager.count(agent)
     situation = Situation(
-        used=manager.count(agent),
+        used=used,
         threshold=limits.auto_compact,
         growth=max(clearing.request_growth, clearing.growth),
         clearable_growth=clearing.growth,
@@ -150,7 +151,7 @@ async def compact_instead_of_clearing(
     options = memory_options(agent, memory, manager.compactor, limits, manager.estimate)
     choice = weigh(situation, plan, options)
     if choice.step == "update":
-        started = not manager.early_update and memory.start_update(agent, situation.used, limits)
+        started = not manager.early_update and memory.start_update(agent, used, limits)
         manager.early_update = started
         if started:
             manager.services.record_event(

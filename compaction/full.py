@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from agent.core.messages import Message, user_text
+from agent.core.messages import Message, TextBlock, user_text
 from agent.core.request import build_request
 from agent.core.thinking import side_request
 from agent.model.client import ApiError, ModelClient, PromptTooLongError
@@ -70,7 +70,7 @@ async def summarize(
     client: ModelClient,
     *,
     model: str,
-    system: list[dict[str, Any]],
+    system: list[TextBlock],
     tools: list[dict[str, Any]],
     messages: list[Message],
     instructions: str | None = None,
@@ -113,13 +113,11 @@ async def summarize(
             continue
         except ApiError as error:
             raise CompactionError(f"the summary request failed: {error.message}") from error
-        if any(block.get("type") == "tool_use" for block in response.content):
+        if any(block["type"] == "tool_use" for block in response.content):
             raise CompactionError(
                 "the summarizer tried to call a tool instead of writing a summary"
             )
-        text = "".join(
-            block.get("text", "") for block in response.content if block.get("type") == "text"
-        )
+        text = "".join(block["text"] for block in response.content if block["type"] == "text")
         truncated = response.stop_reason == "max_tokens"
         if truncated and not has_summary_section(text):
             raise CompactionError(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from agent.core.messages import Message
+from agent.core.messages import ContentBlock, Message
 from compaction.markers import CLEARED_PREFIX
 
 INPUT_FIELDS: dict[str, tuple[str, ...]] = {
@@ -61,9 +61,9 @@ def apply_input_clearing(messages: list[Message], tool_use_ids: set[str]) -> lis
             b.get("type") == "tool_use" and b.get("id") in tool_use_ids for b in message.content
         ):
             continue
-        content = []
+        content: list[ContentBlock] = []
         for block in message.content:
-            if block.get("type") == "tool_use" and block.get("id") in tool_use_ids:
+            if block["type"] == "tool_use" and block["id"] in tool_use_ids:
                 block = {**block, "input": cleared_input(block["name"], block.get("input") or {})}
             content.append(block)
         updated[index] = replace(message, content=content)

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.core.compaction_record import CompactionRecord
+from agent.core.compaction_record import CompactionRecord, CompactionTrigger
 from agent.core.events import (
     SERVER_CLEARING,
     CompactionFailed,
@@ -245,6 +245,7 @@ class ContextManager:
             agent.conversation.clear_results(outcome.messages)
             self.counter.adjust(-round(outcome.tokens_freed * self.counter.calibration))
             plan = outcome.plan
+            assert plan.reason != "none"  # a plan that changes something says why
             self.emit(
                 Microcompacted(
                     plan.reason,
@@ -312,7 +313,7 @@ class ContextManager:
         self,
         agent: ConversationHost,
         *,
-        trigger: str = "manual",
+        trigger: CompactionTrigger = "manual",
         instructions: str | None = None,
         partial: PartialMode | None = None,
         keep_rounds: int | None = None,

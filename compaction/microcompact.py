@@ -80,11 +80,11 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
-from agent.core.messages import Message
+from agent.core.messages import ContentBlock, Message, ToolResultBlock
 from agent.core.thinking import continued_response
 from compaction.cost_model import ClearOption, Situation, choose
 from compaction.cost_model import economic_batch as economic_batch
@@ -147,7 +147,7 @@ class ClearPlan:
 def find_candidates(
     messages: list[Message],
     config: MicrocompactConfig,
-    estimate_block: Callable[[dict[str, Any]], float],
+    estimate_block: Callable[[Mapping[str, Any]], float],
     index: ResultIndex | None = None,
     window: int | None = None,
 ) -> list[Candidate]:
@@ -337,7 +337,7 @@ def plan_clearing(
     auto_threshold: float | None,
     growth_per_request: float,
     message_tokens: Callable[[Message], float],
-    estimate_block: Callable[[dict[str, Any]], float],
+    estimate_block: Callable[[Mapping[str, Any]], float],
     config: MicrocompactConfig | None = None,
     index: ResultIndex | None = None,
     window: int | None = None,
@@ -427,7 +427,7 @@ def anchors_after(
     first = frozen_anchor(messages, remaining, config, inputs)
     changed = [c.message_index for c in (*plan.clear, *plan.inputs)]
     edge = frontier(messages, max([index.last_cleared, *changed]))
-    anchors = () if first is None else (first,)
+    anchors: tuple[int, ...] = () if first is None else (first,)
     if edge is not None and (first is None or edge > first):
         anchors += (edge,)
     return anchors
@@ -442,14 +442,16 @@ def apply_clearing(messages: list[Message], markers: dict[str, str]) -> list[Mes
     updated = list(messages)
     for index, message in enumerate(messages):
         if message.role != "user" or not any(
-            b.get("type") == "tool_result" and b.get("tool_use_id") in markers
-            for b in message.content
+            b["tool_use_id"] in markers for b in message.tool_results()
         ):
             continue
-        content = []
+        content: list[ContentBlock] = []
         for block in message.content:
-            if block.get("type") == "tool_result" and block.get("tool_use_id") in markers:
-                cleared = {"type": "tool_result", "tool_use_id": block["tool_use_id"]}
+            if block["type"] == "tool_result" and block["tool_use_id"] in markers:
+                cleared: ToolResultBlock = {
+                    "type": "tool_result",
+                    "tool_use_id": block["tool_use_id"],
+                }
                 cleared["content"] = markers[block["tool_use_id"]]
                 if block.get("is_error"):
                     cleared["is_error"] = True

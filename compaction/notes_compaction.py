@@ -73,6 +73,11 @@ def prepare_with_notes(
     messages = list(agent.conversation.messages)
     target = int(limits.auto_compact * TARGET_SHARE)
     start = adjust_start_index(messages, keep_from)
+
+    def room(over: int) -> Callable[[list[Message]], int]:
+        """The restore room when the last try came out ``over`` the target."""
+        return lambda new: target - over - estimate(agent, new)
+
     over = 0
     for _attempt in range(2):
         replacement = compactor.prepare(
@@ -83,7 +88,7 @@ def prepare_with_notes(
             kept_after=messages[start:],
             trigger="auto",
             kind="session_memory",
-            restore_room=lambda new, over=over: target - over - estimate(agent, new),
+            restore_room=room(over),
         )
         prospective = estimate(agent, replacement.messages())
         over = prospective - target

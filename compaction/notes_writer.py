@@ -181,9 +181,9 @@ class SessionNotes:
         seconds = time.perf_counter() - started
         if host.costs is not None:
             host.costs.add(response.model or host.model, response.usage, seconds, purpose="notes")
-        if any(block.get("type") == "tool_use" for block in response.content):
+        if any(block["type"] == "tool_use" for block in response.content):
             raise NotesError("the notes update tried to call a tool")
-        reply = "".join(b.get("text", "") for b in response.content if b.get("type") == "text")
+        reply = "".join(b["text"] for b in response.content if b["type"] == "text")
         if response.stop_reason == "max_tokens" and not has_summary_section(reply):
             raise NotesError("the notes update was cut at the output limit")
         text = format_summary(reply)

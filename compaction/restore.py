@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from agent.core.messages import Message
+from agent.core.messages import ContentBlock, Message, text_block
 from compaction.microcompact import is_cleared
 from tools.file_state import FileState, normalize_path
 
@@ -53,7 +53,7 @@ class Restoration:
         """One user message (kind "attachment") carrying every restored item."""
         if not self.items:
             return None
-        blocks = [{"type": "text", "text": item.text} for item in self.items]
+        blocks: list[ContentBlock] = [text_block(item.text) for item in self.items]
         return Message(role="user", content=blocks, kind="attachment")
 
     def summary(self) -> dict[str, list[str]]:
@@ -81,13 +81,13 @@ def visible_read_paths(
     shown: set[str] = set()
     for message in messages:
         for block in message.content:
-            if block.get("type") == "tool_use" and block.get("name") == "Read":
+            if block["type"] == "tool_use" and block["name"] == "Read":
                 path = (block.get("input") or {}).get("file_path")
                 if isinstance(path, str):
                     reads[block["id"]] = path
             elif (
-                block.get("type") == "tool_result"
-                and block.get("tool_use_id") in reads
+                block["type"] == "tool_result"
+                and block["tool_use_id"] in reads
                 and not is_cleared(block)
                 and not block.get("is_error")
             ):
@@ -102,13 +102,13 @@ def visible_skill_names(messages: Iterable[Message]) -> set[str]:
     shown: set[str] = set()
     for message in messages:
         for block in message.content:
-            if block.get("type") == "tool_use" and block.get("name") == "Skill":
+            if block["type"] == "tool_use" and block["name"] == "Skill":
                 name = (block.get("input") or {}).get("skill")
                 if isinstance(name, str):
                     calls[block["id"]] = name.strip().lstrip("/").casefold()
             elif (
-                block.get("type") == "tool_result"
-                and block.get("tool_use_id") in calls
+                block["type"] == "tool_result"
+                and block["tool_use_id"] in calls
                 and not is_cleared(block)
                 and not block.get("is_error")
             ):

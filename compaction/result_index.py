@@ -5,11 +5,11 @@ per-message token prefix sums, kept up to date in O(new messages) per request.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agent.core.messages import Message
+from agent.core.messages import ContentBlock, Message, ToolResultBlock
 from agent.core.thinking import is_thinking
 from compaction.inputs import clearable_input_tokens, is_input_cleared
 from compaction.markers import CLEARED_PREFIX
@@ -29,15 +29,18 @@ class Candidate:
     unchanged: bool = False  # a Read that answered "unchanged": its content is an earlier read's
 
 
-def is_unchanged_stub(block: dict[str, Any]) -> bool:
+def is_unchanged_stub(block: ToolResultBlock) -> bool:
     """A re-read answered with the "unchanged" stub rather than the file's text."""
     content = block.get("content")
-    if isinstance(content, list):
-        content = next((b.get("text") for b in content if b.get("type") == "text"), None)
-    return isinstance(content, str) and content.startswith(UNCHANGED_STUB_PREFIX)
+    text = (
+        next((b.get("text") for b in content if b.get("type") == "text"), None)
+        if isinstance(content, list)
+        else content
+    )
+    return isinstance(text, str) and text.startswith(UNCHANGED_STUB_PREFIX)
 
 
-def is_cleared(block: dict[str, Any]) -> bool:
+def is_cleared(block: ToolResultBlock) -> bool:
     content = block.get("content")
     return isinstance(content, str) and content.startswith(CLEARED_PREFIX)
 
@@ -54,7 +57,7 @@ class ResultIndex:
     def __init__(
         self,
         estimate_message: Callable[[Message], float],
-        estimate_block: Callable[[dict[str, Any]], float],
+        estimate_block: Callable[[Mapping[str, Any]], float],
     ) -> None:
         self.estimate_message = estimate_message
         self.estimate_block = estimate_block
@@ -87,9 +90,8 @@ class ResultIndex:
         if thinking and len(thinking) < len(message.content):  # a thinking-only one stays whole
             self.thinking.append((index, sum(self.estimate_block(b) for b in thinking)))
 
-    def _scan_block(self, block: dict[str, Any], index: int) -> None:
-        kind = block.get("type")
-        if kind == "tool_use":
+    def _scan_block(self, block: ContentBlock, index: int) -> None:
+        if block["type"] == "tool_use":
             tool_input = block.get("input") or {}
             self.uses[block["id"]] = (block["name"], tool_input)
             tokens = clearable_input_tokens(block["name"], tool_input)
@@ -97,7 +99,7 @@ class ResultIndex:
                 self.inputs.append(Candidate(block["id"], block["name"], tool_input, index, tokens))
             elif is_input_cleared(block["name"], tool_input):
                 self.last_cleared = index
-        elif kind == "tool_result":
+        elif block["type"] == "tool_result":
             if is_cleared(block):
                 self.last_cleared = index
                 return

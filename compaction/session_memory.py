@@ -27,12 +27,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agent.core.context_state import ContextLimits
 from agent.core.messages import Message
 from compaction.grouping import adjust_start_index
 from compaction.tokens import PADDING, estimate_message
+
+if TYPE_CHECKING:
+    from agent.core.context_policy import PolicyHost
 
 MIN_KEEP_TOKENS = 10_000
 MIN_KEEP_TEXT_MESSAGES = 5
@@ -57,7 +60,7 @@ class SessionMemory(Protocol):
 
     def observe(
         self,
-        host: object,
+        host: PolicyHost,
         used: int,
         limits: ContextLimits,
         outlook: Callable[[], bool] | None = None,
@@ -82,7 +85,7 @@ class SessionMemory(Protocol):
     def updating(self) -> bool:
         """Whether an update is in flight (a compaction now would wait for its notes)."""
 
-    def start_update(self, host: object, used: int, limits: ContextLimits) -> bool:
+    def start_update(self, host: PolicyHost, used: int, limits: ContextLimits) -> bool:
         """Start a notes update now, whatever the policy says."""
 
     def cancel(self) -> None:

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from agent.core.messages import Message
+from agent.core.messages import ContentBlock, Message, ToolResultPart, text_block
 
 PROMPTS = Path(__file__).with_name("prompts")
 # Words every summary request carries, by which a gateway or the fake API can tell one apart.
@@ -86,7 +87,7 @@ def summary_message_text(
     return "\n\n".join(parts)
 
 
-def latest_user_request(messages: list[Message]) -> str | None:
+def latest_user_request(messages: Sequence[Message]) -> str | None:
     """The last thing the user typed (not tool results, not ccx's own reminders)."""
     for message in reversed(messages):
         if message.role == "user" and message.kind == "prompt":
@@ -112,32 +113,35 @@ def strip_media(messages: list[Message]) -> list[Message]:
     return out
 
 
-def _has_media(block: dict[str, Any]) -> bool:
-    if block.get("type") in ("image", "document"):
+def _has_media(block: ContentBlock) -> bool:
+    if block["type"] == "image" or block["type"] == "document":
         return True
+    if block["type"] != "tool_result":
+        return False
     content = block.get("content")
-    return isinstance(content, list) and any(
-        b.get("type") in ("image", "document") for b in content
-    )
+    return isinstance(content, list) and any(_is_media(b) for b in content)
 
 
-def _without_media(block: dict[str, Any]) -> dict[str, Any]:
-    kind = block.get("type")
-    if kind in ("image", "document"):
-        return {"type": "text", "text": f"[{kind}]"}
+def _without_media(block: ContentBlock) -> ContentBlock:
+    if block["type"] == "image" or block["type"] == "document":
+        return text_block(f"[{block['type']}]")
+    if block["type"] != "tool_result":
+        return block
     content = block.get("content")
     if isinstance(content, list):
-        replaced = [
-            {"type": "text", "text": f"[{b['type']}]"}
-            if b.get("type") in ("image", "document")
-            else b
-            for b in content
+        replaced: list[ToolResultPart] = [
+            text_block(f"[{b['type']}]") if _is_media(b) else b for b in content
         ]
         return {**block, "content": replaced}
     return block
 
 
-def latest_request(messages: list[Message]) -> str | None:
+def _is_media(part: ToolResultPart) -> bool:
+    # read with get: a loaded transcript's tool results may hold parts of other types
+    return part.get("type") in ("image", "document")
+
+
+def latest_request(messages: Sequence[Message]) -> str | None:
     """The user's latest typed request; after an earlier compaction, the one its summary carried."""
     request = latest_user_request(messages)
     if request:

@@ -69,7 +69,7 @@ def _estimate_result_content(content: Any) -> float:
     return _chars(content) / CHARS_PER_TOKEN
 
 
-def _measure(content: list[dict[str, Any]]) -> float:
+def _measure(content: Sequence[Mapping[str, Any]]) -> float:
     return sum(estimate_block(block) for block in content)
 
 

@@ -23,6 +23,7 @@ from typing import Any, ClassVar, Generic, TypeVar, cast, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tools.file_state import FileStateCache
+from tools.result_content import ToolResultPart
 from tools.surrogates import existing_name
 
 
@@ -42,7 +43,7 @@ CURRENT_TOOL_USE: ContextVar[str | None] = ContextVar("ccx_current_tool_use", de
 class ToolResult:
     """What the model sees (``output``) kept apart from what the user sees (``display``)."""
 
-    output: str | list[dict[str, Any]]
+    output: str | list[ToolResultPart]
     display: str = ""
     is_error: bool = False
     meta: dict[str, Any] = field(default_factory=dict)
@@ -54,7 +55,7 @@ class ToolResult:
     def output_text(self) -> str:
         if isinstance(self.output, str):
             return self.output
-        return "\n".join(b.get("text", "[image]") for b in self.output)
+        return "\n".join(b["text"] if b["type"] == "text" else "[image]" for b in self.output)
 
 
 @dataclass
@@ -189,7 +190,9 @@ def _params_argument(cls: type) -> type[ToolParams] | None:
 def params_schema(params: type[BaseModel]) -> dict[str, Any]:
     """The API's JSON schema of a parameters model: fixed by the code, so built once a process
     (pydantic takes some 10 ms a tool); callers get copies."""
-    return _collapse_optional(_strip_titles(params.model_json_schema(by_alias=True)))
+    schema = _collapse_optional(_strip_titles(params.model_json_schema(by_alias=True)))
+    assert isinstance(schema, dict)  # both walks give a dict back for a dict
+    return schema
 
 
 def _strip_titles(node: Any) -> Any:

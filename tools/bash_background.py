@@ -27,7 +27,7 @@ from tools.bash_process import (
     signal_group,
     wait_gone,
 )
-from tools.jobs import Job, JobRegistry
+from tools.jobs import Job, JobRegistry, JobStatus
 from tools.process_guard import process_guard
 
 DEFAULT_BACKGROUND_TIMEOUT_MS = 600_000
@@ -172,7 +172,7 @@ class _BackgroundCommand:
             lingering = not self.closed.done()
             self._exited()
             ok = proc.returncode == 0
-            status = "killed" if self.stopping else "completed" if ok else "failed"
+            status: JobStatus = "killed" if self.stopping else "completed" if ok else "failed"
             if error is not None:
                 status = "failed"
             registry.finish(self.job_id, status, exit_code=proc.returncode, error=error)

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from tools.process_guard import process_guard
 
@@ -194,7 +194,7 @@ def signal_group(pgid: int, sig: signal.Signals | int) -> bool:
     return True
 
 
-async def end_group(pgid: int, *exited: asyncio.Future[object]) -> None:
+async def end_group(pgid: int, *exited: asyncio.Future[Any]) -> None:
     """Kill what is left of a group and wait until none of it runs (at most GONE_S)."""
     await kill_group(pgid, *exited)
     deadline = asyncio.get_running_loop().time() + GONE_S
@@ -233,7 +233,7 @@ def group_running(pgid: int) -> bool:
     return False
 
 
-async def kill_group(pgid: int, *exited: asyncio.Future[object]) -> None:
+async def kill_group(pgid: int, *exited: asyncio.Future[Any]) -> None:
     """SIGTERM the whole group, give it a moment to exit, then SIGKILL whatever is left.
 
     ``exited`` (the shell's exit, the output pipe's close) end the grace early:

@@ -16,11 +16,11 @@ from pathlib import Path
 
 from pydantic import Field
 
+from tools.atomic_file import atomic_write
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
 from tools.paths import missing_file_message, short_path, unusable_path
 from tools.read_text import BINARY_SNIFF_BYTES, number_lines
 from tools.write import (
-    atomic_write,
     count_lines,
     freshness_problem,
     remember_written,
@@ -188,11 +188,11 @@ def match_quote_style(new: str, found: str) -> str:
     if any(q in found for q in _CURLY_DOUBLE) and '"' not in found:
         new = _curl(new, '"', "\u201c", "\u201d")
     elif '"' in found and not any(q in found for q in _CURLY_DOUBLE):
-        new = new.translate(str.maketrans({q: '"' for q in _CURLY_DOUBLE}))
+        new = new.translate(str.maketrans(_CURLY_DOUBLE, '"' * len(_CURLY_DOUBLE)))
     if any(q in found for q in _CURLY_SINGLE) and "'" not in found:
         new = _curl(new, "'", "\u2018", "\u2019")
     elif "'" in found and not any(q in found for q in _CURLY_SINGLE):
-        new = new.translate(str.maketrans({q: "'" for q in _CURLY_SINGLE}))
+        new = new.translate(str.maketrans(_CURLY_SINGLE, "'" * len(_CURLY_SINGLE)))
     return new
 
 

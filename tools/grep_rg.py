@@ -71,9 +71,10 @@ async def search(
         stderr=asyncio.subprocess.PIPE,
         cwd=query.cwd,
     )
+    assert proc.stderr is not None  # piped above
     try:
         (out, cut), err = await asyncio.wait_for(
-            asyncio.gather(_read_capped(proc), proc.stderr.read()),  # type: ignore[union-attr]
+            asyncio.gather(_read_capped(proc), proc.stderr.read()),
             timeout,
         )
         code = await proc.wait()
@@ -150,6 +151,7 @@ def _parse_json(out: bytes) -> GrepOutcome:
 def _text(value: dict[str, Any], *, is_path: bool = False) -> str:
     """rg's JSON gives text, or base64 bytes when they are not valid UTF-8."""
     if "text" in value:
-        return value["text"]
+        text: str = value["text"]
+        return text
     raw = base64.b64decode(value.get("bytes", ""))
     return os.fsdecode(raw) if is_path else raw.decode("utf-8", errors="replace")

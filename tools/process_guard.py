@@ -70,6 +70,7 @@ class ProcessGuard:
         with self._lock:
             if self._write_fd is None and not self._start():
                 return None
+            assert self._write_fd is not None
             fd = self._write_fd
 
         def register_self() -> None:

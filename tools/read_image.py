@@ -11,6 +11,7 @@ import base64
 from pathlib import Path
 
 from tools.base import ToolResult
+from tools.result_content import ImageBlock
 
 MAX_IMAGE_BYTES = 5 * 1024 * 1024  # the API's limit, on the base64 text
 IMAGE_TYPES = {
@@ -38,7 +39,7 @@ async def read_image(path: Path, size: int) -> ToolResult:
         if not data:
             return ToolResult.error(f"{path} is empty, not an image.")
         return ToolResult.error(f"{path} does not contain a PNG, JPEG, GIF or WebP image.")
-    block = {
+    block: ImageBlock = {
         "type": "image",
         "source": {
             "type": "base64",

@@ -23,11 +23,11 @@ def default_tools(
     sandbox: SandboxPolicy | None = None,
     command_env: CommandEnv | None = None,
     jobs: JobRegistry | None = None,
-) -> list[Tool]:
+) -> list[Tool[Any]]:
     """``sandbox``: the policy Bash commands run under (None: unsandboxed); ``command_env``:
     per-command environment for Bash (see BashTool); ``jobs``: the session's background jobs
     (with it, Bash may run commands in the background, and TaskOutput and TaskStop come)."""
-    tools: list[Tool] = [
+    tools: list[Tool[Any]] = [
         ReadTool(),
         WriteTool(),
         EditTool(),
@@ -42,7 +42,7 @@ def default_tools(
 
 
 @functools.cache
-def _labellers() -> dict[str, Tool]:
+def _labellers() -> dict[str, Tool[Any]]:
     """One instance of each built-in tool that needs nothing to be built, to label with."""
     return {tool.name: tool for tool in default_tools(jobs=JobRegistry())}
 

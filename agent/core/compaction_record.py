@@ -14,13 +14,21 @@ prompt-too-long refusal).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+# What started a compaction: the user (/compact), the threshold, or the API's
+# prompt-too-long refusal.
+CompactionTrigger = Literal["manual", "auto", "reactive"]
+# What it summarized: everything, the part before or after a pivot, or nothing (the
+# session notes stood in for the summary).
+CompactionKind = Literal["full", "partial_up_to", "partial_from", "session_memory"]
+CompactionMethod = Literal["session_memory", "summary", "partial", "reactive"]
 
 
 @dataclass(frozen=True)
 class CompactionRecord:
-    trigger: str  # "manual", "auto" or "reactive" (prompt too long)
-    kind: str  # "full", "partial_up_to", "partial_from" or "session_memory"
+    trigger: CompactionTrigger
+    kind: CompactionKind
     tokens_before: int
     tokens_after: int
     duration_s: float
@@ -40,7 +48,7 @@ class CompactionRecord:
     at: float = 0.0
 
     @property
-    def method(self) -> str:
+    def method(self) -> CompactionMethod:
         """``session_memory``, ``summary``, ``partial`` or ``reactive`` (see the module docstring)."""
         if self.kind == "session_memory":
             return "session_memory"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from agent.core.conversation import Conversation
-    from agent.core.messages import Message
+    from agent.core.messages import Message, TextBlock
     from agent.loop.cost import CostTracker
     from agent.model.client import ModelClient, PromptTooLongError, StreamedResponse
 
@@ -32,7 +32,7 @@ class PolicyHost(Protocol):
     def model(self) -> str: ...
 
     @property
-    def system(self) -> list[dict[str, Any]]: ...
+    def system(self) -> list[TextBlock]: ...
 
     @property
     def tools_api(self) -> list[dict[str, Any]]: ...

@@ -9,10 +9,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from agent.core.compaction_record import CompactionRecord
+from agent.core.compaction_record import CompactionRecord, CompactionTrigger
 from agent.core.context_state import ContextState
+from agent.core.messages import ApiMessage, ToolResultPart
+
+if TYPE_CHECKING:
+    from agent.permissions.rules import PermissionMode
+
+NoticeLevel = Literal["info", "warning", "error"]
+HookEnding = Literal["success", "error", "cancelled"]
+# Why old tool results were cleared: ccx's reasons (compaction/microcompact.py), or the API's
+# context editing.
+ClearingReason = Literal["time", "cost", "pressure", "server"]
+SubagentStatus = Literal["completed", "failed", "interrupted"]
 
 
 @dataclass
@@ -49,7 +60,7 @@ class SessionStarted(Event):
     transcript_path: str
     resumed: bool = False
     tools: list[str] = field(default_factory=list)
-    permission_mode: str = "default"
+    permission_mode: PermissionMode = "default"
 
 
 @dataclass
@@ -103,7 +114,7 @@ class HookResponse(Event):
     stdout: str
     stderr: str
     exit_code: int | None
-    outcome: str  # "success", "error" or "cancelled"
+    outcome: HookEnding
 
 
 @dataclass
@@ -119,7 +130,7 @@ class AssistantMessage(Event):
     """One complete assistant response, as stored in the conversation."""
 
     type: ClassVar[str] = "assistant"
-    message: dict[str, Any]
+    message: ApiMessage
     api_id: str | None
     stop_reason: str | None
     usage: dict[str, int]
@@ -145,7 +156,8 @@ class ToolFinished(Event):
     display: str
     output_preview: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
-    content: Any = None  # the tool_result content the model is sent (stream-json's user message)
+    # The tool_result content the model is sent (stream-json's user message).
+    content: str | list[ToolResultPart] | None = None
 
 
 @dataclass
@@ -184,7 +196,7 @@ class Notice(Event):
 
     type: ClassVar[str] = "notice"
     text: str
-    level: str = "info"
+    level: NoticeLevel = "info"
 
 
 @dataclass
@@ -218,14 +230,14 @@ class ModeChanged(Event):
     """The permission mode changed (Shift-Tab, /plan, an approved plan)."""
 
     type: ClassVar[str] = "mode_changed"
-    mode: str
-    previous: str
+    mode: PermissionMode
+    previous: PermissionMode
 
 
 @dataclass
 class CompactionStarted(Event):
     type: ClassVar[str] = "compaction_started"
-    trigger: str
+    trigger: CompactionTrigger
     tokens_before: int
     detail: str = ""
 
@@ -239,12 +251,12 @@ class CompactionFinished(Event):
 @dataclass
 class CompactionFailed(Event):
     type: ClassVar[str] = "compaction_failed"
-    trigger: str
+    trigger: CompactionTrigger
     reason: str
     consecutive_failures: int = 0
 
 
-SERVER_CLEARING = "server"  # Microcompacted.reason when the API cleared, not ccx
+SERVER_CLEARING: ClearingReason = "server"  # Microcompacted.reason when the API cleared
 
 
 @dataclass
@@ -258,7 +270,7 @@ class Microcompacted(Event):
     """
 
     type: ClassVar[str] = "microcompact"
-    reason: str
+    reason: ClearingReason
     cleared: int
     tokens_freed: int
     saved_paths: list[str] = field(default_factory=list)
@@ -296,7 +308,7 @@ class SubagentFinished(Event):
     tool_use_id: str
     agent_id: str
     agent_type: str
-    status: str
+    status: SubagentStatus
     result: str
     total_tokens: int = 0
     tool_uses: int = 0

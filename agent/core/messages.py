@@ -2,7 +2,11 @@
 
 Content is always a list of plain content-block dicts in the Messages API's
 own JSON shape, so a message goes to the API, to the transcript and back
-without conversion.
+without conversion. The block types below are that shape as ccx keeps it (the
+SDK's ``*BlockParam`` types, with lists where the SDK takes any iterable; the
+ones a tool result holds come from ``tools.result_content``). Blocks from
+outside (a transcript, a hook, an MCP server) become them in
+``agent.core.sendable``, which checks what the API would refuse.
 """
 
 from __future__ import annotations
@@ -10,9 +14,57 @@ from __future__ import annotations
 import time
 import uuid as uuid_module
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
+
+from tools.result_content import CacheControl as CacheControl
+from tools.result_content import DocumentBlock as DocumentBlock
+from tools.result_content import ImageBlock as ImageBlock
+from tools.result_content import TextBlock as TextBlock
+from tools.result_content import ToolResultPart as ToolResultPart
+from tools.result_content import text_block as text_block
 
 Role = Literal["user", "assistant"]
+
+
+class ToolUseBlock(TypedDict):
+    type: Literal["tool_use"]
+    id: str
+    name: str
+    input: dict[str, Any]
+    cache_control: NotRequired[CacheControl]
+
+
+class ToolResultBlock(TypedDict):
+    type: Literal["tool_result"]
+    tool_use_id: str
+    content: NotRequired[str | list[ToolResultPart]]
+    is_error: NotRequired[bool]
+    cache_control: NotRequired[CacheControl]
+
+
+class ThinkingBlock(TypedDict):
+    type: Literal["thinking"]
+    thinking: str
+    signature: str
+
+
+class RedactedThinkingBlock(TypedDict):
+    type: Literal["redacted_thinking"]
+    data: str
+
+
+# What ccx puts in a user message, and what it keeps of a response (it uses no server tools).
+UserBlock: TypeAlias = TextBlock | ImageBlock | DocumentBlock | ToolResultBlock
+ResponseBlock: TypeAlias = TextBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock
+ContentBlock: TypeAlias = UserBlock | ThinkingBlock | RedactedThinkingBlock | ToolUseBlock
+
+
+class ApiMessage(TypedDict):
+    """A message as the Messages API takes it."""
+
+    role: Role
+    content: list[ContentBlock]
+
 
 # What a message is for, beyond its role. The loop and compaction use this to
 # tell the user's own words from what ccx injected.
@@ -35,7 +87,7 @@ def new_uuid() -> str:
 @dataclass
 class Message:
     role: Role
-    content: list[dict[str, Any]]
+    content: list[ContentBlock]
     kind: Kind = "prompt"
     api_id: str | None = None  # the API's message id, for assistant responses
     uuid: str = field(default_factory=new_uuid)
@@ -44,7 +96,7 @@ class Message:
     model: str | None = None
     stop_reason: str | None = None
 
-    def to_api(self) -> dict[str, Any]:
+    def to_api(self) -> ApiMessage:
         return {"role": self.role, "content": self.content}
 
     def to_record(self) -> dict[str, Any]:
@@ -62,6 +114,8 @@ class Message:
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Message:
+        """The message a transcript record holds, its content as written: the loader
+        (``agent.sessions.transcript``) checks it and leaves out what the API would refuse."""
         body = record["message"]
         content = body["content"]
         if isinstance(content, str):
@@ -80,24 +134,24 @@ class Message:
 
     # -- block views -----------------------------------------------------------------
 
-    def tool_uses(self) -> list[dict[str, Any]]:
-        return [b for b in self.content if b.get("type") == "tool_use"]
+    def tool_uses(self) -> list[ToolUseBlock]:
+        return [b for b in self.content if b["type"] == "tool_use"]
 
-    def tool_results(self) -> list[dict[str, Any]]:
-        return [b for b in self.content if b.get("type") == "tool_result"]
+    def tool_results(self) -> list[ToolResultBlock]:
+        return [b for b in self.content if b["type"] == "tool_result"]
 
     def text(self) -> str:
-        return "".join(b.get("text", "") for b in self.content if b.get("type") == "text")
+        return "".join(b["text"] for b in self.content if b["type"] == "text")
 
 
 def user_text(text: str, kind: Kind = "prompt") -> Message:
-    return Message(role="user", content=[{"type": "text", "text": text}], kind=kind)
+    return Message(role="user", content=[text_block(text)], kind=kind)
 
 
 def tool_result_block(
-    tool_use_id: str, content: str | list[dict[str, Any]], is_error: bool = False
-) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    tool_use_id: str, content: str | list[ToolResultPart], is_error: bool = False
+) -> ToolResultBlock:
+    block: ToolResultBlock = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
     if is_error:
         block["is_error"] = True
     return block

@@ -17,21 +17,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent.core.messages import INTERRUPTED_TOOL_RESULT, Message, tool_result_block
-
-Block = dict[str, Any]
+from agent.core.messages import (
+    INTERRUPTED_TOOL_RESULT,
+    ContentBlock,
+    Message,
+    ToolResultBlock,
+    ToolUseBlock,
+    text_block,
+    tool_result_block,
+)
 
 
 def use_ids(message: Message) -> set[str]:
-    return {b["id"] for b in message.content if b.get("type") == "tool_use" and "id" in b}
+    return {b["id"] for b in message.tool_uses()}
 
 
 def result_ids(message: Message) -> set[str]:
-    return {
-        b["tool_use_id"]
-        for b in message.content
-        if b.get("type") == "tool_result" and "tool_use_id" in b
-    }
+    return {b["tool_use_id"] for b in message.tool_results()}
 
 
 def answered_ids(response: Message | None, follower: Message | None) -> set[str]:
@@ -43,18 +45,20 @@ def answered_ids(response: Message | None, follower: Message | None) -> set[str]
     return result_ids(follower)
 
 
-def unanswered(response: Message, follower: Message | None) -> list[Block]:
+def unanswered(response: Message, follower: Message | None) -> list[ToolUseBlock]:
     """The tool_use blocks of ``response`` that ``follower`` does not answer."""
     answered = answered_ids(response, follower)
-    return [use for use in response.tool_uses() if use.get("id") not in answered]
+    return [use for use in response.tool_uses() if use["id"] not in answered]
 
 
 def answers_for(
-    uses: Sequence[Block], results: dict[str, Block], missing: str = INTERRUPTED_TOOL_RESULT
-) -> list[Block]:
+    uses: Sequence[ToolUseBlock],
+    results: dict[str, ToolResultBlock],
+    missing: str = INTERRUPTED_TOOL_RESULT,
+) -> list[ToolResultBlock]:
     """One tool_result per tool_use, in order: the one in ``results``, else an error saying ``missing``."""
     return [
-        results.get(use["id"]) or tool_result_block(str(use.get("id")), missing, is_error=True)
+        results.get(use["id"]) or tool_result_block(use["id"], missing, is_error=True)
         for use in uses
     ]
 
@@ -65,7 +69,7 @@ def answer_message(
     """A user message answering every tool_use of ``response`` with an error saying ``reason``."""
     return Message(
         role="user",
-        content=answers_for(response.tool_uses(), {}, reason),
+        content=[*answers_for(response.tool_uses(), {}, reason)],
         kind="tool_result",
         **fields,
     )
@@ -117,8 +121,8 @@ def _result_problems(messages: Sequence[Message], index: int) -> list[str]:
     return problems
 
 
-def _results_first(content: list[Block]) -> bool:
-    kinds = [block.get("type") for block in content]
+def _results_first(content: list[ContentBlock]) -> bool:
+    kinds = [block["type"] for block in content]
     first_other = next((i for i, k in enumerate(kinds) if k != "tool_result"), len(kinds))
     return "tool_result" not in kinds[first_other:]
 
@@ -132,7 +136,7 @@ class AnswerFix:
 
     message: Message | None  # the same object when nothing was wrong; None when nothing is left
     orphans: int = 0  # tool_results dropped: they answered nothing, or answered twice
-    missing: tuple[Block, ...] = ()  # tool_uses now answered with an interrupted result
+    missing: tuple[ToolUseBlock, ...] = ()  # tool_uses now answered with an interrupted result
 
     @property
     def changed(self) -> bool:
@@ -146,44 +150,44 @@ def fix_answer(previous: Message | None, message: Message) -> AnswerFix:
     interrupted result; the results come first, in the order they were.
     """
     uses = previous.tool_uses() if previous is not None and previous.role == "assistant" else []
-    expected = {use.get("id") for use in uses}
-    results: list[Block] = []
-    others: list[Block] = []
-    answered: set[Any] = set()
+    expected = {use["id"] for use in uses}
+    results: list[ContentBlock] = []
+    others: list[ContentBlock] = []
+    answered: set[str] = set()
     orphans = 0
     for block in message.content:
-        if block.get("type") != "tool_result":
+        if block["type"] != "tool_result":
             others.append(block)
             continue
-        use_id = block.get("tool_use_id")
+        use_id = block["tool_use_id"]
         if use_id not in expected or use_id in answered:
             orphans += 1
             continue
         answered.add(use_id)
         results.append(block)
-    missing = tuple(use for use in uses if use.get("id") not in answered)
+    missing = tuple(use for use in uses if use["id"] not in answered)
     content = [*answers_for(missing, {}), *results, *others]
     if not orphans and not missing and _same_blocks(content, message.content):
         return AnswerFix(message)
     return AnswerFix(replace(message, content=content) if content else None, orphans, missing)
 
 
-def _same_blocks(left: list[Block], right: list[Block]) -> bool:
+def _same_blocks(left: list[ContentBlock], right: list[ContentBlock]) -> bool:
     return len(left) == len(right) and all(a is b for a, b in zip(left, right, strict=True))
 
 
 def without_duplicate_uses(message: Message, seen: set[str]) -> Message:
     """``message`` without tool_use blocks whose id an earlier message used (ids are then in ``seen``)."""
-    content = []
+    content: list[ContentBlock] = []
     for block in message.content:
-        if block.get("type") == "tool_use":
+        if block["type"] == "tool_use":
             if block["id"] in seen:
                 continue
             seen.add(block["id"])
         content.append(block)
     if len(content) == len(message.content):
         return message
-    return replace(message, content=content or [{"type": "text", "text": "(no content)"}])
+    return replace(message, content=content or [text_block("(no content)")])
 
 
 def repair_pairs(messages: Sequence[Message]) -> list[Message]:
@@ -225,7 +229,7 @@ def last_response_index(messages: Sequence[Message]) -> int | None:
     return None
 
 
-def dangling(messages: Sequence[Message]) -> list[Block]:
+def dangling(messages: Sequence[Message]) -> list[ToolUseBlock]:
     """tool_use blocks of the last assistant message that the next message does not answer."""
     index = last_response_index(messages)
     if index is None:
@@ -247,7 +251,7 @@ def close_dangling(
         return None
     index = last_response_index(messages)
     assert index is not None
-    blocks = answers_for(uses, {}, reason)
+    blocks: list[ContentBlock] = [*answers_for(uses, {}, reason)]
     follower = messages[index + 1] if index + 1 < len(messages) else None
     if follower is not None and follower.role == "user":
         return Closing(index + 1, replace(follower, content=[*blocks, *follower.content]), False)

@@ -20,10 +20,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent.core.messages import Message
+from agent.core.messages import ApiMessage, CacheControl, ContentBlock, Message, TextBlock
 from agent.core.sendable import may_carry_cache_control
 
-EPHEMERAL = {"type": "ephemeral"}
+EPHEMERAL: CacheControl = {"type": "ephemeral"}
 MIN_THINKING_BUDGET = 1_024  # the API's smallest thinking budget
 # Asks the API to keep every earlier thinking block (thinking on only).
 CLEAR_THINKING = {"type": "clear_thinking_20251015", "keep": "all"}
@@ -34,7 +34,7 @@ LOOKBACK_BLOCKS = 18  # the API looks back 20 blocks; a little margin
 def build_request(
     *,
     model: str,
-    system: list[dict[str, Any]],
+    system: Sequence[TextBlock],
     tools: list[dict[str, Any]],
     messages: Sequence[Message],
     max_tokens: int,
@@ -74,7 +74,9 @@ def fit_thinking(request: dict[str, Any]) -> dict[str, Any]:
         return request
     request["thinking"] = {"type": "disabled"}
     body = request.get("extra_body")
-    management = body.get("context_management") if isinstance(body, dict) else None
+    if not isinstance(body, dict):
+        return request
+    management = body.get("context_management")
     if isinstance(management, dict):
         edits = [
             e for e in management.get("edits") or [] if e.get("type") != CLEAR_THINKING["type"]
@@ -88,8 +90,8 @@ def fit_thinking(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def with_message_breakpoints(
-    api_messages: list[dict[str, Any]], anchors: Sequence[int] = ()
-) -> list[dict[str, Any]]:
+    api_messages: list[ApiMessage], anchors: Sequence[int] = ()
+) -> list[ApiMessage]:
     """Copies of the messages that get the three message breakpoints: the last one, the
     previous user turn when the look-back would not reach it, then the anchors."""
     if not api_messages:
@@ -108,14 +110,11 @@ def with_message_breakpoints(
     return api_messages
 
 
-def _blocks_after(api_messages: list[dict[str, Any]], index: int) -> int:
-    return sum(
-        len(m["content"]) if isinstance(m["content"], list) else 1
-        for m in api_messages[index + 1 :]
-    )
+def _blocks_after(api_messages: list[ApiMessage], index: int) -> int:
+    return sum(len(m["content"]) for m in api_messages[index + 1 :])
 
 
-def _tail_targets(api_messages: list[dict[str, Any]]) -> list[int]:
+def _tail_targets(api_messages: list[ApiMessage]) -> list[int]:
     """The last message and the previous user turn before it (when there is one)."""
     last = len(api_messages) - 1
     for index in range(last - 1, -1, -1):
@@ -124,7 +123,7 @@ def _tail_targets(api_messages: list[dict[str, Any]]) -> list[int]:
     return [last]
 
 
-def usable_anchors(api_messages: list[dict[str, Any]], anchors: Sequence[int]) -> tuple[int, ...]:
+def usable_anchors(api_messages: list[ApiMessage], anchors: Sequence[int]) -> tuple[int, ...]:
     """The first two distinct ``anchors`` that name user messages with blocks before the
     tail's breakpoints."""
     if not api_messages:
@@ -135,21 +134,25 @@ def usable_anchors(api_messages: list[dict[str, Any]], anchors: Sequence[int]) -
         if anchor in usable or not 0 <= anchor < end:
             continue
         message = api_messages[anchor]
-        content = message["content"]
-        if message["role"] == "user" and isinstance(content, list) and content:
+        if message["role"] == "user" and message["content"]:
             usable.append(anchor)
     return tuple(usable[:2])
 
 
-def _mark_last(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _mark_last(blocks: Sequence[ContentBlock]) -> list[ContentBlock]:
     """A copy with a breakpoint on the last block that may carry one (never a thinking block
-    or an empty text block); the blocks as they are when none may."""
-    for index in range(len(blocks) - 1, -1, -1):
-        if may_carry_cache_control(blocks[index]):
-            marked = list(blocks)
-            marked[index] = {**marked[index], "cache_control": EPHEMERAL}
+    or an empty text block)."""
+    marked = list(blocks)
+    for index in range(len(marked) - 1, -1, -1):
+        block = marked[index]
+        if block["type"] == "thinking" or block["type"] == "redacted_thinking":
+            continue
+        if may_carry_cache_control(block):
+            block = block.copy()
+            block["cache_control"] = EPHEMERAL
+            marked[index] = block
             return marked
-    return blocks
+    return marked
 
 
 def with_beta(extra: dict[str, Any] | None, beta: str) -> dict[str, Any]:

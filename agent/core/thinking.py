@@ -27,17 +27,18 @@ from ``side_request``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from agent.core.messages import Message
 from tools.surrogates import is_encodable
 
 THINKING_TYPES = frozenset({"thinking", "redacted_thinking"})
+B = TypeVar("B", bound=Mapping[str, Any])
 
 
-def is_thinking(block: dict[str, Any]) -> bool:
+def is_thinking(block: Mapping[str, Any]) -> bool:
     return block.get("type") in THINKING_TYPES
 
 
@@ -45,7 +46,7 @@ def has_thinking(message: Message) -> bool:
     return message.role == "assistant" and any(is_thinking(b) for b in message.content)
 
 
-def sendable(block: dict[str, Any]) -> bool:
+def sendable(block: Mapping[str, Any]) -> bool:
     """Whether a thinking block can go back as it came: a signed text (or redacted data) that
     encodes as UTF-8. One that cannot (cut before its signature, a lone surrogate the JSON
     carried) would be refused however it is mended, so it is dropped whole instead."""
@@ -62,7 +63,7 @@ def sendable(block: dict[str, Any]) -> bool:
     )
 
 
-def without_unsendable(content: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def without_unsendable(content: list[B]) -> list[B]:
     """``content`` without the thinking blocks ``sendable`` refuses (the same list when none)."""
     if all(sendable(b) for b in content if is_thinking(b)):
         return content

@@ -159,9 +159,9 @@ class InvokedSkills:
         by_path = {str(s.path): s for s in skills}
         by_name = {s.name: s for s in by_path.values()}
         invoked = cls()
-        for event in events:
-            if isinstance(event, dict) and event.get("type") == "event":
-                event = event.get("event")
+        for record in events:
+            wrapped = isinstance(record, dict) and record.get("type") == "event"
+            event = record.get("event") if wrapped else record
             if not isinstance(event, dict) or event.get("type") != SKILL_INVOKED:
                 continue
             skill = _skill_for_event(event, by_path, by_name)

@@ -39,7 +39,13 @@ from agent.core.events import (
 from agent.core.messages import (
     INTERRUPTED_BY_USER,
     INTERRUPTED_TOOL_RESULT,
+    ContentBlock,
     Message,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    UserBlock,
+    text_block,
     user_text,
 )
 from agent.core.pairing import answers_for
@@ -66,7 +72,7 @@ from agent.model.client import (
     StreamedResponse,
 )
 from agent.model.thinking import RequestSettings, ThinkingChoice, request_settings
-from agent.sessions.session import TRANSCRIPT_FAILED_RESULT, TranscriptWriteError
+from agent.sessions.session import TRANSCRIPT_FAILED_RESULT, Session, TranscriptWriteError
 from tools.surrogates import escape_value
 
 log = logging.getLogger(__name__)
@@ -111,13 +117,13 @@ class Agent:
         config: AgentConfig,
         client: ModelClient,
         runner: ToolRunner,
-        system: list[dict[str, Any]],
+        system: list[TextBlock],
         emit: EventSink,
-        session: Any = None,
+        session: TranscriptLog | None = None,
         policy: ContextPolicy | None = None,
         messages: list[Message] | None = None,
         reminder_sources: list[Callable[[], list[str]]] | None = None,
-        on_tool_results: Callable[[list[dict[str, Any]], Message], list[str]] | None = None,
+        on_tool_results: Callable[[list[ToolUseBlock], Message], list[str]] | None = None,
         stop_hook: StopHook | None = None,
         costs: CostTracker | None = None,
         prompt_folder: Callable[[], Path] | None = None,
@@ -141,7 +147,7 @@ class Agent:
         self.costs = costs if costs is not None else CostTracker()
         self.turns_total = 0
         self._pending_reminders: list[str] = []
-        self._checked_system: list[dict[str, Any]] | None = None
+        self._checked_system: list[TextBlock] | None = None
         self._checked_tools: list[dict[str, Any]] | None = None
         self._usable_models: set[str] = set()
         self.finish_after_tools: TurnCheck | None = None  # e.g. the structured output given
@@ -182,15 +188,16 @@ class Agent:
 
     async def submit(
         self,
-        prompt: str | list[dict[str, Any]],
+        prompt: str | list[UserBlock],
         uuid: str | None = None,
         kind: Literal["prompt", "meta"] = "prompt",
     ) -> TurnOutcome:
         """Run the user's prompt (its message's ``uuid`` given, or a new one) to the end of
         the model's work (``kind`` "meta": a turn ccx starts itself, e.g. to tell the model a
         background job ended). NothingToSend when it holds no words: nothing is appended."""
-        content = [{"type": "text", "text": prompt}] if isinstance(prompt, str) else prompt
-        content = without_blank_text(content)  # the API refuses a text block without words
+        blocks = [text_block(prompt)] if isinstance(prompt, str) else prompt
+        # The API refuses a text block without words.
+        content: list[ContentBlock] = without_blank_text(blocks)
         if not content:
             raise NothingToSend()
         message = Message(role="user", content=content, kind=kind)
@@ -365,7 +372,7 @@ class Agent:
 
     async def run_tools(self, message: Message, invalid_inputs: dict[str, str]) -> None:
         uses = message.tool_uses()
-        results: dict[str, dict[str, Any]] = {}
+        results: dict[str, ToolResultBlock] = {}
         try:
             await self.runner.run(uses, invalid_inputs, results)
         except BaseException as exc:
@@ -379,8 +386,8 @@ class Agent:
 
     def _append_results(
         self,
-        uses: list[dict[str, Any]],
-        results: dict[str, dict[str, Any]],
+        uses: list[ToolUseBlock],
+        results: dict[str, ToolResultBlock],
         interrupted: bool,
         failure: BaseException | None = None,
     ) -> None:
@@ -392,9 +399,9 @@ class Agent:
                 f"({type(failure).__name__}: {failure}). It may not have run."
             )
         blocks = answers_for(uses, results, missing)
-        message = Message(role="user", content=blocks, kind="tool_result")
+        message = Message(role="user", content=[*blocks], kind="tool_result")
         if interrupted:
-            message.content.append({"type": "text", "text": INTERRUPTED_BY_USER})
+            message.content.append(text_block(INTERRUPTED_BY_USER))
         elif self.on_tool_results is not None:
             self._pending_reminders.extend(self.on_tool_results(uses, message))
         # On the way out of an interrupt or a crash, the error already leaving wins.
@@ -420,20 +427,19 @@ class Agent:
             for source in self.reminder_sources:
                 self._pending_reminders.extend(source())
             if self._pending_reminders:
-                message.content.append(
-                    {"type": "text", "text": reminder_text(self._pending_reminders)}
-                )
+                message.content.append(text_block(reminder_text(self._pending_reminders)))
                 self._pending_reminders.clear()
         self.conversation.append(message)
         if check_transcript:
             self._check_transcript()
 
     def _check_transcript(self) -> None:
-        if self.session is not None and getattr(self.session, "write_error", None) is not None:
-            raise TranscriptWriteError.of(self.session)
+        session = self.session
+        if isinstance(session, Session) and session.write_error is not None:
+            raise TranscriptWriteError.of(session)
 
     def append_response(self, response: StreamedResponse) -> Message:
-        content = response.content or [{"type": "text", "text": "(no content)"}]
+        content: list[ContentBlock] = list(response.content) or [text_block("(no content)")]
         message = Message(
             role="assistant",
             content=content,

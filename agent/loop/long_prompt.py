@@ -19,9 +19,9 @@ import re
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from agent.core.context_state import ContextLimits, ModelWindow
+from agent.core.messages import ContentBlock, TextBlock, text_block
 from tools.atomic_file import atomic_write
 
 WINDOW_SHARE = 4  # a message may take up to a quarter of the effective window
@@ -58,12 +58,12 @@ def estimated_tokens(text: str) -> int:
 
 
 def fit_prompt(
-    content: list[dict[str, Any]], limit: PromptLimit, folder: Path, message_id: str
-) -> list[dict[str, Any]]:
+    content: list[ContentBlock], limit: PromptLimit, folder: Path, message_id: str
+) -> list[ContentBlock]:
     """``content`` as it may be sent: itself, or (its text over ``limit``) its text saved to
     ``folder`` and its text blocks replaced by one pointer block. PromptNotSaved when the text
     is too long and cannot be saved."""
-    texts = [block["text"] for block in content if _is_text(block)]
+    texts = [block["text"] for block in content if block["type"] == "text"]
     text = "\n\n".join(texts)
     if not texts or not limit.exceeded_by(text):
         return content
@@ -79,10 +79,10 @@ def fit_prompt(
             f"{estimated_tokens(text):,} tokens) and could not be saved to {path}: {exc}. "
             "Nothing was sent."
         ) from None
-    pointer: dict[str, Any] | None = {"type": "text", "text": pointer_text(text, path, limit)}
-    out: list[dict[str, Any]] = []
+    pointer: TextBlock | None = text_block(pointer_text(text, path, limit))
+    out: list[ContentBlock] = []
     for block in content:  # the pointer where the first text block was
-        if not _is_text(block):
+        if block["type"] != "text":
             out.append(block)
         elif pointer is not None:
             out.append(pointer)
@@ -132,7 +132,3 @@ def _tail_start(text: str, head_end: int) -> int:
 
 def _size(text: str) -> int:
     return len(text.encode("utf-8", "surrogatepass"))
-
-
-def _is_text(block: dict[str, Any]) -> bool:
-    return block.get("type") == "text" and isinstance(block.get("text"), str)

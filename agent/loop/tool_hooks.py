@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.core.events import EventSink, Notice
+from agent.core.messages import ToolUseBlock
 from agent.instructions.hooks import HookOutcome, HookRunner
 from agent.permissions.gate import PermissionGate
 from agent.permissions.rules import Decision, Rule
@@ -48,7 +49,7 @@ class ToolHooks:
     stop_reason: str | None = None  # continue: false
 
     async def before(
-        self, tool: Tool, use: dict[str, Any], params: ToolParams
+        self, tool: Tool[Any], use: ToolUseBlock, params: ToolParams
     ) -> PreToolVerdict | ToolResult:
         if not self.hooks.has("PreToolUse", tool.name):
             return PreToolVerdict(params)
@@ -77,8 +78,8 @@ class ToolHooks:
 
     async def after(
         self,
-        tool: Tool,
-        use: dict[str, Any],
+        tool: Tool[Any],
+        use: ToolUseBlock,
         params: ToolParams,
         result: ToolResult,
         duration_ms: int = 0,

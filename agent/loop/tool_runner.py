@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from agent.core.events import EventSink, PermissionDenied, ToolFinished, ToolStarted
-from agent.core.messages import tool_result_block
+from agent.core.messages import ToolResultBlock, ToolResultPart, ToolUseBlock, tool_result_block
 from agent.core.sendable import tool_result_content
 from agent.loop.tool_hooks import PreToolVerdict, ToolHooks, check_gate
 from agent.permissions.gate import PermissionGate
@@ -68,8 +68,8 @@ USER_DENIAL = (
 
 @dataclass
 class ToolCall:
-    use: dict[str, Any]
-    tool: Tool | None
+    use: ToolUseBlock
+    tool: Tool[Any] | None
 
     @property
     def id(self) -> str:
@@ -111,9 +111,9 @@ class ToolRunner:
 
     async def run(
         self,
-        uses: list[dict[str, Any]],
+        uses: list[ToolUseBlock],
         invalid_inputs: dict[str, str],
-        results: dict[str, dict[str, Any]],
+        results: dict[str, ToolResultBlock],
     ) -> None:
         """Fill ``results`` (tool_use id -> tool_result block) as each call finishes."""
         calls = [ToolCall(use, self.tool_named(use["name"])) for use in uses]
@@ -124,7 +124,7 @@ class ToolRunner:
                 await asyncio.gather(*(self._run_one(c, invalid_inputs, results) for c in batch))
 
     async def _run_one(
-        self, call: ToolCall, invalid_inputs: dict[str, str], results: dict[str, dict[str, Any]]
+        self, call: ToolCall, invalid_inputs: dict[str, str], results: dict[str, ToolResultBlock]
     ) -> None:
         params = self._parse(call, invalid_inputs.get(call.id))
         label = self._label(call, params)
@@ -300,7 +300,7 @@ def escape_result(result: ToolResult) -> ToolResult:
     return replace(result, output=output, display=display, meta=meta)
 
 
-def _api_content(result: ToolResult) -> str | list[dict[str, Any]]:
+def _api_content(result: ToolResult) -> str | list[ToolResultPart]:
     """What the model gets: blank text left out, "(no output)" for nothing (the API refuses
     empty text, in a tool result too)."""
     return tool_result_content(result.output)

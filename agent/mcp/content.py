@@ -20,8 +20,9 @@ from typing import Any
 
 from agent.core.sendable import is_blank
 from tools.read_image import MAX_IMAGE_BYTES, sniff_image
+from tools.result_content import ToolResultPart
 
-Block = dict[str, Any]
+Block = ToolResultPart
 FOLDER = "mcp-outputs"
 
 

@@ -10,6 +10,7 @@ that cannot be read is a notice for the user, and the prompt is sent anyway.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -42,9 +43,7 @@ async def read_mentions(servers: McpServers, text: str) -> tuple[list[str], list
     for server, uri in mentions(servers, text):
         connection = servers.connections[server]
         try:
-            answer = await connection.request(
-                f"resources/read {uri}", lambda session, uri=uri: session.read_resource(uri)
-            )
+            answer = await connection.request(f"resources/read {uri}", _reader(uri))
         except McpCallError as exc:
             problems.append(f"@{server}:{uri} was not read: {exc}")
             continue
@@ -53,6 +52,11 @@ async def read_mentions(servers: McpServers, text: str) -> tuple[list[str], list
             body = body[:MAX_CHARS] + f"\n(cut at {MAX_CHARS:,} characters)"
         texts.append(f"The user mentioned the MCP resource {uri} of the server {server}:\n{body}")
     return texts, problems
+
+
+def _reader(uri: str) -> Callable[[Any], Any]:
+    """The request that reads ``uri``, given the server's session."""
+    return lambda session: session.read_resource(uri)
 
 
 def _text(item: Any) -> str:

@@ -85,6 +85,7 @@ def _text(content: Any) -> str:
     if getattr(content, "type", None) == "text":
         return str(content.text)
     resource = getattr(content, "resource", None)
-    if isinstance(getattr(resource, "text", None), str):
-        return f"[Resource {resource.uri}]\n{resource.text}"
+    text = getattr(resource, "text", None)
+    if isinstance(text, str):
+        return f"[Resource {getattr(resource, 'uri', None)}]\n{text}"
     return f"[{getattr(content, 'type', 'unknown')} content, not shown]"

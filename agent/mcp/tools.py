@@ -26,6 +26,7 @@ from pydantic import ConfigDict
 from agent.mcp.content import content_blocks
 from agent.mcp.names import aliases, normalize_name, wire_names
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
+from tools.result_content import TextBlock, ToolResultPart, text_block
 
 if TYPE_CHECKING:
     from agent.mcp.connection import ServerConnection
@@ -50,6 +51,7 @@ class McpTool(Tool[McpParams]):
         self.server = connection.name
         self.tool = str(spec.name)
         pair = (self.server, self.tool)
+        # Tool.name is a class variable; each MCP tool has a name of its own.
         self.name = name or wire_names([pair])[pair]  # type: ignore[misc]
         self.rule_aliases = aliases(self.server, self.tool, self.name)
         self._description = (spec.description or "").strip()[:MAX_DESCRIPTION_CHARS]
@@ -66,7 +68,7 @@ class McpTool(Tool[McpParams]):
             }
         )
 
-    def to_api(self) -> dict[str, Any]:  # type: ignore[override]
+    def to_api(self) -> dict[str, Any]:  # type: ignore[override]  # per instance: its schema
         return {
             "name": self.name,
             "description": self._description or f"{self.tool} from the MCP server {self.server}",
@@ -129,7 +131,7 @@ def output_limit() -> int:
     return tokens * 4 if tokens > 0 else MAX_OUTPUT_CHARS
 
 
-def _cap(blocks: list[dict[str, Any]], spill: Path | None) -> list[dict[str, Any]]:
+def _cap(blocks: list[ToolResultPart], spill: Path | None) -> list[ToolResultPart]:
     """Text beyond the limit in all is cut, with a note saying so; the whole text is saved to
     ``spill`` first (when given and writable), and the note names the file."""
     limit = output_limit()
@@ -138,13 +140,16 @@ def _cap(blocks: list[dict[str, Any]], spill: Path | None) -> list[dict[str, Any
     if total <= limit:
         return blocks
     saved = _save("\n".join(texts), spill)
-    left, out = limit, []
+    left = limit
+    out: list[ToolResultPart] = []
+    kept: list[TextBlock] = []  # the text blocks of ``out``
     for block in blocks:
         if block["type"] != "text":
             out.append(block)
         elif left > 0:
-            out.append({"type": "text", "text": block["text"][:left]})
-            left -= len(out[-1]["text"])
+            kept.append(text_block(block["text"][:left]))
+            out.append(kept[-1])
+            left -= len(kept[-1]["text"])
     where = (
         f" The whole output is in {saved}: Read it in parts (offset, limit) or Grep it."
         if saved
@@ -154,14 +159,15 @@ def _cap(blocks: list[dict[str, Any]], spill: Path | None) -> list[dict[str, Any
         f"\n(Output cut: {total - limit:,} more characters not shown; MCP output is limited to "
         f"{limit:,} characters, MAX_MCP_OUTPUT_TOKENS sets it in tokens.{where})"
     )
-    last = max(i for i, b in enumerate(out) if b["type"] == "text")
-    out[last] = {"type": "text", "text": out[last]["text"] + note}
+    kept[-1]["text"] += note
     return out
 
 
 def cap_text(text: str, spill: Path | None) -> str:
     """One text under the MCP output limit (see ``_cap``)."""
-    return _cap([{"type": "text", "text": text}], spill)[0]["text"]
+    (capped,) = _cap([text_block(text)], spill)
+    assert capped["type"] == "text"  # one text block in, that block (cut) out
+    return capped["text"]
 
 
 def spill_path(folder: Path | str | None, *parts: str) -> Path | None:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent.core.events import EventSink, StreamEvent, TextDelta, ThinkingDelta
-from agent.core.sendable import RESPONSE_BLOCK_TYPES, is_blank_text
+from agent.core.messages import ResponseBlock
+from agent.core.sendable import is_blank_text, is_response_block
 from agent.core.thinking import THINKING_TYPES
 from tools.surrogates import escape_text, escape_value
 
@@ -23,7 +24,7 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class StreamedResponse:
-    content: list[dict[str, Any]]
+    content: list[ResponseBlock]
     api_id: str | None
     model: str | None
     stop_reason: str | None
@@ -125,7 +126,7 @@ class Accumulator:
                 self.usage[key] = value
 
     def result(self) -> StreamedResponse:
-        content: list[dict[str, Any]] = []
+        content: list[ResponseBlock] = []
         invalid: dict[str, str] = {}
         for index in sorted(self.blocks):
             # Lone surrogates from the model's JSON (text, thinking, tool input) are escaped
@@ -135,7 +136,7 @@ class Accumulator:
                 block = escape_value(block)
             if raw := block.pop("_invalid_input", None):
                 invalid[block["id"]] = raw
-            if block.get("type") not in RESPONSE_BLOCK_TYPES:
+            if not is_response_block(block):
                 log.warning(
                     "left out a response block of a type ccx does not know: %r", block.get("type")
                 )

@@ -26,7 +26,9 @@ from agent.model.accumulator import Accumulator, StreamedResponse
 from tools.surrogates import escape_value
 
 if TYPE_CHECKING:
-    from anthropic import AsyncAnthropic
+    from anthropic import AsyncAnthropic, AsyncAnthropicBedrock, AsyncAnthropicVertex
+
+    SdkClient = AsyncAnthropic | AsyncAnthropicBedrock | AsyncAnthropicVertex
 
 log = logging.getLogger(__name__)
 
@@ -118,15 +120,15 @@ def _env_number(policy: RetryPolicy, name: str, kind: type[int] | type[float]) -
     return number
 
 
-def make_client(provider: str | None = None) -> AsyncAnthropic:
+def make_client(provider: str | None = None) -> SdkClient:
     """The SDK client for the configured provider; credentials and base URL come from the env."""
     import anthropic
 
     provider = provider or _provider_from_env()
     if provider == "bedrock":
-        return anthropic.AsyncAnthropicBedrock(max_retries=0)  # type: ignore[return-value]
+        return anthropic.AsyncAnthropicBedrock(max_retries=0)
     if provider == "vertex":
-        return anthropic.AsyncAnthropicVertex(max_retries=0)  # type: ignore[return-value]
+        return anthropic.AsyncAnthropicVertex(max_retries=0)
     base_url = os.environ.get("ANTHROPIC_BASE_URL", "")
     proxied = any(os.environ.get(k) for k in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"))
     if base_url.startswith("http://") and not proxied:
@@ -149,7 +151,7 @@ class ModelClient:
 
     def __init__(
         self,
-        client: AsyncAnthropic | None = None,
+        client: SdkClient | None = None,
         policy: RetryPolicy | None = None,
         emit: EventSink = discard,
     ) -> None:
@@ -163,7 +165,7 @@ class ModelClient:
             emit(Notice(warning, "warning"))
 
     @property
-    def client(self) -> AsyncAnthropic:
+    def client(self) -> SdkClient:
         if self._client is None:
             self._client = make_client()
         return self._client

@@ -30,8 +30,10 @@ from agent.permissions.rules import (  # noqa: F401 - the gate's vocabulary, re-
     RULE_COVERS,
     Behavior,
     Decision,
+    PermissionMode,
     Rule,
     bash_pattern_matches,
+    is_permission_mode,
 )
 from agent.permissions.web import check_web_fetch, suggest_web_rule
 from agent.shell.readonly import is_read_only
@@ -88,12 +90,12 @@ class PermissionGate:
         self._roots: dict[str, tuple[str, ...]] = {}
 
     @property
-    def mode(self) -> str:
+    def mode(self) -> PermissionMode:
         return self._mode
 
     @mode.setter
     def mode(self, value: str) -> None:
-        if value not in MODES:
+        if not is_permission_mode(value):
             raise ValueError(f"unknown permission mode {value!r}; expected one of {MODES}")
         self._mode = value
 
@@ -234,6 +236,7 @@ class PermissionGate:
         return self.resolve(str(raw)) if raw else None
 
     def _path_matches(self, specifier: str, path: str) -> bool:
+        bases: tuple[str, ...]
         if specifier.startswith("//"):
             bases, pattern, anchored = ("/",), specifier[2:], True
         elif specifier == "~" or specifier.startswith("~/"):

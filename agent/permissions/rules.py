@@ -11,9 +11,16 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeGuard, get_args
 
-MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
+PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
+MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
+
+
+def is_permission_mode(value: object) -> TypeGuard[PermissionMode]:
+    return value in MODES
+
+
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Grep", "Glob"})
 # Rules written for one tool that also govern others.

@@ -17,11 +17,14 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 from agent.core.locations import config_dir
-from agent.permissions.rules import MODES, Rule
+from agent.permissions.rules import MODES, PermissionMode, Rule, is_permission_mode
 from tools.atomic_file import atomic_write
+
+# A value as a settings file holds it: what ``json.loads`` gives.
+JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
 
 RULE_LISTS = ("allow", "ask", "deny")
 # What a project's settings may set before the folder is trusted (agent.permissions.trust): rules that
@@ -52,8 +55,10 @@ class Settings:
         origin = self.origins.get(key)
         return origin is not None and Path(origin).parent.name == ".claude"
 
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.raw.get(key, default)
+    def get(self, key: str, default: JsonValue = None) -> JsonValue:
+        """The value of ``key`` as written (the caller checks its type), else ``default``."""
+        value: JsonValue = self.raw.get(key, default)
+        return value
 
     @property
     def model(self) -> str | None:
@@ -64,9 +69,9 @@ class Settings:
         return _string(self.raw.get("fallbackModel"))
 
     @property
-    def permission_mode(self) -> str | None:
+    def permission_mode(self) -> PermissionMode | None:
         mode = self._permissions.get("defaultMode")
-        return mode if mode in MODES else None
+        return mode if is_permission_mode(mode) else None
 
     @property
     def hooks(self) -> dict[str, list[Any]]:
@@ -81,17 +86,17 @@ class Settings:
         return {str(k): _env_value(v) for k, v in env.items() if v is not None}
 
     @property
-    def auto_compact_window(self) -> Any:
+    def auto_compact_window(self) -> JsonValue:
         """``autoCompactWindow`` as written (120000, "120k", ...); resolve_window parses it."""
         return self.raw.get("autoCompactWindow")
 
     @property
-    def server_context_editing(self) -> Any:
+    def server_context_editing(self) -> JsonValue:
         """``serverContextEditing`` as written; resolve_server_editing checks it is a bool."""
         return self.raw.get("serverContextEditing")
 
     @property
-    def sandbox(self) -> Any:
+    def sandbox(self) -> JsonValue:
         """``sandbox`` as written (Claude Code's object); tui.session.sandbox_setup checks its keys."""
         return self.raw.get("sandbox")
 

@@ -40,9 +40,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from agent.core.messages import Message
+from agent.core.messages import Message, ToolUseBlock
 from agent.core.pairing import AnswerFix, answer_message, fix_answer
-from agent.core.sendable import NO_CONTENT, sendable_content
+from agent.core.sendable import NO_CONTENT, RawBlock, sendable_content
 from agent.core.thinking import without_unsendable
 from tools.surrogates import escape_value
 
@@ -177,7 +177,7 @@ def message_from_record(record: dict[str, Any]) -> Message | None:
     return message
 
 
-def _well_formed(block: dict[str, Any]) -> bool:
+def _well_formed(block: RawBlock) -> bool:
     """Tool blocks carry the ids that pair them; without them every later request would fail."""
     kind = block.get("type")
     if kind == "tool_use":
@@ -373,8 +373,8 @@ def repair_conversation(
     return out, repairs, ops
 
 
-def _closed_note(uses: Sequence[dict[str, Any]], response: Message) -> str:
-    names = ", ".join(str(use.get("name", "?")) for use in uses)
+def _closed_note(uses: Sequence[ToolUseBlock], response: Message) -> str:
+    names = ", ".join(use["name"] for use in uses)
     return (
         f"closed {len(uses)} unanswered tool call(s) ({names}) of response "
         f"{response.uuid[:8]} with an interrupted result"

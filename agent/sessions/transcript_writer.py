@@ -26,7 +26,7 @@ from typing import Any
 try:
     import fcntl
 except ImportError:  # not on Windows: sessions there go unlocked
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # the module or None: checked before each use
 
 log = logging.getLogger(__name__)
 

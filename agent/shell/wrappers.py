@@ -186,7 +186,7 @@ def _through_wrapper(words: Sequence[Arg], i: int, found: Invocation, depth: int
     unwrapped = unwrap(words, i)
     if unwrapped is None:
         return _rough_skip(words, i)
-    split = [v for n, v in unwrapped.options if n in ("-S", "--split-string")]
+    split = [v for n, v in unwrapped.options if n in ("-S", "--split-string") and v is not None]
     if name == "env" and split:
         # env -S 'cmd args' runs the words of its string
         _shell_text(split[-1], words[i + 1 :], found)

@@ -248,9 +248,9 @@ class Sandbox:
         for path in self.policy.denied_reads:
             found.setdefault(os.path.realpath(path))
         if self.policy.deny_read is not None:
-            for path in _walk_denied(self.policy.roots(), self.policy.deny_read):
-                found.setdefault(path)
-                found.setdefault(os.path.realpath(path))
+            for walked in _walk_denied(self.policy.roots(), self.policy.deny_read):
+                found.setdefault(walked)
+                found.setdefault(os.path.realpath(walked))
         return [Path(p) for p in found if os.path.lexists(p)]
 
     def refusal_note(self, output: str, failed: bool) -> str | None:

@@ -97,7 +97,7 @@ def demo_environment(
 ) -> Iterator[None]:
     """Point the process at the fake API with throwaway config and home; restore on exit."""
     env = os.environ if environ is None else environ
-    changes = {name: None for name in CLEARED_ENV}
+    changes: dict[str, str | None] = {name: None for name in CLEARED_ENV}
     changes.update(
         ANTHROPIC_BASE_URL=api_url,
         ANTHROPIC_API_KEY=DEMO_KEY,

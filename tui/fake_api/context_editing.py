@@ -29,8 +29,8 @@ CLEAR_TOOL_USES = "clear_tool_uses_20250919"
 CLEAR_THINKING = "clear_thinking_20251015"
 THINKING_BLOCKS = ("thinking", "redacted_thinking")
 PLACEHOLDER = "[Tool result cleared by context management]"
-DEFAULT_TRIGGER = {"type": "input_tokens", "value": 100_000}
-DEFAULT_KEEP = {"type": "tool_uses", "value": 3}
+DEFAULT_TRIGGER: dict[str, Any] = {"type": "input_tokens", "value": 100_000}
+DEFAULT_KEEP: dict[str, Any] = {"type": "tool_uses", "value": 3}
 
 
 @dataclass
@@ -112,7 +112,8 @@ def _clear_thinking(outcome: ContextEditing, edit: dict[str, Any], where: str) -
             f"{where}.keep: expected \"all\" or {{type: 'thinking_turns', value: integer >= 1}}"
         )
     body = outcome.body
-    messages = body.get("messages") if isinstance(body.get("messages"), list) else []
+    given = body.get("messages")
+    messages = given if isinstance(given, list) else []
     turns = [
         i
         for i, message in enumerate(messages)
@@ -186,7 +187,7 @@ def _clear_tool_uses(outcome: ContextEditing, edit: dict[str, Any], where: str) 
     freed = 0
     minimum = at_least["value"] if at_least else 0
     for block in _tool_results(body):
-        tool_id = block.get("tool_use_id")
+        tool_id: Any = block.get("tool_use_id")  # the request's JSON, not yet validated
         if tool_id in kept or names.get(tool_id) in exclude or block.get("content") == PLACEHOLDER:
             continue
         chosen.append(tool_id)
@@ -214,8 +215,7 @@ def _blocks(body: dict[str, Any], role: str) -> list[dict[str, Any]]:
         block
         for message in (messages if isinstance(messages, list) else [])
         if isinstance(message, dict) and message.get("role") == role
-        for block in (message.get("content") if isinstance(message.get("content"), list) else [])
-        if isinstance(block, dict)
+        for block in _content(message)
     ]
 
 

@@ -54,7 +54,8 @@ class ModelSpec:
 
 def _display_name(model_id: str) -> str:
     # "claude-sonnet-4-5" -> "Claude Sonnet 4.5"
-    words, version = [], []
+    words: list[str] = []
+    version: list[str] = []
     for part in model_id.split("-"):
         (version if part.isdigit() else words).append(part)
     name = " ".join(word.capitalize() for word in words)

@@ -91,7 +91,7 @@ class _StrictTypes:
         if origin in (collections.abc.Iterable, collections.abc.Sequence, list) or (
             getattr(origin, "__name__", "") == "SequenceNotStr"
         ):
-            return list[self.convert(args[0])] if args else list
+            return types.GenericAlias(list, (self.convert(args[0]),)) if args else list
         return tp
 
     def _typed_dict(self, td: Any) -> Any:
@@ -104,6 +104,7 @@ class _StrictTypes:
         self._building.add(td)
         hints = tx.get_type_hints(td, include_extras=True)
         fields = {}
+        marker: Any
         for name, hint in hints.items():
             # An explicit marker shows only in the resolved hint (postponed annotations hide it
             # from __required_keys__); without one the defining class's totality decides.
@@ -112,8 +113,9 @@ class _StrictTypes:
                 marker, hint = tx.get_origin(hint), tx.get_args(hint)[0]
             converted = self.convert(hint)
             fields[name] = marker[hint if converted is _NOT_JSON else converted]
-        strict = tx.TypedDict(td.__name__, fields, total=False)  # type: ignore[operator]
-        strict = with_config(ConfigDict(extra="forbid"))(strict)
+        # Built at run time from the SDK's TypedDict: no static checker can follow it.
+        built: Any = tx.TypedDict(td.__name__, fields, total=False)  # type: ignore[misc]
+        strict = with_config(ConfigDict(extra="forbid"))(built)
         _STRICT_NAMES.add(td.__name__)
         self._building.discard(td)
         self._done[td] = strict
@@ -138,7 +140,7 @@ class _StrictTypes:
             and len(tags) == len(set(tags))
             and all(tx.is_typeddict(m) for m in tagged)
         ):
-            discriminated = tx.Annotated[
+            discriminated: Any = tx.Annotated[
                 Union[tuple(tagged)], Field(discriminator="type")  # noqa: UP007
             ]
             members = [discriminated, *others]

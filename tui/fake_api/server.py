@@ -52,6 +52,7 @@ class _HttpServer(ThreadingHTTPServer):
     daemon_threads = True  # a FakeApi never stopped must not hold the interpreter open
     request_queue_size = 64
     api: FakeApi
+    server_address: tuple[str, int]  # TCP on 127.0.0.1, never a Unix socket's path
 
     def process_request(self, request: Any, client_address: Any) -> None:
         # ThreadingMixIn does not track daemon threads; stop() joins these itself.
@@ -65,7 +66,7 @@ class _HttpServer(ThreadingHTTPServer):
         thread.start()
 
     def handle_request_noblock(self) -> None:
-        self._handle_request_noblock()
+        self._handle_request_noblock()  # type: ignore[attr-defined]  # CPython's, not in typeshed
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that hangs up is normal; anything else is a bug the tests should see.

@@ -244,6 +244,7 @@ def _check_thinking_param(
         kind == "enabled"
         and not count_only
         and isinstance(max_tokens, int)
+        and isinstance(budget, int)
         and budget >= max_tokens
     ):
         return _invalid("`max_tokens` must be greater than `thinking.budget_tokens`")

@@ -267,8 +267,12 @@ def _check_block(where: str, block: dict[str, Any], known: tuple[str, ...]) -> R
             f"expected tags: {expected}"
         )
     source = block.get("source")
-    base64 = kind == "image" and isinstance(source, dict) and source.get("type") == "base64"
-    if base64 and source.get("media_type") not in IMAGE_MEDIA_TYPES:
+    if (
+        kind == "image"
+        and isinstance(source, dict)
+        and source.get("type") == "base64"
+        and source.get("media_type") not in IMAGE_MEDIA_TYPES
+    ):
         return _invalid(f"{where}.image.source.base64.media_type: {_MEDIA_TYPES_WORDING}")
     return None
 
@@ -294,7 +298,7 @@ def _check_tool_pairing(body: dict[str, Any], _spec: ModelSpec) -> Rejection | N
     answers, so a result placed after other content reports its tool_use unanswered.
     """
     messages = body["messages"]
-    seen_ids: set[str] = set()
+    seen_ids: set[Any] = set()
     for i, message in enumerate(messages):
         blocks = _blocks(message)
         if message["role"] == "assistant":
@@ -319,7 +323,7 @@ def _check_tool_pairing(body: dict[str, Any], _spec: ModelSpec) -> Rejection | N
         expected = set()
         if previous is not None and previous["role"] == "assistant":
             expected = {b.get("id") for b in _blocks(previous) if b["type"] == "tool_use"}
-        answered: set[Any] = set()
+        answered = set()
         for j, block in enumerate(blocks):
             if block["type"] != "tool_result":
                 continue

@@ -6,7 +6,8 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any, BinaryIO
+from io import BufferedIOBase
+from typing import Any
 
 from tui.fake_api.billing import RequestBilling
 from tui.fake_api.script import Reply
@@ -166,7 +167,7 @@ def chunk(payload: bytes) -> bytes:
     return b"%x\r\n%b\r\n" % (len(payload), payload)
 
 
-def read_body(rfile: BinaryIO, headers: dict[str, str]) -> bytes:
+def read_body(rfile: BufferedIOBase, headers: dict[str, str]) -> bytes:
     """A request body, by Content-Length or chunked transfer encoding.
 
     EOFError when the client hung up before sending all of it: no request was made.

@@ -132,7 +132,8 @@ class CcxApp(App[int]):
         footer.mode = (options and options.permission_mode) or "default"
         transcript = self.query_one(Transcript)
         transcript.cwd = options.cwd if options else Path.cwd()
-        transcript.mount(Welcome(footer.model, transcript.cwd, options and options.banner))
+        banner = options.banner if options else None
+        transcript.mount(Welcome(footer.model, transcript.cwd, banner))
         self.view = EventView(
             self.query_one(Transcript),
             self.query_one(StatusLine),

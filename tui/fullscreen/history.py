@@ -7,11 +7,12 @@ values it can render without touching the live message list.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent.core.messages import INTERRUPTED_BY_USER, Message
+from agent.core.messages import INTERRUPTED_BY_USER, Message, ToolResultBlock
 from tui.words import relative
 
 RESULT_PREVIEW_CHARS = 2_000
@@ -39,7 +40,7 @@ class Entry:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def result_text(block: dict[str, Any]) -> str:
+def result_text(block: Mapping[str, Any]) -> str:
     content = block.get("content")
     if isinstance(content, str):
         return content
@@ -56,13 +57,13 @@ def result_text(block: dict[str, Any]) -> str:
 def _user_text(message: Message) -> str:
     from agent.instructions.custom_commands import typed_line  # only when a session is drawn
 
-    first = message.content[0] if message.content else {}
-    if first.get("type") == "text" and (line := typed_line(str(first.get("text", "")))):
+    first = message.content[0] if message.content else None
+    if first is not None and first["type"] == "text" and (line := typed_line(first["text"])):
         return line  # a custom command: the line typed, not its expanded body
     texts = [
-        b.get("text", "")
+        b["text"]
         for b in message.content
-        if b.get("type") == "text" and not str(b.get("text", "")).startswith(REMINDER_PREFIX)
+        if b["type"] == "text" and not b["text"].startswith(REMINDER_PREFIX)
     ]
     return "\n".join(t for t in texts if t != INTERRUPTED_BY_USER).strip()
 
@@ -70,11 +71,10 @@ def _user_text(message: Message) -> str:
 def history_entries(messages: list[Message], cwd: str | os.PathLike[str] = ".") -> list[Entry]:
     """What the transcript shows for a stored conversation; tool paths shown relative to cwd."""
     results = {
-        block.get("tool_use_id"): block
+        block["tool_use_id"]: block
         for message in messages
         if message.role == "user"
-        for block in message.content
-        if block.get("type") == "tool_result"
+        for block in message.tool_results()
     }
     entries: list[Entry] = []
     for message in messages:
@@ -85,39 +85,36 @@ def history_entries(messages: list[Message], cwd: str | os.PathLike[str] = ".") 
             entries.append(Entry("summary", message.text()))
         elif message.kind == "prompt" and (text := _user_text(message)):
             entries.append(Entry("user", text))
-        if any(
-            b.get("type") == "text" and b.get("text") == INTERRUPTED_BY_USER
-            for b in message.content
-        ):
+        if any(b["type"] == "text" and b["text"] == INTERRUPTED_BY_USER for b in message.content):
             entries.append(Entry("interrupted", INTERRUPTED_BY_USER))
     return entries
 
 
 def _assistant_entries(
-    message: Message, results: dict[Any, dict[str, Any]], cwd: str | os.PathLike[str]
+    message: Message, results: dict[str, ToolResultBlock], cwd: str | os.PathLike[str]
 ) -> list[Entry]:
     from tools.registry import label_call  # the tools' import is kept off the first paint
 
     entries: list[Entry] = []
     text: list[str] = []
     for block in message.content:
-        kind = block.get("type")
-        if kind == "text" and block.get("text"):
+        if block["type"] == "text" and block["text"]:
             text.append(block["text"])
-        elif kind == "thinking" and str(block.get("thinking") or "").strip():
-            entries.append(Entry("thinking", str(block["thinking"])))
-        elif kind == "tool_use":
+        elif block["type"] == "thinking" and block["thinking"].strip():
+            entries.append(Entry("thinking", block["thinking"]))
+        elif block["type"] == "tool_use":
             if text:
                 entries.append(Entry("assistant", "".join(text)))
                 text = []
-            result = results.get(block.get("id"))
-            name = str(block.get("name", "tool"))
-            tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
+            result = results.get(block["id"])
+            name = block["name"]
+            given = block.get("input")  # a loaded transcript's call may have none
+            tool_input = given if isinstance(given, dict) else {}
             entries.append(
                 Entry(
                     "tool",
                     tool=ToolView(
-                        tool_use_id=str(block.get("id", "")),
+                        tool_use_id=block["id"],
                         name=name,
                         input=tool_input,
                         label=label_call(name, tool_input, cwd),

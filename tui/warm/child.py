@@ -163,7 +163,8 @@ def _reopen_std_streams() -> None:
     sys.stdin = _text(0, "r", "surrogateescape", False)
     sys.stdout = _text(1, "w", "surrogateescape", line_out)
     sys.stderr = _text(2, "w", "backslashreplace", True)
-    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
+    # typeshed marks these Final; the warm child must point them at the client's descriptors.
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr  # type: ignore[misc]
 
 
 def _text(fd: int, mode: str, errors: str, line_buffered: bool) -> Any:

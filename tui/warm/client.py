@@ -20,6 +20,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tui.warm import peer as warm_peer
 from tui.warm.policy import (
@@ -210,7 +211,7 @@ class _Session:
         self.pid: int | None = None
         self.pending: list[int] = []
         self.received: int | None = None  # the last signal forwarded to the run
-        self.saved_terminal: list | None = None  # type: ignore[type-arg]
+        self.saved_terminal: list[Any] | None = None
         self.previous: dict[int, object] = {}
 
     def start(self) -> None:
@@ -321,7 +322,7 @@ def _die_of(signum: int) -> None:
         pass
 
 
-def _terminal_modes() -> list | None:  # type: ignore[type-arg]
+def _terminal_modes() -> list[Any] | None:
     if not os.isatty(0):
         return None
     import termios
@@ -332,7 +333,7 @@ def _terminal_modes() -> list | None:  # type: ignore[type-arg]
         return None
 
 
-def _restore_terminal(saved: list | None) -> None:  # type: ignore[type-arg]
+def _restore_terminal(saved: list[Any] | None) -> None:
     """A run must never leave the terminal in another mode than it found it."""
     if saved is None:
         return

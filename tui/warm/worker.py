@@ -36,6 +36,7 @@ import sys
 import time
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from tui.warm import peer as warm_peer
 from tui.warm import policy as warm
@@ -96,6 +97,7 @@ def _preload() -> None:
 
     from agent.shell import split
     from tools import registry
+    from tools.base import Tool
     from tools.exit_plan_mode import ExitPlanModeTool
     from tools.skill import SkillTool
     from tui.cli import main as cli
@@ -107,7 +109,9 @@ def _preload() -> None:
             pass
     cli.parse_args(["-p", "warm-up"], standalone=False)  # typer, click and the options, run once
     split._parser()  # the bash grammar: the same for every run
-    for tool in (*registry.default_tools(), SkillTool, ExitPlanModeTool):
+    warmed: list[type[Tool[Any]]] = [type(t) for t in registry.default_tools()]
+    warmed += [SkillTool, ExitPlanModeTool]
+    for tool in warmed:
         tool.input_schema()  # the tools' JSON schemas (cached): the same for every run
     anthropic.AsyncAnthropic  # noqa: B018  (resolves the SDK's lazily imported client)
     _warm_sdk()

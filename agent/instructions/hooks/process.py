@@ -28,7 +28,7 @@ import contextlib
 import os
 import signal
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,7 +116,7 @@ async def _run(
     try:
         for reader, (read_fd, _) in zip(readers, pipes, strict=True):
             transport, _ = await loop.connect_read_pipe(
-                lambda reader=reader: reader, os.fdopen(read_fd, "rb", buffering=0)
+                _factory(reader), os.fdopen(read_fd, "rb", buffering=0)
             )
             transports.append(transport)
         with tempfile.TemporaryFile() as payload:
@@ -214,6 +214,11 @@ def _signal(group: int, sig: int) -> bool:
 
 def _alive(group: int) -> bool:
     return _signal(group, 0)
+
+
+def _factory(reader: _Collector) -> Callable[[], _Collector]:
+    """``connect_read_pipe``'s protocol factory: the collector made for that pipe."""
+    return lambda: reader
 
 
 class _Collector(asyncio.Protocol):

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from agent.core.events import EventSink, HookResponse, HookStarted
+from agent.core.events import EventSink, HookEnding, HookResponse, HookStarted
 from agent.instructions.hooks.config import HookCommand, HookGroup, callback_groups, parse_hooks
 from agent.instructions.hooks.outcome import (
     MAX_OUTPUT_CHARS,
@@ -189,7 +189,7 @@ class HookRunner:
 
 def _response(hook_id: str, name: str, event: str, result: HookResult) -> HookResponse:
     code = result.exit_code
-    outcome = "success" if code == 0 else "cancelled" if code is None else "error"
+    outcome: HookEnding = "success" if code == 0 else "cancelled" if code is None else "error"
     output = result.stdout + (f"\n{result.stderr}" if result.stderr else "") or result.problem
     return HookResponse(hook_id, name, event, output, result.stdout, result.stderr, code, outcome)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.css.scalar import Scalar
 from textual.screen import Screen
 from textual.widget import Widget
@@ -10,7 +12,7 @@ MIN_BODY_ROWS = 3  # a bordered body still shows one line of what is asked
 FOOTER_ROWS = 1  # the footer's meter stays in sight under a dialog
 
 
-def fit_body(screen: Screen[object], dialog: Widget, body: Widget, most: int) -> None:
+def fit_body(screen: Screen[Any], dialog: Widget, body: Widget, most: int) -> None:
     """Let ``body`` (a scrolling child of ``dialog``) have only the rows the rest of the dialog leaves free.
 
     The dialog itself stops above the footer, so the meter stays whole under it.

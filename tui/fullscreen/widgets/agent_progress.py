@@ -46,9 +46,9 @@ class AgentProgress:
             self.steps = [*self.steps, step][-KEPT:]
         elif isinstance(event, ToolFinished):
             self.tool_uses += 1
-            step = self.by_id.pop(event.tool_use_id, None)
-            if step is not None:
-                step.status = "error" if event.is_error else "done"
+            ended = self.by_id.pop(event.tool_use_id, None)
+            if ended is not None:
+                ended.status = "error" if event.is_error else "done"
         elif isinstance(event, Usage):
             self.tokens = (
                 event.input_tokens

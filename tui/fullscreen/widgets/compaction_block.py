@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -16,7 +16,7 @@ from tui.fullscreen.widgets.status_line import SPINNER
 from tui.words import relative
 
 if TYPE_CHECKING:
-    from agent.core.compaction_record import CompactionRecord
+    from agent.core.compaction_record import CompactionRecord, CompactionTrigger
 
 
 class CompactionBlock(Vertical):
@@ -37,7 +37,12 @@ class CompactionBlock(Vertical):
     }
     """
 
-    def __init__(self, trigger: str, detail: str = "", tokens_before: int = 0) -> None:
+    def __init__(
+        self,
+        trigger: CompactionTrigger | Literal["earlier"],  # earlier: a resumed session's, unknown
+        detail: str = "",
+        tokens_before: int = 0,
+    ) -> None:
         super().__init__()
         self.trigger = trigger
         self.detail = detail

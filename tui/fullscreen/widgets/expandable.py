@@ -55,10 +55,10 @@ class Expandable(Static, can_focus=True):
             owner = owner.parent  # the transcript, however deep the block sits
         if owner is None or not self.can_expand():
             return
-        previous = owner.latest_expandable  # type: ignore[attr-defined]
+        previous = owner.latest_expandable
         if previous is self:
             return
-        owner.latest_expandable = self  # type: ignore[attr-defined]
+        owner.latest_expandable = self
         self.is_latest = True
         if isinstance(previous, Expandable):
             previous.is_latest = False
@@ -67,7 +67,8 @@ class Expandable(Static, can_focus=True):
     def on_click(self) -> None:
         self.action_toggle()
 
-    def action_toggle(self) -> None:
+    # Not DOMNode's toggle of a named attribute: the block opens or closes itself.
+    def action_toggle(self) -> None:  # type: ignore[override]
         if self.can_expand():
             self.expanded = not self.expanded
 

@@ -56,7 +56,7 @@ class PromptInput(TextArea):
     def typed_within(self, seconds: float) -> bool:
         return time.monotonic() - self.last_key_at < seconds
 
-    def check_consume_key(self, key: str, character: str | None) -> bool:
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
         if key == "tab" and self.matches:
             return True
         return super().check_consume_key(key, character)
