@@ -16,17 +16,17 @@ from typing import Any
 from agent.core.messages import Message
 from agent.core.thinking import drop_thinking, is_thinking
 from compaction.inputs import apply_input_clearing, clearable_input_tokens
+from compaction.markers import marker_for
 from compaction.microcompact import (
     COMPACTABLE_TOOLS,
     ClearPlan,
     MicrocompactConfig,
-    ResultIndex,
     anchors_after,
     apply_clearing,
     find_candidates,
-    marker_for,
     plan_clearing,
 )
+from compaction.result_index import ResultIndex
 from compaction.services import CompactionServices
 from compaction.tokens import estimate_block, estimate_message
 from tools.atomic_file import atomic_write

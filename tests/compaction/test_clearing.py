@@ -11,7 +11,7 @@ from pathlib import Path
 from agent.core.messages import Message, tool_result_block, user_text
 from agent.sessions.session import Session
 from compaction.clearing import Clearing
-from compaction.microcompact import is_cleared
+from compaction.result_index import is_cleared
 from compaction.services import CompactionServices
 from tools.file_state import FileStateCache
 
