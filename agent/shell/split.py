@@ -16,10 +16,9 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from agent.shell.draft import Draft
 from agent.shell.options import Arg
 from agent.shell.part import LITERAL, CommandPart
-from agent.shell.walker import Walker
+from agent.shell.walker import Draft, Walker
 from agent.shell.words import Source
 from agent.shell.wrappers import SHELLS, WRAPPERS, analyze
 
