@@ -91,29 +91,6 @@ class Clearing:
         candidates = find_candidates(messages, self.config, estimate_block, self._index, window)
         return sum(c.tokens for c in candidates)
 
-    def run(
-        self,
-        messages: list[Message],
-        *,
-        now: float,
-        last_response_at: float | None,
-        used_tokens: float,
-        auto_threshold: float | None,
-        window: int | None = None,
-        anchors: tuple[int, ...] = (),
-    ) -> ClearingOutcome:
-        """Plan and carry out this request's clearing; ``plan.anchors`` are the next anchors."""
-        plan = self.plan(
-            messages,
-            now=now,
-            last_response_at=last_response_at,
-            used_tokens=used_tokens,
-            auto_threshold=auto_threshold,
-            window=window,
-            anchors=anchors,
-        )
-        return self.apply(messages, plan)
-
     def plan(
         self,
         messages: list[Message],

@@ -35,7 +35,8 @@ from agent.core.events import (
     Notice,
 )
 from agent.core.messages import Message
-from agent.model.client import PromptTooLongError, StreamedResponse
+from agent.model.accumulator import StreamedResponse
+from agent.model.client import PromptTooLongError
 from compaction.clear_or_compact import memory_options, weigh
 from compaction.clearing import Clearing
 from compaction.compactor import Compactor

@@ -48,8 +48,10 @@ from agent.permissions.rules import (
     RulesInForce,
     bash_pattern_matches,
 )
+from agent.shell.part import CommandPart
 from agent.shell.readonly import is_read_only
-from agent.shell.split import SHELLS, WRAPPERS, CommandPart, iter_all_parts, split_command
+from agent.shell.split import iter_all_parts, split_command
+from agent.shell.wrappers import SHELLS, WRAPPERS
 
 DIRECTORY_CHANGERS = frozenset({"cd", "pushd"})
 # Reading these is never "outside the project".

@@ -36,9 +36,10 @@ def bash_rounds(count: int) -> list[Message]:
 def clear_cold(session: Session, messages: list[Message]) -> tuple[list[Message], list[str]]:
     """Clear as after a long pause (the cache has expired, so everything old goes)."""
     clearing = Clearing(CompactionServices(FileStateCache(), session=session))
-    outcome = clearing.run(
+    plan = clearing.plan(
         messages, now=100_000.0, last_response_at=0.0, used_tokens=20_000, auto_threshold=None
     )
+    outcome = clearing.apply(messages, plan)
     return outcome.messages, outcome.saved_paths
 
 
