@@ -62,7 +62,10 @@ from compaction.tokens import TokenCounter, estimate_system, estimate_tools
 
 MAX_CONSECUTIVE_FAILURES = 3
 
-__all__ = ["CompactionServices", "ContextFullError", "ContextManager", "ConversationHost"]
+__all__ = [
+    "CompactionServices",
+    "ContextManager",
+]  # CompactionServices: still imported from here by tui/session/context_setup.py
 
 
 @dataclass
