@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.loop.tool_runner import PermissionRequest, Reply
 from agent.permissions.rules import Rule
-from compaction.breakdown import context_breakdown
+from tui.commands.builtin import context_now
 from tui.session.sdk_setup import CHECKPOINTING_ENV, prompt_uuids
 
 if TYPE_CHECKING:
@@ -78,16 +78,7 @@ def apply_updates(driver: SessionDriver, updates: Any) -> None:
 def context_usage(driver: SessionDriver) -> dict[str, Any]:
     """``get_context_usage``: where the context's tokens go now, and how full it is."""
     runtime = driver.runtime
-    state = runtime.context.state(runtime.agent)
-    breakdown = context_breakdown(
-        system_blocks=runtime.system,
-        memory_texts=runtime.memory_texts,
-        skills_text=runtime.skills_text,
-        tools_api=runtime.agent.tools_api,
-        messages=list(runtime.agent.messages),
-        limits=state.limits,
-        used=state.used,
-    )
+    breakdown, state = context_now(runtime, preview=False)
     categories = [
         {"name": c.name, "tokens": c.tokens, "color": COLORS.get(c.name, "inactive")}
         for c in breakdown.categories
