@@ -36,7 +36,7 @@ from agent.core.events import (
 )
 from agent.core.messages import Message
 from agent.model.accumulator import StreamedResponse
-from agent.model.client import PromptTooLongError
+from agent.model.client import ApiError, PromptTooLongError
 from compaction.clear_or_compact import memory_options, weigh
 from compaction.clearing import Clearing
 from compaction.compactor import Compactor
@@ -54,13 +54,18 @@ from compaction.server_editing import (
     server_clearing,
     with_server_edit,
 )
-from compaction.services import CompactionServices, ContextFullError, ConversationHost
+from compaction.services import CompactionServices, ConversationHost
 from compaction.session_memory import SessionMemory
 from compaction.summary import PartialMode
 from compaction.thresholds import ContextLimits, ContextState, WindowConfig, context_state
 from compaction.tokens import TokenCounter, estimate_system, estimate_tools
 
 MAX_CONSECUTIVE_FAILURES = 3
+
+
+class ContextFullError(ApiError):
+    """The context is past the blocking limit and nothing may compact it automatically."""
+
 
 __all__ = [
     "CompactionServices",

@@ -9,8 +9,8 @@ import pytest
 from agent.core.events import CompactionFailed, CompactionFinished, Microcompacted, Notice
 from agent.core.invariants import find_violations
 from compaction.full import CompactionError
+from compaction.manager import ContextFullError
 from compaction.microcompact import MicrocompactConfig
-from compaction.services import ContextFullError
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from compaction.thresholds import ContextLimits
 from tests.compaction.manager_harness import Hooks, Setup, summary_reply
