@@ -31,8 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agent.core.conversation import Conversation
 from agent.core.messages import Message, tool_result_block
 from bench.accounting import OVERHEAD, sized_conversation
-from compaction.manager import CompactionServices, ContextManager
-from compaction.microcompact import ResultIndex, plan_clearing
+from compaction.manager import ContextManager
+from compaction.microcompact import plan_clearing
+from compaction.result_index import ResultIndex
+from compaction.services import CompactionServices
 from compaction.thresholds import ContextLimits, WindowConfig
 from compaction.tokens import TokenCounter, estimate_block, estimate_message
 from tools.file_state import FileStateCache

@@ -33,9 +33,10 @@ from agent.core.events import CompactionFinished, Event
 from agent.core.messages import Message
 from bench.accounting import sized_conversation
 from bench.between_turns import Host
-from compaction.manager import CompactionServices, ContextManager
+from compaction.manager import ContextManager
 from compaction.notes import Notes, NotesStore
 from compaction.notes_writer import SessionNotes
+from compaction.services import CompactionServices
 from compaction.thresholds import ContextLimits, WindowConfig
 from tools.file_state import FileState, FileStateCache
 

@@ -39,6 +39,10 @@ class Breakdown:
     def tokens(self, name: str) -> int:
         return next((c.tokens for c in self.categories if c.name == name), 0)
 
+    def percent(self, tokens: int) -> float:
+        """``tokens`` as a share of the window, in percent."""
+        return tokens * 100 / self.window if self.window > 0 else 0.0
+
     def to_json(self) -> dict[str, Any]:
         return {
             "categories": [{"name": c.name, "tokens": c.tokens} for c in self.categories],
@@ -129,11 +133,17 @@ def context_breakdown(
     return Breakdown(categories, used, limits.window, limits.auto_compact, keep_preview)
 
 
-def _bar(tokens: int, window: int, width: int) -> str:
+def bar_cells(tokens: int, window: int, width: int) -> int:
+    """How many of a bar's ``width`` cells ``tokens`` of the window fill; a small part still
+    shows as one."""
     filled = round(tokens * width / window) if window > 0 else 0
     if tokens > 0:
-        filled = max(1, filled)  # a small part still shows
-    filled = min(width, filled)
+        filled = max(1, filled)
+    return min(width, filled)
+
+
+def _bar(tokens: int, window: int, width: int) -> str:
+    filled = bar_cells(tokens, window, width)
     return "█" * filled + "░" * (width - filled)
 
 
@@ -143,12 +153,11 @@ def render_breakdown(breakdown: Breakdown, width: int = 40) -> str:
     window = breakdown.window
     lines = []
     for category in breakdown.categories:
-        percent = category.tokens * 100 / window if window > 0 else 0.0
         lines.append(
             f"{category.name:<{name_width}}  {_bar(category.tokens, window, width)}  "
-            f"{format_tokens(category.tokens):>6}  {percent:5.1f}%"
+            f"{format_tokens(category.tokens):>6}  {breakdown.percent(category.tokens):5.1f}%"
         )
-    used_percent = breakdown.used * 100 / window if window > 0 else 0.0
+    used_percent = breakdown.percent(breakdown.used)
     lines.append("")
     lines.append(
         f"{format_tokens(breakdown.used)} / {format_tokens(window)} ({used_percent:.1f}%) "

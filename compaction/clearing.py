@@ -17,17 +17,17 @@ from typing import Any
 from agent.core.messages import Message
 from agent.core.thinking import drop_thinking, is_thinking
 from compaction.inputs import apply_input_clearing, clearable_input_tokens
+from compaction.markers import marker_for
 from compaction.microcompact import (
     COMPACTABLE_TOOLS,
     ClearPlan,
     MicrocompactConfig,
-    ResultIndex,
     anchors_after,
     apply_clearing,
     find_candidates,
-    marker_for,
     plan_clearing,
 )
+from compaction.result_index import ResultIndex
 from compaction.services import CompactionServices
 from compaction.tokens import estimate_block, estimate_message
 from tools.atomic_file import atomic_write
@@ -91,29 +91,6 @@ class Clearing:
         """What clearing everything it may would free now (protection respected)."""
         candidates = find_candidates(messages, self.config, estimate_block, self._index, window)
         return sum(c.tokens for c in candidates)
-
-    def run(
-        self,
-        messages: list[Message],
-        *,
-        now: float,
-        last_response_at: float | None,
-        used_tokens: float,
-        auto_threshold: float | None,
-        window: int | None = None,
-        anchors: tuple[int, ...] = (),
-    ) -> ClearingOutcome:
-        """Plan and carry out this request's clearing; ``plan.anchors`` are the next anchors."""
-        plan = self.plan(
-            messages,
-            now=now,
-            last_response_at=last_response_at,
-            used_tokens=used_tokens,
-            auto_threshold=auto_threshold,
-            window=window,
-            anchors=anchors,
-        )
-        return self.apply(messages, plan)
 
     def plan(
         self,

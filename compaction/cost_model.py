@@ -31,7 +31,7 @@ length taken as uniform), so H = max(10, N / 2).
   microcompact.py), else wait. A cold cache makes R = 0: clear at once. A
   clear that pays rewrites the cached conversation after its change point
   anyway, so then (and only then) a session-memory compaction is weighed
-  against it: the cheaper over H wins (early.py builds the option: notes in
+  against it: the cheaper over H wins (clear_or_compact.py builds the option: notes in
   hand, or notes to write first, priced with the update's r used + o 4,000).
   A full summary is never chosen ahead of the threshold: it keeps no recent
   message verbatim;
@@ -52,7 +52,7 @@ clearable, growth - g, so compaction follows within H requests when
 
 Otherwise clearing carries the session and the notes would never be used.
 
-Pure: no IO, no clock; the manager, early.py and microcompact supply the
+Pure: no IO, no clock; the manager, clear_or_compact.py and microcompact supply the
 figures. A ``CompactOption`` with ``summary_tokens`` > 0 pays a summary
 request's read and output (a full summary, or session notes still to write).
 """

@@ -2,8 +2,8 @@
 
 Before each request (tool rounds included) it plans the clearing of old tool
 results (microcompact); when the clear pays, the cost model may prefer a
-session-memory compaction instead (early.py: made now on notes in hand, or
-after a notes update that starts now while the clear waits a request);
+session-memory compaction instead (clear_or_compact.py: made now on notes in
+hand, or after a notes update that starts now while the clear waits a request);
 otherwise it clears, counts the context, and compacts when the count reaches
 the auto-compact threshold; after each response it anchors the count
 on the API's usage; on prompt-too-long it compacts reactively, then drops the
@@ -35,11 +35,12 @@ from agent.core.events import (
     Notice,
 )
 from agent.core.messages import Message
-from agent.model.client import PromptTooLongError, StreamedResponse
+from agent.model.accumulator import StreamedResponse
+from agent.model.client import ApiError, PromptTooLongError
+from compaction.clear_or_compact import memory_options, weigh
 from compaction.clearing import Clearing
 from compaction.compactor import Compactor
-from compaction.cost_model import Situation, compaction_follows
-from compaction.early import compact_instead_of_clearing
+from compaction.cost_model import Situation, compaction_follows, expected_horizon
 from compaction.full import CompactionError
 from compaction.grouping import drop_oldest_groups
 from compaction.microcompact import ClearPlan, MicrocompactConfig
@@ -53,7 +54,7 @@ from compaction.server_editing import (
     server_clearing,
     with_server_edit,
 )
-from compaction.services import CompactionServices, ContextFullError, ConversationHost
+from compaction.services import CompactionServices, ConversationHost
 from compaction.session_memory import SessionMemory
 from compaction.summary import PartialMode
 from compaction.thresholds import ContextLimits, ContextState, WindowConfig, context_state
@@ -61,7 +62,15 @@ from compaction.tokens import TokenCounter, estimate_system, estimate_tools
 
 MAX_CONSECUTIVE_FAILURES = 3
 
-__all__ = ["CompactionServices", "ContextFullError", "ContextManager", "ConversationHost"]
+
+class ContextFullError(ApiError):
+    """The context is past the blocking limit and nothing may compact it automatically."""
+
+
+__all__ = [
+    "CompactionServices",
+    "ContextManager",
+]  # CompactionServices: still imported from here by tui/session/context_setup.py
 
 
 @dataclass
@@ -115,7 +124,7 @@ class ContextManager:
         else:
             self.clearing.learn_growth(agent.conversation.messages)
             plan = self.plan_clearing(agent)
-            if not await compact_instead_of_clearing(self, agent, plan):
+            if not await self.compact_instead_of_clearing(agent, plan):
                 self.microcompact(agent, plan)
         state = self.state(agent)
         self._observe_notes(agent, state)
@@ -260,6 +269,53 @@ class ContextManager:
             # request after it moves the anchors (its tail breakpoint reads what this wrote).
             agent.conversation.set_cache_anchors(outcome.plan.anchors)
         return outcome.plan
+
+    async def compact_instead_of_clearing(self, agent: ConversationHost, plan: ClearPlan) -> bool:
+        """Before ``plan`` is applied: True when a session-memory compaction was made instead,
+        or its notes update started (the clear then waits a request); False to clear
+        (the choice: clear_or_compact.py)."""
+        memory = self.session_memory
+        window = self.window
+        if (
+            plan.reason != "cost"
+            or memory is None
+            or not (window.auto_enabled and window.compact_enabled)
+            or self.circuit_open
+            or self.compactor.running
+        ):
+            self.early_update = False
+            return False
+        limits = self.limits(agent)
+        clearing = self.clearing
+        used = self.count(agent)
+        situation = Situation(
+            used=used,
+            threshold=limits.auto_compact,
+            growth=max(clearing.request_growth, clearing.growth),
+            clearable_growth=clearing.growth,
+            cached=self.estimate(agent, []),
+            horizon=expected_horizon(self.requests),
+            pressure_requests=self.config.pressure_requests,
+        )
+        options = memory_options(agent, memory, self.compactor, limits, self.estimate)
+        choice = weigh(situation, plan, options)
+        if choice.step == "update":
+            started = not self.early_update and memory.start_update(agent, used, limits)
+            self.early_update = started
+            if started:
+                self.services.record_event(
+                    {
+                        "type": "notes_for_compaction",
+                        "used": round(situation.used),
+                        "after": round(choice.after),
+                        "horizon": situation.horizon,
+                    }
+                )
+            return started
+        self.early_update = False
+        if choice.step == "compact":
+            return await self.session_memory_compact(agent)
+        return False
 
     # -- server-side clearing -------------------------------------------------------------
 

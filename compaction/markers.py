@@ -7,16 +7,23 @@ in; a cleared Edit or Write says whether it succeeded.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from compaction.microcompact import Candidate
+from typing import Protocol
 
 CLEARED_PREFIX = "[Cleared to save context"
 
 
+class ClearedCall(Protocol):
+    """What a marker says of the call whose result it replaces (``result_index.Candidate``)."""
+
+    @property
+    def tool_name(self) -> str | None: ...
+
+    @property
+    def is_error(self) -> bool: ...
+
+
 def marker_for(
-    candidate: Candidate,
+    candidate: ClearedCall,
     *,
     saved_path: str | None = None,
     file_unchanged: bool | None = None,

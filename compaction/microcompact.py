@@ -87,12 +87,7 @@ from typing import Any, Literal
 from agent.core.messages import ContentBlock, Message, ToolResultBlock
 from agent.core.thinking import continued_response
 from compaction.cost_model import ClearOption, Situation, choose
-from compaction.cost_model import economic_batch as economic_batch
-from compaction.markers import CLEARED_PREFIX as CLEARED_PREFIX
-from compaction.markers import marker_for as marker_for
-from compaction.result_index import Candidate as Candidate
-from compaction.result_index import ResultIndex as ResultIndex
-from compaction.result_index import is_cleared as is_cleared
+from compaction.result_index import Candidate, ResultIndex
 
 COMPACTABLE_TOOLS = frozenset(
     {"Read", "Bash", "Grep", "Glob", "Edit", "Write", "WebFetch", "WebSearch", "TaskOutput"}

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from agent.core.messages import ContentBlock, Message, text_block
-from compaction.microcompact import is_cleared
+from compaction.result_index import is_cleared
 from tools.file_state import FileState, normalize_path
 
 MAX_FILES = 5

@@ -37,7 +37,8 @@ from typing import Any
 from agent.core.messages import Message
 from agent.core.request import with_beta
 from compaction.clearing import INITIAL_GROWTH
-from compaction.microcompact import COMPACTABLE_TOOLS, MicrocompactConfig, economic_batch
+from compaction.cost_model import economic_batch
+from compaction.microcompact import COMPACTABLE_TOOLS, MicrocompactConfig
 from compaction.thresholds import ContextLimits
 
 BETA = "context-management-2025-06-27"

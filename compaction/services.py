@@ -17,16 +17,11 @@ from typing import Any
 
 from agent.core.context_policy import PolicyHost
 from agent.core.messages import Message
-from agent.model.client import ApiError
 from compaction.restore import choose_files, visible_read_paths
 from tools.file_state import FileState, FileStateCache, normalize_path
 from tools.jobs import Job
 
 HookRun = Callable[[str, "str | None", dict[str, Any]], Awaitable[Any]]
-
-
-class ContextFullError(ApiError):
-    """The context is past the blocking limit and nothing may compact it automatically."""
 
 
 ConversationHost = PolicyHost  # what compaction needs of the loop it serves

@@ -3,7 +3,8 @@
 Counts every import a file makes (at module level, inside a function, or under
 ``if TYPE_CHECKING:``: a type-only import is still a dependency a reader must
 follow, and a cycle through one is still a cycle); a module's own packages are
-left out (they are initialized before it runs whatever it imports). Used by
+left out (they are initialized before it runs whatever it imports) unless it
+imports from one by name (``from package import x``). Used by
 tests/test_layers.py and bench/architecture.py; ``run_time_only`` leaves the
 TYPE_CHECKING imports out.
 """
@@ -52,25 +53,37 @@ def _is_type_checking(test: ast.expr) -> bool:
 def imported_names(path: Path, run_time_only: bool = False) -> set[str]:
     """Absolute module names ``path`` imports (``from a import b`` gives a.b too, so importing
     a submodule by name counts)."""
+    return {name for name, _ in _imports(path, run_time_only)}
+
+
+def _imports(path: Path, run_time_only: bool) -> Iterator[tuple[str, bool]]:
+    """(module name, whether the statement reads that module's namespace as it runs:
+    ``from a import b`` reads a's; ``import a.b`` only binds a module)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    names: set[str] = set()
     for node in _nodes(tree, run_time_only):
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
+            for alias in node.names:
+                yield alias.name, False
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-            names.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return names
+            yield node.module, True
+            for alias in node.names:
+                yield f"{node.module}.{alias.name}", False
 
 
 def import_graph(files: dict[str, Path], run_time_only: bool = False) -> dict[str, set[str]]:
     """module -> the project modules it imports."""
     graph: dict[str, set[str]] = {}
     for module, path in files.items():
-        targets = {name for name in imported_names(path, run_time_only) if name in files}
-        # A module's own packages are initialized before it runs, whatever it imports.
+        # A module's own packages are initialized before it runs, whatever it imports; but
+        # a ``from package import x`` reads the package's namespace, which is half-made when
+        # its __init__ is what imports this module: that edge counts.
         ancestors = {module.rsplit(".", k)[0] for k in range(1, module.count(".") + 1)}
-        graph[module] = targets - ancestors - {module}
+        targets = {
+            name
+            for name, reads in _imports(path, run_time_only)
+            if name in files and name != module and (reads or name not in ancestors)
+        }
+        graph[module] = targets
     return graph
 
 

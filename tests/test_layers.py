@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from tests.import_graph import ROOT, cycles, import_graph, source_files
 
@@ -70,6 +71,22 @@ def test_the_order_is_checked() -> None:
     }
     assert len(layer_violations(graph)) == 4
     assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+
+
+def test_a_package_re_entered_from_its_own_module_is_a_cycle(tmp_path: Path) -> None:
+    """``from pkg import x`` in a module pkg/__init__.py imports reads a half-made package;
+    ``import pkg.x as x`` and ``from pkg.x import y`` do not."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from pkg.main import run\n")
+    (package / "part.py").write_text("VALUE = 1\n")
+    main = package / "main.py"
+    files = {"pkg": package / "__init__.py", "pkg.main": main, "pkg.part": package / "part.py"}
+    main.write_text("from pkg import part\n")
+    assert cycles(import_graph(files)) == [["pkg", "pkg.main"]]
+    for fixed in ("import pkg.part as part\n", "from pkg.part import VALUE\n"):
+        main.write_text(fixed)
+        assert cycles(import_graph(files)) == []
 
 
 def test_version_imports_nothing_heavy() -> None:

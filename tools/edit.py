@@ -20,13 +20,7 @@ from tools.atomic_file import atomic_write
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
 from tools.paths import missing_file_message, short_path, unusable_path
 from tools.read_text import BINARY_SNIFF_BYTES, number_lines
-from tools.write import (
-    count_lines,
-    freshness_problem,
-    remember_written,
-    unified_diff,
-    uses_crlf,
-)
+from tools.write import count_lines, freshness_problem, remember_written, unified_diff, uses_crlf
 
 SNIPPET_CONTEXT = 4
 SNIPPET_MAX_LINES = 40

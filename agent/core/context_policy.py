@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from agent.core.conversation import Conversation
     from agent.core.messages import Message, TextBlock
     from agent.loop.cost import CostTracker
-    from agent.model.client import ModelClient, PromptTooLongError, StreamedResponse
+    from agent.model.accumulator import StreamedResponse
+    from agent.model.client import ModelClient, PromptTooLongError
 
 
 class PolicyHost(Protocol):

@@ -63,14 +63,9 @@ from agent.loop.endings import (
 from agent.loop.long_prompt import PromptLimit, fit_prompt
 from agent.loop.stop_hooks import StopHook, stop_hook_feedback
 from agent.loop.tool_runner import ToolRunner
+from agent.model.accumulator import StreamedResponse
 from agent.model.catalog import ModelLimits, limits_for
-from agent.model.client import (
-    ApiError,
-    ModelClient,
-    OverloadedError,
-    PromptTooLongError,
-    StreamedResponse,
-)
+from agent.model.client import ApiError, ModelClient, OverloadedError, PromptTooLongError
 from agent.model.thinking import RequestSettings, ThinkingChoice, request_settings
 from agent.sessions.session import TRANSCRIPT_FAILED_RESULT, Session, TranscriptWriteError
 from tools.surrogates import escape_value

@@ -10,22 +10,22 @@ that cannot be read is a notice for the user, and the prompt is sent anyway.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import Any
 
-if TYPE_CHECKING:
-    from agent.mcp.servers import McpServers
+from agent.mcp.connection import McpCallError, ServerConnection
 
 MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_-]+):(\S+)")
 MAX_CHARS = 30_000
 
 
-def mentions(servers: McpServers, text: str) -> list[tuple[str, str]]:
-    """(server, uri) of each mention of a connected server with resources, once each."""
+def mentions(connections: Mapping[str, ServerConnection], text: str) -> list[tuple[str, str]]:
+    """(server, uri) of each mention of a connected server with resources, once each;
+    ``connections`` by server name."""
     found: list[tuple[str, str]] = []
     for match in MENTION.finditer(text):
         server, uri = match.group(1), match.group(2).rstrip(".,;:!?)]}\"'")
-        connection = servers.connections.get(server)
+        connection = connections.get(server)
         if connection is None or connection.state != "connected":
             continue
         if getattr(connection.capabilities, "resources", None) is None:
@@ -35,13 +35,14 @@ def mentions(servers: McpServers, text: str) -> list[tuple[str, str]]:
     return found
 
 
-async def read_mentions(servers: McpServers, text: str) -> tuple[list[str], list[str]]:
+async def read_mentions(
+    connections: Mapping[str, ServerConnection], text: str
+) -> tuple[list[str], list[str]]:
     """(texts for the model, problems for the user) of the prompt's mentions."""
-    from agent.mcp.connection import McpCallError
-
-    texts, problems = [], []
-    for server, uri in mentions(servers, text):
-        connection = servers.connections[server]
+    texts: list[str] = []
+    problems: list[str] = []
+    for server, uri in mentions(connections, text):
+        connection = connections[server]
         try:
             answer = await connection.request(f"resources/read {uri}", _reader(uri))
         except McpCallError as exc:

@@ -18,6 +18,7 @@ from typing import Any
 from agent.mcp.approval import approval, remember_answer
 from agent.mcp.config import McpConfig, ServerConfig
 from agent.mcp.connection import CONNECT_TIMEOUT_S, ServerConnection, timeout_setting
+from agent.mcp.mentions import read_mentions
 from agent.mcp.names import full_name, wire_names
 from agent.mcp.sdk_transport import SdkSend
 from agent.mcp.tools import McpTool
@@ -183,9 +184,7 @@ class McpServers:
     async def queue_mentions(self, prompt: str, tell: Callable[[str], None]) -> None:
         """Read the resources the prompt mentions (``@server:uri``) for its request; ``tell``
         the user about those that could not be read."""
-        from agent.mcp.mentions import read_mentions
-
-        texts, problems = await read_mentions(self, prompt)
+        texts, problems = await read_mentions(self.connections, prompt)
         self._mentioned.extend(texts)
         for problem in problems:
             tell(problem)

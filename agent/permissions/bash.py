@@ -30,8 +30,10 @@ from __future__ import annotations
 import glob
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import Protocol
 
 from agent.permissions.command_paths import (
     read_candidates,
@@ -39,12 +41,17 @@ from agent.permissions.command_paths import (
     runs_code_option,
     write_targets,
 )
-from agent.permissions.rules import PLAN_MODE_DENIAL, Decision, Rule, bash_pattern_matches
+from agent.permissions.rules import (
+    PLAN_MODE_DENIAL,
+    Decision,
+    Rule,
+    RulesInForce,
+    bash_pattern_matches,
+)
+from agent.shell.part import CommandPart
 from agent.shell.readonly import is_read_only
-from agent.shell.split import SHELLS, WRAPPERS, CommandPart, iter_all_parts, split_command
-
-if TYPE_CHECKING:
-    from agent.permissions.gate import PermissionGate
+from agent.shell.split import iter_all_parts, split_command
+from agent.shell.wrappers import SHELLS, WRAPPERS
 
 DIRECTORY_CHANGERS = frozenset({"cd", "pushd"})
 # Reading these is never "outside the project".
@@ -59,7 +66,42 @@ HARMLESS_VARIABLES = frozenset(
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
-def check_bash(gate: PermissionGate, command: str, unsandboxed: bool = False) -> Decision:
+class ShellGate(RulesInForce, Protocol):
+    """What the Bash check reads of the gate (``PermissionGate``): its folders and path rules."""
+
+    @property
+    def cwd(self) -> Path: ...
+
+    @property
+    def home(self) -> Path: ...
+
+    @property
+    def shell_cwd(self) -> Path | None: ...
+
+    @property
+    def sandbox_enabled(self) -> bool: ...
+
+    def resolve(self, raw: str, base: Path | str | None = None) -> str: ...
+
+    def matching_rule(
+        self,
+        rules: list[Rule],
+        tool_name: str,
+        path: str | None,
+        every_view: bool,
+        aliases: Sequence[str] = (),
+    ) -> Rule | None: ...
+
+    def protected_reason(self, path: str) -> str | None: ...
+
+    def readable(self, path: str) -> bool: ...
+
+    def inside_cwd(self, path: str) -> bool: ...
+
+    def denied_inside(self, directory: str) -> tuple[Rule, str] | None: ...
+
+
+def check_bash(gate: ShellGate, command: str, unsandboxed: bool = False) -> Decision:
     parts = split_command(command)
     every = iter_all_parts(command)
     located = _locate(gate, every)
@@ -87,7 +129,7 @@ def check_bash(gate: PermissionGate, command: str, unsandboxed: bool = False) ->
 
 
 def _denied(
-    gate: PermissionGate,
+    gate: ShellGate,
     command: str,
     every: list[CommandPart],
     located: list[tuple[CommandPart, str]],
@@ -113,7 +155,7 @@ def _denied(
     return None
 
 
-def _check_parts(gate: PermissionGate, located: list[tuple[CommandPart, str]]) -> Decision:
+def _check_parts(gate: ShellGate, located: list[tuple[CommandPart, str]]) -> Decision:
     reasons, rules, problems = [], [], []
     moved = False  # after a cd to a computed place, relative paths point who knows where
     for part, base in located:
@@ -133,7 +175,7 @@ def _check_parts(gate: PermissionGate, located: list[tuple[CommandPart, str]]) -
 
 
 def _part_verdict(
-    gate: PermissionGate, part: CommandPart, base: str, moved: bool
+    gate: ShellGate, part: CommandPart, base: str, moved: bool
 ) -> tuple[str, str, Rule | None]:
     """(problem or "", why it is fine, the allow rule that vouched for it)."""
     if part.opaque:
@@ -152,7 +194,7 @@ def _part_verdict(
     return "", why, rule
 
 
-def _allow_rule(gate: PermissionGate, part: CommandPart) -> Rule | None:
+def _allow_rule(gate: ShellGate, part: CommandPart) -> Rule | None:
     assignments = tuple(a for a in part.assignments if not _harmless_assignment(a))
     spelled = " ".join((*assignments, *part.raw_words))
     for rule in gate.allow:
@@ -175,7 +217,7 @@ def _harmless_assignment(assignment: str) -> bool:
     return name in HARMLESS_VARIABLES or name.startswith("LC_")
 
 
-def _read_problem(gate: PermissionGate, part: CommandPart, base: str) -> str:
+def _read_problem(gate: ShellGate, part: CommandPart, base: str) -> str:
     """Why an otherwise read-only part must ask about what it reads, or ""."""
     recursive = recursive_reader(part)
     words = read_candidates(part)
@@ -197,7 +239,7 @@ def _read_problem(gate: PermissionGate, part: CommandPart, base: str) -> str:
     return ""
 
 
-def _write_allowed(gate: PermissionGate, target: str, base: str, moved: bool) -> bool:
+def _write_allowed(gate: ShellGate, target: str, base: str, moved: bool) -> bool:
     if moved and not os.path.isabs(target) and not target.startswith("~"):
         return False
     path = gate.resolve(target, base)
@@ -207,7 +249,7 @@ def _write_allowed(gate: PermissionGate, target: str, base: str, moved: bool) ->
 
 
 def _write_rule(
-    gate: PermissionGate, rules: list[Rule], located: list[tuple[CommandPart, str]]
+    gate: ShellGate, rules: list[Rule], located: list[tuple[CommandPart, str]]
 ) -> Rule | None:
     for part, base in located:
         for target in [*part.writes, *write_targets(part)]:
@@ -217,7 +259,7 @@ def _write_rule(
     return None
 
 
-def _locate(gate: PermissionGate, every: list[CommandPart]) -> list[tuple[CommandPart, str]]:
+def _locate(gate: ShellGate, every: list[CommandPart]) -> list[tuple[CommandPart, str]]:
     """Each part with the directory its relative paths resolve in (``cd DIR`` followed)."""
     base = str(gate.shell_cwd or gate.cwd)
     located = []

@@ -18,7 +18,7 @@ The permission gate needs these facts about a command beyond "is it read-only":
 
 from __future__ import annotations
 
-from agent.shell.split import CommandPart
+from agent.shell.part import CommandPart
 
 # Programs that print or test their arguments, or change a file's name-level metadata,
 # without opening its content (mv, cp and ln do count as reading: they carry it elsewhere).

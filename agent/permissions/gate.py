@@ -14,7 +14,7 @@ protected paths ask in every mode but bypassPermissions
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -151,7 +151,23 @@ class PermissionGate:
 
     def suggest_rule(self, tool_name: str, tool_input: dict[str, Any]) -> Rule:
         """The rule "always allow" should save for this call (paths resolved as the call's)."""
-        return _suggest_rule(tool_name, tool_input, self.resolve)
+        if tool_name == "Bash":
+            return Rule("Bash", _suggest_bash(str(tool_input.get("command") or "")), "session")
+        if tool_name == "WebFetch":
+            return suggest_web_rule(tool_input)
+        raw = tool_input.get("file_path") or tool_input.get("notebook_path")
+        if tool_name in ("Grep", "Glob"):
+            raw = tool_input.get("path")
+            tool = "Read"
+        else:
+            tool = "Edit" if tool_name in EDIT_TOOLS else tool_name
+        if tool not in ("Read", "Edit") or not raw:
+            return Rule(tool_name, None, "session")
+        path = self.resolve(str(raw))
+        spec = "/" + escape_glob(path)  # "//abs/path": exact, whatever the cwd
+        if tool_name in ("Grep", "Glob"):
+            spec = spec.rstrip("/") + "/**"
+        return Rule(tool, spec, "session")
 
     # -- paths (also used by agent.permissions.bash) ----------------------------------------
 
@@ -254,28 +270,6 @@ class PermissionGate:
             forms = [os.path.normpath(root), os.path.realpath(root)]
             self._roots[root] = tuple(dict.fromkeys(forms))
         return self._roots[root]
-
-
-def _suggest_rule(
-    tool_name: str, tool_input: dict[str, Any], resolve: Callable[[str], str]
-) -> Rule:
-    if tool_name == "Bash":
-        return Rule("Bash", _suggest_bash(str(tool_input.get("command") or "")), "session")
-    if tool_name == "WebFetch":
-        return suggest_web_rule(tool_input)
-    raw = tool_input.get("file_path") or tool_input.get("notebook_path")
-    if tool_name in ("Grep", "Glob"):
-        raw = tool_input.get("path")
-        tool = "Read"
-    else:
-        tool = "Edit" if tool_name in EDIT_TOOLS else tool_name
-    if tool not in ("Read", "Edit") or not raw:
-        return Rule(tool_name, None, "session")
-    path = resolve(str(raw))
-    spec = "/" + escape_glob(path)  # "//abs/path": exact, whatever the cwd
-    if tool_name in ("Grep", "Glob"):
-        spec = spec.rstrip("/") + "/**"
-    return Rule(tool, spec, "session")
 
 
 def _suggest_bash(command: str) -> str | None:

@@ -3,7 +3,8 @@
 Rules use Claude Code's syntax: ``Tool`` for the whole tool or
 ``Tool(specifier)``; a Bash specifier is a command pattern (``npm run test *``,
 the legacy ``npm run test:*``, or an exact command). ``agent.permissions.gate`` (the
-gate) and ``agent.permissions.bash`` (its shell half) both build on these.
+gate), ``agent.permissions.bash`` (its shell half) and ``agent.permissions.web`` build on
+these; the two halves see the gate as ``RulesInForce``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import Literal, TypeGuard, get_args
+from typing import Literal, Protocol, TypeGuard, get_args
 
 PermissionMode = Literal["default", "acceptEdits", "plan", "bypassPermissions"]
 MODES: tuple[PermissionMode, ...] = get_args(PermissionMode)
@@ -74,6 +75,22 @@ class Decision:
     behavior: Behavior
     reason: str
     rule: Rule | None = None
+
+
+class RulesInForce(Protocol):
+    """What a check reads of the gate: the mode and the rules (``PermissionGate`` is one)."""
+
+    @property
+    def mode(self) -> str: ...
+
+    @property
+    def allow(self) -> list[Rule]: ...
+
+    @property
+    def deny(self) -> list[Rule]: ...
+
+    @property
+    def ask(self) -> list[Rule]: ...
 
 
 def bash_pattern_matches(pattern: str, command: str) -> bool:

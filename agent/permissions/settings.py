@@ -164,7 +164,7 @@ def load_settings(
                 settings.untrusted_ignored.append(path)
             data = kept
         settings.files.append(path)
-        _merge_into(settings, data, source=str(path))
+        merge_settings(settings, data, source=str(path))
         if path in project_files:
             settings.project_hook_commands |= set(_hook_commands(data.get("hooks")))
     return settings
@@ -179,11 +179,6 @@ def _hook_commands(hooks: Any) -> list[str]:
                 if isinstance(entry, dict) and isinstance(entry.get("command"), str):
                     commands.append(entry["command"])
     return commands
-
-
-def merge_settings(settings: Settings, data: dict[str, Any], source: str) -> None:
-    """Merge one more settings object (``--settings``) over the files' settings."""
-    _merge_into(settings, data, source=source)
 
 
 def read_settings_arg(value: str) -> dict[str, Any]:
@@ -292,7 +287,8 @@ def _read_json(path: Path, warnings: list[str]) -> dict[str, Any] | None:
     return data
 
 
-def _merge_into(settings: Settings, data: dict[str, Any], source: str) -> None:
+def merge_settings(settings: Settings, data: dict[str, Any], source: str) -> None:
+    """Merge one more settings object (a file's, or ``--settings``) over what is there."""
     raw = settings.raw
     for key, value in data.items():
         settings.origins[key] = source

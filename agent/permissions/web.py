@@ -10,13 +10,10 @@ fetch asks, in every mode. WebFetch follows redirects only within one host
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
-from agent.permissions.rules import Decision, Rule
-
-if TYPE_CHECKING:
-    from agent.permissions.gate import PermissionGate
+from agent.permissions.rules import Decision, Rule, RulesInForce
 
 TOOL = "WebFetch"
 DOMAIN_PREFIX = "domain:"
@@ -50,7 +47,7 @@ def matching_web_rule(rules: list[Rule], host: str | None) -> Rule | None:
     return None
 
 
-def check_web_fetch(gate: PermissionGate, tool_input: dict[str, Any]) -> Decision:
+def check_web_fetch(gate: RulesInForce, tool_input: dict[str, Any]) -> Decision:
     host = fetch_host(tool_input)
     if rule := matching_web_rule(gate.deny, host):
         return Decision("deny", f"the deny rule {rule.describe()} forbids it", rule)

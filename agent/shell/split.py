@@ -16,17 +16,14 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from agent.shell.draft import Draft
 from agent.shell.options import Arg
 from agent.shell.part import LITERAL, CommandPart
-from agent.shell.walker import Walker
+from agent.shell.walker import Draft, Walker
 from agent.shell.words import Source
-from agent.shell.wrappers import SHELLS, WRAPPERS, analyze
+from agent.shell.wrappers import analyze
 
 if TYPE_CHECKING:
     from tree_sitter import Node, Parser
-
-__all__ = ["SHELLS", "WRAPPERS", "CommandPart", "iter_all_parts", "split_command"]
 
 UNREADABLE = "text the shell parser cannot read"
 _SEPARATORS = " \t\n;&|"

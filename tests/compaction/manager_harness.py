@@ -13,7 +13,8 @@ from agent.loop.agent import Agent, AgentConfig
 from agent.loop.tool_runner import ToolRunner
 from agent.model.client import ModelClient, RetryPolicy
 from agent.permissions.gate import PermissionGate
-from compaction.manager import CompactionServices, ContextManager
+from compaction.manager import ContextManager
+from compaction.services import CompactionServices
 from compaction.session_memory import SessionMemory
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from compaction.thresholds import ContextLimits, WindowConfig

@@ -11,13 +11,9 @@ from agent.core.events import Microcompacted
 from agent.core.messages import Message, user_text
 from agent.core.request import build_request
 from compaction.inputs import apply_input_clearing
-from compaction.microcompact import (
-    MicrocompactConfig,
-    ResultIndex,
-    apply_clearing,
-    marker_for,
-    plan_clearing,
-)
+from compaction.markers import marker_for
+from compaction.microcompact import MicrocompactConfig, apply_clearing, plan_clearing
+from compaction.result_index import ResultIndex
 from compaction.tokens import estimate_block, estimate_message
 from tests.compaction.manager_harness import Setup
 from tests.compaction.test_microcompact import BIG, conversation, reads

@@ -11,7 +11,7 @@ from pathlib import Path
 from agent.core.messages import Message, tool_result_block, user_text
 from agent.sessions.session import Session
 from compaction.clearing import Clearing
-from compaction.microcompact import is_cleared
+from compaction.result_index import is_cleared
 from compaction.services import CompactionServices
 from tools.file_state import FileStateCache
 
@@ -36,9 +36,10 @@ def bash_rounds(count: int) -> list[Message]:
 def clear_cold(session: Session, messages: list[Message]) -> tuple[list[Message], list[str]]:
     """Clear as after a long pause (the cache has expired, so everything old goes)."""
     clearing = Clearing(CompactionServices(FileStateCache(), session=session))
-    outcome = clearing.run(
+    plan = clearing.plan(
         messages, now=100_000.0, last_response_at=0.0, used_tokens=20_000, auto_threshold=None
     )
+    outcome = clearing.apply(messages, plan)
     return outcome.messages, outcome.saved_paths
 
 

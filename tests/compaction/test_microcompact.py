@@ -5,16 +5,14 @@ from __future__ import annotations
 from agent.core.invariants import find_violations
 from agent.core.messages import Message, tool_result_block, user_text
 from compaction.inputs import apply_input_clearing
+from compaction.markers import CLEARED_PREFIX, marker_for
 from compaction.microcompact import (
-    CLEARED_PREFIX,
     MicrocompactConfig,
-    ResultIndex,
     apply_clearing,
     find_candidates,
-    is_cleared,
-    marker_for,
     plan_clearing,
 )
+from compaction.result_index import ResultIndex, is_cleared
 from compaction.tokens import estimate_block, estimate_message
 from tools.read import UNCHANGED_STUB_PREFIX
 

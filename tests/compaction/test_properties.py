@@ -9,7 +9,8 @@ from agent.core.invariants import find_violations
 from agent.core.messages import user_text
 from compaction.compactor import choose_pivot
 from compaction.full import CompactionError
-from compaction.microcompact import MicrocompactConfig, apply_clearing, find_candidates, marker_for
+from compaction.markers import marker_for
+from compaction.microcompact import MicrocompactConfig, apply_clearing, find_candidates
 from compaction.tokens import estimate_block
 from tests.compaction.test_grouping import conversations
 

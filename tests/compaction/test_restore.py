@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from agent.core.messages import Message, tool_result_block
-from compaction.microcompact import CLEARED_PREFIX
+from compaction.markers import CLEARED_PREFIX
 from compaction.restore import read_file_now, restore_files, visible_read_paths
 from compaction.services import CompactionServices
 from tools.file_state import FileState, FileStateCache, normalize_path

@@ -12,7 +12,8 @@ from agent.core.events import SERVER_CLEARING, Microcompacted
 from agent.core.invariants import find_violations
 from agent.core.messages import Message, tool_result_block, user_text
 from agent.core.request import CLEAR_THINKING
-from compaction.microcompact import MicrocompactConfig, economic_batch
+from compaction.cost_model import economic_batch
+from compaction.microcompact import MicrocompactConfig
 from compaction.server_editing import (
     BETA,
     ClearToolUses,

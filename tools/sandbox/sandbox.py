@@ -38,7 +38,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.sandbox import bubblewrap, landlock, seccomp
+import tools.sandbox.bubblewrap as bubblewrap
+import tools.sandbox.landlock as landlock
+import tools.sandbox.seccomp as seccomp
 from tools.sandbox.policy import DEVICE_DIRS, DEVICES, SandboxPolicy
 from tools.sandbox.protect import ProtectedPathGuard, Snapshot
 from tools.sandbox.sockets import scrub_environment, session_sockets

@@ -8,15 +8,9 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
 
 from tui.cli.interactive import plain_reason, start_interactive
 from tui.cli.main import run
-
-
-def _interactive(options: Any, prompt: str | None, plain: bool) -> int:
-    return start_interactive(options, prompt, plain)
-
 
 # Arguments that need parsing before anything is drawn (another front end, or output only).
 NOT_DEFERRABLE = {"-p", "--print", "-h", "--help", "--version", "-v", "-V", "--plain", "--cwd"}
@@ -45,7 +39,7 @@ def run_fast_interactive(argv: list[str]) -> int | None:
         return code
     from tui.cli.main import dispatch
 
-    return dispatch(handed_back, interactive=_interactive)
+    return dispatch(handed_back, interactive=start_interactive)
 
 
 def main() -> None:
@@ -56,7 +50,7 @@ def main() -> None:
         exit_now(demo_main(argv[1:]))
     if deferrable(argv) and (code := run_fast_interactive(argv)) is not None:
         exit_now(code)
-    exit_now(run(argv, interactive=_interactive))
+    exit_now(run(argv, interactive=start_interactive))
 
 
 def exit_now(code: int) -> None:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent.core.compaction_record import CompactionRecord
-from compaction.breakdown import context_breakdown, render_breakdown
+from agent.core.context_state import ContextState
+from compaction.breakdown import Breakdown, context_breakdown, render_breakdown
 from compaction.full import CompactionError
 from compaction.summary import PartialMode, latest_request
 from compaction.thresholds import format_tokens
@@ -166,19 +167,25 @@ def compaction_line(record: CompactionRecord) -> str:
 
 @command("context", "/context", "Show where the context's tokens go")
 async def _context(runtime: Runtime, _args: str) -> CommandResult:
+    breakdown, state = context_now(runtime)
+    return CommandResult(render_breakdown(breakdown), data={"context": breakdown, "state": state})
+
+
+def context_now(runtime: Runtime, *, preview: bool = True) -> tuple[Breakdown, ContextState]:
+    """Where the context's tokens go now, and how full it is: the one place the session's
+    parts become a breakdown (/context; the SDK's get_context_usage, without ``preview``)."""
     state = runtime.context.state(runtime.agent)
     breakdown = context_breakdown(
         system_blocks=runtime.system,
         memory_texts=runtime.memory_texts,
         skills_text=runtime.skills_text,
         tools_api=runtime.agent.tools_api,
-        messages=runtime.agent.messages,
+        messages=list(runtime.agent.messages),
         limits=state.limits,
         used=state.used,
-        keep_preview=keep_preview(runtime),
+        keep_preview=keep_preview(runtime) if preview else None,
     )
-    text = render_breakdown(breakdown)
-    return CommandResult(text, data={"context": breakdown, "state": state})
+    return breakdown, state
 
 
 def keep_preview(runtime: Runtime) -> dict[str, str]:

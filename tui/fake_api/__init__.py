@@ -35,14 +35,12 @@ from tui.fake_api.script import (
     Fault,
     Reply,
     ResponseItem,
-    Route,
-    ScriptItem,
     Stall,
     StreamError,
     text_reply,
     tool_reply,
 )
-from tui.fake_api.server import SCRIPT_EXHAUSTED, FakeApi
+from tui.fake_api.server import SCRIPT_EXHAUSTED, FakeApi, Route, ScriptItem
 
 __all__ = [
     "DEFAULT_MODELS",

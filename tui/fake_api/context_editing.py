@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tui.fake_api.billing import block_tokens, estimate_request_tokens
-from tui.fake_api.validation import Rejection
+from tui.fake_api.rejection import Rejection, invalid
 
 BETA = "context-management-2025-06-27"
 CLEAR_TOOL_USES = "clear_tool_uses_20250919"
@@ -46,10 +46,6 @@ class ContextEditing:
         return {"applied_edits": self.applied_edits}
 
 
-def _invalid(message: str) -> Rejection:
-    return Rejection(400, "invalid_request_error", message)
-
-
 def betas(headers: dict[str, str]) -> list[str]:
     return [b.strip() for b in headers.get("anthropic-beta", "").split(",") if b.strip()]
 
@@ -64,26 +60,26 @@ def apply_context_management(
     if "context_management" not in body:
         return None
     if BETA not in betas(headers):
-        return _invalid("context_management: Extra inputs are not permitted")
+        return invalid("context_management: Extra inputs are not permitted")
     edits = (
         body["context_management"].get("edits")
         if isinstance(body["context_management"], dict)
         else None
     )
     if not isinstance(edits, list):
-        return _invalid("context_management.edits: Input should be a valid list")
+        return invalid("context_management.edits: Input should be a valid list")
     outcome = ContextEditing(body, original_tokens=estimate_request_tokens(body))
     for index, edit in enumerate(edits):
         kind = edit.get("type") if isinstance(edit, dict) else edit
         where = f"context_management.edits.{index}"
         if kind == CLEAR_THINKING:
             if not thinking:
-                return _invalid(
+                return invalid(
                     f"{where}.type: `{CLEAR_THINKING}` strategy requires `thinking` to be "
                     "enabled or adaptive"
                 )
             if index != 0:
-                return _invalid(
+                return invalid(
                     f"{where}.type: `{CLEAR_THINKING}` must be the first strategy in "
                     "`context_management.edits`"
                 )
@@ -91,7 +87,7 @@ def apply_context_management(
         elif kind == CLEAR_TOOL_USES:
             rejection = _clear_tool_uses(outcome, edit, where)
         else:
-            return _invalid(f"{where}.type: {kind!r} is not supported here")
+            return invalid(f"{where}.type: {kind!r} is not supported here")
         if rejection is not None:
             return rejection
     return outcome
@@ -101,14 +97,14 @@ def _clear_thinking(outcome: ContextEditing, edit: dict[str, Any], where: str) -
     keep = edit.get("keep", {"type": "thinking_turns", "value": 1})
     for key in edit:
         if key not in ("type", "keep"):
-            return _invalid(f"{where}.{key}: Extra inputs are not permitted")
+            return invalid(f"{where}.{key}: Extra inputs are not permitted")
     if keep != "all" and (
         not isinstance(keep, dict)
         or keep.get("type") != "thinking_turns"
         or not isinstance(keep.get("value"), int)
         or keep["value"] < 1
     ):
-        return _invalid(
+        return invalid(
             f"{where}.keep: expected \"all\" or {{type: 'thinking_turns', value: integer >= 1}}"
         )
     body = outcome.body
@@ -160,7 +156,7 @@ def _threshold(edit: dict[str, Any], key: str, kinds: tuple[str, ...], where: st
         or value["value"] < 0
     ):
         expected = " or ".join(repr(kind) for kind in kinds)
-        return _invalid(f"{where}.{key}: expected {{type: {expected}, value: integer >= 0}}")
+        return invalid(f"{where}.{key}: expected {{type: {expected}, value: integer >= 0}}")
     return value
 
 
@@ -173,7 +169,7 @@ def _clear_tool_uses(outcome: ContextEditing, edit: dict[str, Any], where: str) 
             return value
     exclude = edit.get("exclude_tools") or []
     if not isinstance(exclude, list) or not all(isinstance(name, str) for name in exclude):
-        return _invalid(f"{where}.exclude_tools: Input should be a valid list of strings")
+        return invalid(f"{where}.exclude_tools: Input should be a valid list of strings")
     body = outcome.body
     uses = _tool_uses(body)
     trigger = trigger or DEFAULT_TRIGGER

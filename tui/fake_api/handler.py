@@ -10,16 +10,25 @@ from __future__ import annotations
 import json
 import socket
 import time
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import unquote
 
-from tui.fake_api.billing import RequestBilling, flatten_request
+from tui.fake_api.billing import PromptCache, RequestBilling, Segment, flatten_request
 from tui.fake_api.context_editing import apply_context_management, betas
+from tui.fake_api.models import ModelCatalog
 from tui.fake_api.recording import RecordedRequest
-from tui.fake_api.script import Drop, Fault, Reply, Stall, StreamError, new_id
-from tui.fake_api.thinking import issue, starts_with_thinking, thinking_on, with_thinking
-from tui.fake_api.validation import Rejection, check_headers, check_model, check_request
+from tui.fake_api.rejection import Rejection
+from tui.fake_api.script import Drop, Fault, Reply, ResponseItem, Stall, StreamError, new_id
+from tui.fake_api.thinking import (
+    IssuedThinking,
+    issue,
+    opening_thinking,
+    starts_with_thinking,
+    thinking_on,
+)
+from tui.fake_api.validation import check_headers, check_model, check_request
 from tui.fake_api.wire import (
     WireEvent,
     chunk,
@@ -31,13 +40,54 @@ from tui.fake_api.wire import (
     wire_usage,
 )
 
-if TYPE_CHECKING:
-    from tui.fake_api.server import FakeApi
-
 # The Messages API refuses a request body over 32 MB before reading it as JSON.
 MAX_REQUEST_BYTES = 32_000_000
 _STATUS_FOR_ERROR_TYPE = {"overloaded_error": 529, "rate_limit_error": 429, "api_error": 500}
 _CONNECTION_ERRORS = (BrokenPipeError, ConnectionError, TimeoutError)
+
+
+class ServedApi(Protocol):
+    """What a connection's handler asks of the server (``FakeApi``): the settings its checks
+    follow, the item answering a request, and the records and connections it keeps."""
+
+    @property
+    def strict(self) -> bool: ...
+
+    @property
+    def thinking_tokens(self) -> int: ...
+
+    @property
+    def redacted_every(self) -> int: ...
+
+    @property
+    def issued_thinking(self) -> IssuedThinking: ...
+
+    @property
+    def catalog(self) -> ModelCatalog: ...
+
+    @property
+    def cache(self) -> PromptCache: ...
+
+    @property
+    def stopping(self) -> bool: ...
+
+    def wait_stopping(self, seconds: float) -> bool: ...
+
+    def next_item(self, request: RecordedRequest) -> ResponseItem: ...
+
+    def record_request(self, request: RecordedRequest) -> None: ...
+
+    def record_refusal(self, request: RecordedRequest, status: int, message: str) -> None: ...
+
+    def record_error(self, message: str) -> None: ...
+
+    def charge(
+        self, body: dict[str, Any], segments: list[Segment], reply: Reply
+    ) -> RequestBilling: ...
+
+    def register_connection(self, connection: socket.socket) -> int: ...
+
+    def unregister_connection(self, connection: socket.socket) -> None: ...
 
 
 class _ConnectionGone(Exception):
@@ -48,7 +98,7 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
     server_version = "fake-anthropic"
-    api: FakeApi  # set on the subclass the server builds
+    api: ServedApi  # set on the subclass the server builds
     record: RecordedRequest | None = None  # the POST being answered
     responded = False  # whether any byte of the current response was written
 
@@ -207,7 +257,8 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
         ):
             count = api.issued_thinking.next_response()
             redacted = api.redacted_every > 0 and count % api.redacted_every == 0
-            reply = with_thinking(reply, body, api.thinking_tokens, redacted)
+            block, hidden = opening_thinking(body, api.thinking_tokens, redacted)
+            reply = replace(reply, content=[block, *reply.content], hidden_output_tokens=hidden)
         issue(reply.content)
         api.issued_thinking.record(reply.content)
         return reply

@@ -3,21 +3,18 @@
 A script is a list of items consumed in order, one per `POST /v1/messages`:
 `Reply` (a model response, streamed as real SSE or sent as one JSON message),
 `Fault` (an HTTP error with the API's error body), and the transport faults
-`StreamError`, `Drop` and `Stall` that break a stream part way through. A
-callable item is called with the `RecordedRequest` and returns one of these.
+`StreamError`, `Drop` and `Stall` that break a stream part way through. The
+server's script may also hold callables that answer a `RecordedRequest` with
+one of these (`server.ScriptItem`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, TypeAlias
+from dataclasses import dataclass, replace
+from typing import Any, TypeAlias
 
 from tui.fake_api.thinking import sign
-
-if TYPE_CHECKING:
-    from tui.fake_api.recording import RecordedRequest
 
 _ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 _ID_RANDOM = random.Random()  # its own generator: a test seeding `random` must not repeat ids
@@ -191,13 +188,3 @@ class Stall:
 
 
 ResponseItem: TypeAlias = Reply | Fault | StreamError | Drop | Stall
-ScriptItem: TypeAlias = ResponseItem | Callable[["RecordedRequest"], ResponseItem]
-
-
-@dataclass
-class Route:
-    """A responder consulted before the script; it never consumes script items."""
-
-    predicate: Callable[[RecordedRequest], bool]
-    responder: ScriptItem
-    hits: int = field(default=0)

@@ -16,10 +16,11 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from http.server import ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeAlias
 
-from tui.fake_api import accounting
+from tui.fake_api.accounting import count_refusal, count_request
 from tui.fake_api.billing import (
     DEFAULT_CACHE_MIN_TOKENS,
     DEFAULT_CACHE_TTL_S,
@@ -37,8 +38,6 @@ from tui.fake_api.script import (
     Fault,
     Reply,
     ResponseItem,
-    Route,
-    ScriptItem,
     Stall,
     StreamError,
 )
@@ -46,6 +45,18 @@ from tui.fake_api.thinking import IssuedThinking
 
 SCRIPT_EXHAUSTED = "fake_api: script exhausted"
 _RESPONSE_TYPES = (Reply, Fault, StreamError, Drop, Stall)
+
+# What the script holds: an item, or a callable that answers the request with one.
+ScriptItem: TypeAlias = ResponseItem | Callable[[RecordedRequest], ResponseItem]
+
+
+@dataclass
+class Route:
+    """A responder consulted before the script; it never consumes script items."""
+
+    predicate: Callable[[RecordedRequest], bool]
+    responder: ScriptItem
+    hits: int = field(default=0)
 
 
 class _HttpServer(ThreadingHTTPServer):
@@ -239,12 +250,12 @@ class FakeApi:
     def record_request(self, request: RecordedRequest) -> None:
         with self._lock:
             self.requests.append(request)
-        accounting.count_request(request.path)
+        count_request(request.path)
 
     def record_refusal(self, request: RecordedRequest, status: int, message: str) -> None:
         """A request refused by a validation rule (never a scripted fault)."""
         self.record_error(message)
-        accounting.count_refusal(request.path, status, message)
+        count_refusal(request.path, status, message)
 
     def record_error(self, message: str) -> None:
         with self._lock:

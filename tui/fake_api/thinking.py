@@ -23,14 +23,10 @@ import hashlib
 import hmac
 import secrets
 import threading
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tui.fake_api.models import ModelSpec
 from tui.fake_api.rejection import Rejection, invalid
-
-if TYPE_CHECKING:
-    from tui.fake_api.script import Reply
 
 MIN_BUDGET_TOKENS = 1_024
 THINKING_TYPES = ("enabled", "disabled", "adaptive")
@@ -152,25 +148,25 @@ def _thinking_key(block: dict[str, Any]) -> dict[str, Any]:
 _THOUGHT = "I weigh what the last message asks, what the results so far show and what to do next. "
 
 
-def with_thinking(reply: Reply, body: dict[str, Any], tokens: int, redacted: bool) -> Reply:
-    """``reply`` opening with a signed thinking block of about ``tokens`` tokens.
+def opening_thinking(
+    body: dict[str, Any], tokens: int, redacted: bool
+) -> tuple[dict[str, Any], int]:
+    """A signed thinking block of about ``tokens`` tokens for a reply to open with, and the
+    output tokens it bills unseen.
 
     With `display: omitted` the block's text is empty (its signature still
     verifies); a redacted reply opens with a redacted_thinking block instead.
     Either way the hidden thinking is billed as output.
     """
     if redacted:
-        block: dict[str, Any] = {"type": "redacted_thinking", "data": new_redacted_data()}
-        return replace(reply, content=[block, *reply.content], hidden_output_tokens=tokens)
+        return {"type": "redacted_thinking", "data": new_redacted_data()}, tokens
     text = (_THOUGHT * (tokens * 4 // len(_THOUGHT) + 1))[: tokens * 4]
     omitted = (
         isinstance(body.get("thinking"), dict) and body["thinking"].get("display") == "omitted"
     )
     shown = "" if omitted else text
     block = {"type": "thinking", "thinking": shown, "signature": sign(shown)}
-    return replace(
-        reply, content=[block, *reply.content], hidden_output_tokens=tokens if omitted else 0
-    )
+    return block, tokens if omitted else 0
 
 
 def starts_with_thinking(content: list[dict[str, Any]]) -> bool:

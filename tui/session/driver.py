@@ -45,9 +45,14 @@ from agent.sessions.session import (
     TranscriptWriteError,
     transcript_failure_text,
 )
-from compaction.breakdown import context_breakdown
 from compaction.thresholds import ContextState
-from tui.commands.builtin import builtin_commands, find_custom, run_command, visible_commands
+from tui.commands.builtin import (
+    builtin_commands,
+    context_now,
+    find_custom,
+    run_command,
+    visible_commands,
+)
 from tui.commands.custom import CommandRefused, run_custom_command
 from tui.commands.slash import command_name, is_blank
 from tui.session.options import RunOptions
@@ -322,19 +327,9 @@ class SessionDriver:
     def context_usage(self) -> ContextUsage:
         """Where the context's tokens go now, and how full it is."""
         runtime = self.runtime
-        agent = runtime.agent
-        state = runtime.context.state(agent)
-        breakdown = context_breakdown(
-            system_blocks=runtime.system,
-            memory_texts=runtime.memory_texts,
-            skills_text=runtime.skills_text,
-            tools_api=agent.tools_api,
-            messages=list(agent.messages),
-            limits=state.limits,
-            used=state.used,
-        )
+        breakdown, state = context_now(runtime, preview=False)
         files = tuple(MemoryFileSize(m.path, m.kind, len(m.content)) for m in runtime.memory_files)
-        return ContextUsage(agent.model, state, breakdown, files)
+        return ContextUsage(runtime.agent.model, state, breakdown, files)
 
     def mcp_status(self) -> dict[str, Any]:
         """Every MCP server's state, in the control protocol's ``mcp_status`` shape."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agent.core.events import CompactionFinished
+from compaction.clear_or_compact import weigh
 from compaction.cost_model import (
     CACHE_READ,
     MIN_HORIZON,
@@ -17,7 +18,6 @@ from compaction.cost_model import (
     compact_cost,
     expected_horizon,
 )
-from compaction.early import compact_instead_of_clearing, weigh
 from compaction.microcompact import ClearPlan, MicrocompactConfig, find_candidates
 from compaction.notes import NotesStore
 from compaction.notes_writer import SessionNotes
@@ -102,16 +102,16 @@ async def test_a_long_session_writes_notes_instead_of_clearing_then_compacts_on_
     plan.rewrite_tokens = 1_000
 
     manager.requests = 0  # a young session: ten requests ahead, clearing is cheaper
-    assert not await compact_instead_of_clearing(manager, agent, plan)
+    assert not await manager.compact_instead_of_clearing(agent, plan)
     assert not [r for r in api.requests if is_notes(r)]
 
     manager.requests = 400  # a long one: compacting pays, and the notes come first
-    assert await compact_instead_of_clearing(manager, agent, plan)
+    assert await manager.compact_instead_of_clearing(agent, plan)
     assert manager.early_update
     assert agent.conversation.messages == messages  # nothing cleared or replaced yet
     await notes.settle()
     assert len([r for r in api.requests if is_notes(r)]) == 1
-    assert await compact_instead_of_clearing(manager, agent, plan)
+    assert await manager.compact_instead_of_clearing(agent, plan)
     finished = [e.record for e in setup.events if isinstance(e, CompactionFinished)]
     assert [r.method for r in finished] == ["session_memory"]
     assert agent.conversation.messages[0].kind == "summary"

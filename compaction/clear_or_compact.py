@@ -33,13 +33,16 @@ request, on the conversation as the last request sent it (so it reads that
 cached prefix), and the clear waits one request: at the next one the notes
 are in (or are awaited) and the compaction is made; if it cannot be (the
 notes failed, or the result does not fit), that request clears as planned.
+
+The choice is made here, without changing anything; the manager
+(``ContextManager.compact_instead_of_clearing``) acts on it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from agent.core.context_state import ContextLimits
 from agent.core.messages import Message
@@ -51,16 +54,12 @@ from compaction.cost_model import (
     Situation,
     choose,
     compact_cost,
-    expected_horizon,
 )
 from compaction.microcompact import ClearPlan
 from compaction.notes_compaction import prepare_with_notes
 from compaction.services import ConversationHost
 from compaction.session_memory import KeepBounds, SessionMemory, keep_start
 from compaction.tokens import CHARS_PER_TOKEN
-
-if TYPE_CHECKING:
-    from compaction.manager import ContextManager
 
 Estimate = Callable[[ConversationHost, list[Message]], int]
 
@@ -118,52 +117,3 @@ def weigh(
             best_cost = cost
             best = MemoryChoice("update" if needs_update else "compact", cost, option.after)
     return best
-
-
-async def compact_instead_of_clearing(
-    manager: ContextManager, agent: ConversationHost, plan: ClearPlan
-) -> bool:
-    """Before ``plan`` is applied: True when a session-memory compaction was made instead,
-    or its notes update started (the clear then waits a request); False to clear."""
-    memory = manager.session_memory
-    window = manager.window
-    if (
-        plan.reason != "cost"
-        or memory is None
-        or not (window.auto_enabled and window.compact_enabled)
-        or manager.circuit_open
-        or manager.compactor.running
-    ):
-        manager.early_update = False
-        return False
-    limits = manager.limits(agent)
-    clearing = manager.clearing
-    used = manager.count(agent)
-    situation = Situation(
-        used=used,
-        threshold=limits.auto_compact,
-        growth=max(clearing.request_growth, clearing.growth),
-        clearable_growth=clearing.growth,
-        cached=manager.estimate(agent, []),
-        horizon=expected_horizon(manager.requests),
-        pressure_requests=manager.config.pressure_requests,
-    )
-    options = memory_options(agent, memory, manager.compactor, limits, manager.estimate)
-    choice = weigh(situation, plan, options)
-    if choice.step == "update":
-        started = not manager.early_update and memory.start_update(agent, used, limits)
-        manager.early_update = started
-        if started:
-            manager.services.record_event(
-                {
-                    "type": "notes_for_compaction",
-                    "used": round(situation.used),
-                    "after": round(choice.after),
-                    "horizon": situation.horizon,
-                }
-            )
-        return started
-    manager.early_update = False
-    if choice.step == "compact":
-        return await manager.session_memory_compact(agent)
-    return False
