@@ -15,6 +15,7 @@ from agent.sessions.session import TranscriptWriteError
 from tests.fake_env import use_fake_api
 from tui.commands import builtin as commands
 from tui.fake_api import FakeApi, text_reply, tool_reply
+from tui.session.assembly import assemble_runtime
 from tui.session.options import RunOptions, StartupError
 from tui.session.runtime import Runtime
 
@@ -33,7 +34,7 @@ def events() -> list[Event]:
 
 def make_runtime(repo: Path, events: list[Event], **kwargs: Any) -> Runtime:
     options = RunOptions(cwd=repo, watch_files=False, headless=False)
-    return Runtime(options, events.append, **kwargs)
+    return assemble_runtime(options, events.append, **kwargs)
 
 
 def notices(events: list[Event], level: str | None = None) -> list[str]:
@@ -153,7 +154,7 @@ def test_an_unreadable_session_is_a_startup_error(
     monkeypatch.setattr("agent.sessions.session.read_records", unreadable)
     options = RunOptions(cwd=repo, watch_files=False, resume=runtime.session.id)
     with pytest.raises(StartupError, match=r"Cannot resume the session: .*Permission denied"):
-        Runtime(options, events.append)
+        assemble_runtime(options, events.append)
 
 
 async def test_output_limits_prefer_the_models_api_figures(
@@ -163,7 +164,7 @@ async def test_output_limits_prefer_the_models_api_figures(
     runtime.agent.messages.append(user_text("hi"))
     try:
         assert runtime.agent.build_request(8_192)["max_tokens"] == 8_192
-        runtime.model_limits[runtime.model] = ModelLimits(200_000, 4_096)
+        runtime.models.fetched[runtime.model] = ModelLimits(200_000, 4_096)
         assert runtime.agent.build_request(8_192)["max_tokens"] == 4_096
     finally:
         await runtime.aclose()

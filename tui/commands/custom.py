@@ -36,8 +36,7 @@ from agent.instructions.custom_commands import (
     what_it_does,
 )
 from agent.loop.agent import TurnOutcome
-from agent.model.catalog import ModelName
-from agent.permissions.gate import Rule
+from agent.permissions.rules import Rule
 from agent.permissions.safe_git import env_for_command
 from tools.bash import BashParams, BashTool
 
@@ -68,7 +67,7 @@ async def run_custom_command(runtime: Runtime, command: CustomCommand, args: str
     finally:  # said also when the command is refused
         for note in notes:
             runtime.emit_notice(note, "info")
-    with granted(runtime, prepared.grants), turn_model(runtime, command.model):
+    with granted(runtime, prepared.grants), runtime.model_for_turn(command.model):
         return await runtime.agent.submit(prepared.content)
 
 
@@ -140,23 +139,6 @@ def granted(runtime: Runtime, rules: list[Rule]) -> Iterator[None]:
         for rule in added:
             if rule in runtime.gate.allow:
                 runtime.gate.allow.remove(rule)
-
-
-@contextmanager
-def turn_model(runtime: Runtime, model: str | None) -> Iterator[None]:
-    """The command's ``model`` for this turn only."""
-    if not model:
-        yield
-        return
-    previous = runtime.agent.model
-    name = ModelName.parse(model)
-    if name.long_context:
-        runtime.long_context_models.add(name.id)
-    runtime.agent.model = name.id
-    try:
-        yield
-    finally:
-        runtime.agent.model = previous
 
 
 async def _run_snippets(runtime: Runtime, body: str, snippets: list[str]) -> str:

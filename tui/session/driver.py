@@ -40,8 +40,8 @@ from compaction.thresholds import ContextState
 from tui.commands.builtin import builtin_commands, find_custom, run_command, visible_commands
 from tui.commands.custom import CommandRefused, run_custom_command
 from tui.commands.slash import command_name, is_blank
+from tui.session.assembly import ApprovePlan, assemble_runtime
 from tui.session.options import RunOptions
-from tui.session.runtime import ApprovePlan, Runtime
 from tui.session.status_line import build_status_line
 
 log = logging.getLogger(__name__)
@@ -127,7 +127,7 @@ class SessionDriver:
         approve_plan: ApprovePlan | None = None,
         preloaded: tuple[Path, LoadedSession] | None = None,
     ) -> None:
-        self.runtime = Runtime(
+        self.runtime = assemble_runtime(
             options, emit, ask=ask, approve_plan=approve_plan, preloaded=preloaded
         )
         self.interactive = ask is not None  # someone reads and answers: idle notifications

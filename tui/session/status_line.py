@@ -30,20 +30,47 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from agent.instructions.hooks.process import run_shell_command
+from agent.loop.cost import CostTracker
 from agent.permissions.settings import project_root
+from compaction.thresholds import ContextState
 from tools.sandbox import Sandbox
-
-if TYPE_CHECKING:
-    from tui.session.driver import SessionDriver
+from tui.session.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
 TIMEOUT_S = 5.0
 MIN_INTERVAL_S = 0.3
 MAX_TEXT_CHARS = 500
+
+
+class StatusFigures(Protocol):
+    """What the payload reads of the session's status (tui.session.driver.StatusSnapshot)."""
+
+    @property
+    def model(self) -> str: ...
+    @property
+    def mode(self) -> str: ...
+    @property
+    def context(self) -> ContextState | None: ...
+    @property
+    def cost_usd(self) -> float: ...
+
+
+class StatusSource(Protocol):
+    """The session the status line describes (tui.session.driver.SessionDriver)."""
+
+    @property
+    def runtime(self) -> Runtime: ...
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def cwd(self) -> Path: ...
+    @property
+    def costs(self) -> CostTracker: ...
+    def status(self) -> StatusFigures: ...
 
 
 @dataclass(frozen=True)
@@ -101,7 +128,7 @@ async def run_status_command(
     return first_line(run.stdout) or None
 
 
-def status_payload(driver: SessionDriver, started: float) -> dict[str, Any]:
+def status_payload(driver: StatusSource, started: float) -> dict[str, Any]:
     """Claude Code's status line payload, with what ccx knows of the session."""
     from agent import __version__
 
@@ -210,7 +237,7 @@ class StatusLineRunner:
                 await task
 
 
-def build_status_line(driver: SessionDriver) -> StatusLineRunner | None:
+def build_status_line(driver: StatusSource) -> StatusLineRunner | None:
     """The session's runner, or None without a (valid) ``statusLine`` setting."""
     runtime = driver.runtime
     config, problem = status_line_config(runtime.settings.get("statusLine"))

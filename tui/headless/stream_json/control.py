@@ -115,7 +115,7 @@ def rewind_files(driver: SessionDriver, user_message_id: str) -> dict[str, Any]:
     checkpoints = driver.runtime.checkpoints
     if checkpoints is None:
         raise ValueError(f"file checkpointing is off: start ccx with {CHECKPOINTING_ENV}=true")
-    restored = checkpoints.rewind(user_message_id, prompt_uuids(driver.runtime))
+    restored = checkpoints.rewind(user_message_id, prompt_uuids(driver.runtime.agent.messages))
     return {"canRewind": True, "filesChanged": restored}
 
 
