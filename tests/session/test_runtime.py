@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -110,6 +111,27 @@ async def test_model_switch_renames_the_model_in_the_system_prompt(
     assert runtime.agent.system is runtime.system and runtime.system is not before
     assert "Model: claude-haiku-5-5" in system_text(runtime)
     assert "claude-opus-5-5" not in system_text(runtime)
+
+
+async def test_what_the_user_switches_changes_parts_never_the_runtimes_fields(
+    api: FakeApi, repo: Path, events: list[Event]
+) -> None:
+    """/model, /output-style, plan mode and /clear change the session through its parts: every
+    field of the runtime is the object it was assembled with, and none can be bound again."""
+    runtime = make_runtime(repo, events)
+    assembled = {f.name: getattr(runtime, f.name) for f in dataclasses.fields(runtime)}
+    first_session = runtime.session
+    try:
+        for line in ("/model haiku", "/output-style Explanatory", "/plan", "/plan", "/clear"):
+            assert not (await commands.run_command(runtime, line)).is_error, line
+    finally:
+        await runtime.aclose()
+    assert runtime.model == "claude-haiku-5-5" and runtime.output_style.name == "Explanatory"
+    assert runtime.session is not first_session and runtime.agent.policy is runtime.context
+    changed = [n for n, part in assembled.items() if getattr(runtime, n) is not part]
+    assert changed == []
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        runtime.agent = runtime.agent  # type: ignore[misc]
 
 
 def test_memory_file_warnings_are_shown(api: FakeApi, repo: Path, events: list[Event]) -> None:

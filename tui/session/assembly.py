@@ -30,7 +30,7 @@ from agent.loop.agent import Agent, AgentConfig
 from agent.loop.cost import CostTracker
 from agent.loop.tool_hooks import ToolHooks
 from agent.loop.tool_runner import AskPermission, ToolRunner
-from agent.mcp.servers import conversation_holds
+from agent.mcp.servers import McpServers, conversation_holds
 from agent.model.client import ModelClient
 from agent.permissions.safe_git import env_for_command
 from agent.sessions.session import rebuild_file_state
@@ -96,7 +96,9 @@ def assemble_runtime(
     ``approve_plan``: ExitPlanMode's question; ``preloaded``: the transcript -c / -r names,
     read already (path, content)."""
     # Made further down; the callbacks that name them run only once the session does.
+    mcp: McpServers
     shaped: ShapedTools
+    runner: ToolRunner
     current: CurrentSession
     agent: Agent
     runtime: Runtime
