@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from functools import lru_cache
 from importlib import resources
-from typing import Any
 
+from agent.core.messages import TextBlock, text_block
 from agent.instructions.memory import MemoryFile
 from agent.permissions.safe_git import safe_git_env
 
@@ -51,14 +51,11 @@ def build_system_prompt(
     memory_files: Sequence[MemoryFile],
     now: datetime | None = None,
     git: bool = True,
-) -> list[dict[str, Any]]:
+) -> list[TextBlock]:
     environment = environment_text(cwd, model, now=now, git=git)
     memory = memory_text(memory_files)
     dynamic = environment if not memory else f"{environment}\n\n{memory}"
-    return [
-        {"type": "text", "text": static_instructions().strip()},
-        {"type": "text", "text": dynamic},
-    ]
+    return [text_block(static_instructions().strip()), text_block(dynamic)]
 
 
 def environment_text(

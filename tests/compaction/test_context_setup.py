@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from agent.core.events import Event
+from tui.session.assembly import assemble_runtime
 from tui.session.options import RunOptions
-from tui.session.runtime import Runtime
 
 
 def test_tool_paths_resolve_against_the_session_directory(
@@ -19,7 +19,7 @@ def test_tool_paths_resolve_against_the_session_directory(
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     monkeypatch.chdir(tmp_path)  # `ccx --cwd repo` started elsewhere
     events: list[Event] = []
-    runtime = Runtime(RunOptions(cwd=repo, watch_files=False), events.append)
+    runtime = assemble_runtime(RunOptions(cwd=repo, watch_files=False), events.append)
     try:
         services = runtime.context.services
         assert services.resolve_path("src/app.py") == str(repo.resolve() / "src" / "app.py")
@@ -51,7 +51,7 @@ def test_server_context_editing_from_settings_and_environment(
         (repo / ".claude" / "settings.json").write_text(
             f'{{"serverContextEditing": {str(setting).lower()}}}'
         )
-    runtime = Runtime(RunOptions(cwd=repo, watch_files=False), lambda event: None)
+    runtime = assemble_runtime(RunOptions(cwd=repo, watch_files=False), lambda event: None)
     try:
         assert runtime.context.server_editing is on
     finally:

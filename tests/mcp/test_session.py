@@ -16,6 +16,7 @@ from tests.fake_env import use_fake_api
 from tests.mcp.servers import stdio_entry
 from tui.commands import builtin as commands
 from tui.fake_api import FakeApi, text_reply, tool_reply
+from tui.session.assembly import assemble_runtime
 from tui.session.options import RunOptions
 from tui.session.runtime import Runtime
 
@@ -44,7 +45,7 @@ async def started(repo: Path, events: list[Event], **kwargs: Any) -> Runtime:
     options = RunOptions(
         cwd=repo, watch_files=False, headless=headless, project_trusted=trusted, **kwargs
     )
-    runtime = Runtime(options, events.append)
+    runtime = assemble_runtime(options, events.append)
     await runtime.start()
     return runtime
 
@@ -102,10 +103,10 @@ async def test_an_interactive_session_asks_once_and_remembers(
 
     options = RunOptions(cwd=repo, watch_files=False, headless=False)
     for _ in range(2):
-        runtime = Runtime(options, lambda _e: None, ask=ask)
+        runtime = assemble_runtime(options, lambda _e: None, ask=ask)
         await runtime.start()
         try:
-            assert runtime._mcp_question is None or await runtime._mcp_question is None
+            assert all([await question is None for question in runtime.mcp_questions])
             await runtime.mcp.wait(30)
             assert states(runtime) == {"calc": expected}
         finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from agent.sessions.session import TranscriptWriteError
 from tests.fake_env import use_fake_api
 from tui.commands import builtin as commands
 from tui.fake_api import FakeApi, text_reply, tool_reply
+from tui.session.assembly import assemble_runtime
 from tui.session.options import RunOptions, StartupError
 from tui.session.runtime import Runtime
 
@@ -33,7 +35,7 @@ def events() -> list[Event]:
 
 def make_runtime(repo: Path, events: list[Event], **kwargs: Any) -> Runtime:
     options = RunOptions(cwd=repo, watch_files=False, headless=False)
-    return Runtime(options, events.append, **kwargs)
+    return assemble_runtime(options, events.append, **kwargs)
 
 
 def notices(events: list[Event], level: str | None = None) -> list[str]:
@@ -111,6 +113,27 @@ async def test_model_switch_renames_the_model_in_the_system_prompt(
     assert "claude-opus-5-5" not in system_text(runtime)
 
 
+async def test_what_the_user_switches_changes_parts_never_the_runtimes_fields(
+    api: FakeApi, repo: Path, events: list[Event]
+) -> None:
+    """/model, /output-style, plan mode and /clear change the session through its parts: every
+    field of the runtime is the object it was assembled with, and none can be bound again."""
+    runtime = make_runtime(repo, events)
+    assembled = {f.name: getattr(runtime, f.name) for f in dataclasses.fields(runtime)}
+    first_session = runtime.session
+    try:
+        for line in ("/model haiku", "/output-style Explanatory", "/plan", "/plan", "/clear"):
+            assert not (await commands.run_command(runtime, line)).is_error, line
+    finally:
+        await runtime.aclose()
+    assert runtime.model == "claude-haiku-5-5" and runtime.output_style.name == "Explanatory"
+    assert runtime.session is not first_session and runtime.agent.policy is runtime.context
+    changed = [n for n, part in assembled.items() if getattr(runtime, n) is not part]
+    assert changed == []
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        runtime.agent = runtime.agent  # type: ignore[misc]
+
+
 def test_memory_file_warnings_are_shown(api: FakeApi, repo: Path, events: list[Event]) -> None:
     (repo / "CLAUDE.md").write_text("x" * 101 * 1024)
     runtime = make_runtime(repo, events)
@@ -153,7 +176,7 @@ def test_an_unreadable_session_is_a_startup_error(
     monkeypatch.setattr("agent.sessions.session.read_records", unreadable)
     options = RunOptions(cwd=repo, watch_files=False, resume=runtime.session.id)
     with pytest.raises(StartupError, match=r"Cannot resume the session: .*Permission denied"):
-        Runtime(options, events.append)
+        assemble_runtime(options, events.append)
 
 
 async def test_output_limits_prefer_the_models_api_figures(
@@ -163,7 +186,7 @@ async def test_output_limits_prefer_the_models_api_figures(
     runtime.agent.messages.append(user_text("hi"))
     try:
         assert runtime.agent.build_request(8_192)["max_tokens"] == 8_192
-        runtime.model_limits[runtime.model] = ModelLimits(200_000, 4_096)
+        runtime.models.fetched[runtime.model] = ModelLimits(200_000, 4_096)
         assert runtime.agent.build_request(8_192)["max_tokens"] == 4_096
     finally:
         await runtime.aclose()

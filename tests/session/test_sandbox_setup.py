@@ -13,8 +13,8 @@ from agent.permissions.gate import PermissionGate, Rule
 from agent.permissions.settings import load_settings
 from tools.bash import BashTool
 from tools.sandbox import SandboxPolicy, choose_backend
+from tui.session.assembly import assemble_runtime
 from tui.session.options import RunOptions
-from tui.session.runtime import Runtime
 from tui.session.sandbox_setup import SandboxSetup, build_sandbox
 
 
@@ -145,7 +145,7 @@ def test_runtime_gives_bash_the_policy(
     events: list[Event] = []
 
     def bash_of(**flags: Any) -> BashTool:
-        runtime = Runtime(RunOptions(cwd=repo, watch_files=False, **flags), events.append)
+        runtime = assemble_runtime(RunOptions(cwd=repo, watch_files=False, **flags), events.append)
         runtime.close()
         return next(t for t in runtime.tools if isinstance(t, BashTool))
 
@@ -167,7 +167,7 @@ def test_a_projects_env_cannot_turn_the_sandbox_off(
     env = {"CCX_SANDBOX": "0", "CCX_SANDBOX_NETWORK": "1", "CCX_CONFIG_DIR": str(repo / "x")}
     (repo / ".claude" / "settings.json").write_text(json.dumps({"env": env}))
     events: list[Event] = []
-    runtime = Runtime(RunOptions(cwd=repo, watch_files=False), events.append)
+    runtime = assemble_runtime(RunOptions(cwd=repo, watch_files=False), events.append)
     runtime.close()
     bash = next(t for t in runtime.tools if isinstance(t, BashTool))
     assert bash.sandbox is not None and bash.sandbox.policy.enabled
@@ -219,7 +219,7 @@ def test_the_runtime_sandboxes_a_projects_hooks_only(
     (config / "settings.json").write_text(json.dumps(hooks("echo mine")))
     (repo / ".claude").mkdir(exist_ok=True)
     (repo / ".claude" / "settings.json").write_text(json.dumps(hooks("echo theirs")))
-    runtime = Runtime(RunOptions(cwd=repo, watch_files=False), lambda _event: None)
+    runtime = assemble_runtime(RunOptions(cwd=repo, watch_files=False), lambda _event: None)
     runtime.close()
     assert runtime.hooks.sandbox is not None
     assert runtime.hooks.sandboxed_commands == {"echo theirs"}

@@ -20,9 +20,9 @@ import agent
 import tools
 from tests.fake_env import use_fake_api
 from tools.base import Tool
-from tui.fake_api import FakeApi
+from tui.fake_api import FakeApi, text_reply, tool_reply
+from tui.session.assembly import assemble_runtime
 from tui.session.options import RunOptions
-from tui.session.runtime import Runtime
 
 VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -38,11 +38,31 @@ def test_a_sessions_tools_are_named_as_the_api_takes(api: FakeApi, repo: Path) -
     options = RunOptions(
         cwd=repo, watch_files=False, json_schema={"type": "object", "properties": {}}
     )
-    runtime = Runtime(options, lambda event: None)
+    runtime = assemble_runtime(options, lambda event: None)
     names = [tool["name"] for tool in runtime.agent.tools_api]
     assert "StructuredOutput" in names and "Agent" in names and "Read" in names
     assert [name for name in names if not VALID.match(name)] == []
     assert len(names) == len(set(names))
+
+
+async def test_a_tool_left_out_by_tools_cannot_be_called_by_its_other_name(
+    api: FakeApi, repo: Path
+) -> None:
+    """--tools without Agent: the model asking for "Task" (the Agent tool's old name) gets
+    an unknown tool, not a subagent."""
+    api.add(
+        tool_reply(("Task", {"description": "look", "prompt": "look around"})),
+        text_reply("done"),
+    )
+    runtime = assemble_runtime(RunOptions(cwd=repo, watch_files=False, tools=["Read"]), print)
+    try:
+        await runtime.agent.submit("look around")
+    finally:
+        await runtime.aclose()
+    assert [tool["name"] for tool in runtime.agent.tools_api] == ["Read"]
+    (result,) = [m.content[0] for m in runtime.agent.messages if m.kind == "tool_result"]
+    assert result["is_error"] and "No tool named 'Task'" in str(result["content"])
+    assert len(api.requests) == 2  # no subagent's request
 
 
 def _subclasses(cls: type) -> Iterator[type]:

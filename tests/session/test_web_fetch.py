@@ -18,6 +18,7 @@ from tests.fake_env import use_fake_api
 from tests.web_server import WebSite, web_site
 from tui.commands import builtin as commands
 from tui.fake_api import FakeApi, Fault, RecordedRequest, text_reply, tool_reply
+from tui.session.assembly import assemble_runtime
 from tui.session.options import RunOptions
 from tui.session.runtime import Runtime
 
@@ -51,7 +52,9 @@ def allow(repo: Path, *rules: str, deny: tuple[str, ...] = ()) -> None:
 
 
 async def run(repo: Path, events: list[Event], prompt: str = "read the page", **kw: Any) -> Runtime:
-    runtime = Runtime(RunOptions(cwd=repo, watch_files=False, headless=False), events.append, **kw)
+    runtime = assemble_runtime(
+        RunOptions(cwd=repo, watch_files=False, headless=False), events.append, **kw
+    )
     try:
         await runtime.agent.submit(prompt)
     finally:
@@ -172,7 +175,9 @@ async def test_a_redirect_to_another_host_is_left_to_the_model(
 async def test_a_subagents_web_fetch_reads_pages_with_the_sessions_fast_model(
     repo: Path, api: FakeApi
 ) -> None:
-    runtime = Runtime(RunOptions(cwd=repo, watch_files=False, headless=False), lambda e: None)
+    runtime = assemble_runtime(
+        RunOptions(cwd=repo, watch_files=False, headless=False), lambda e: None
+    )
     try:
         parent = next(t for t in runtime.tools if t.name == "WebFetch")
         definition = runtime.subagents.definitions["general-purpose"]

@@ -149,7 +149,7 @@ async def _compact(runtime: Runtime, args: str) -> CommandResult:
 def compaction_line(record: CompactionRecord) -> str:
     """`Compacted (manual): 41K → 9K tokens in 3.2s; restored files: ...`"""
     restored = record.restored
-    how = record.trigger
+    how: str = record.trigger
     if record.method == "session_memory":
         how += f", from the session notes, {record.messages_kept} recent messages kept"
     parts = [
@@ -267,25 +267,25 @@ async def _clear(runtime: Runtime, _args: str) -> CommandResult:
 async def _model(runtime: Runtime, args: str) -> CommandResult:
     from agent.model.catalog import EFFORTS, ModelName
     from agent.model.thinking import ThinkingError
-    from tui.session import model_setup
+    from tui.session.session_model import check_model
 
     words = args.split()
     if not words:
-        return CommandResult(f"Model: {model_setup.describe(runtime)}")
+        return CommandResult(f"Model: {runtime.models.describe(runtime.agent)}")
     effort = words.pop() if words[-1].lower() in EFFORTS else None
     if len(words) > 1:
         return CommandResult("Usage: /model [name] [low|medium|high|xhigh|max]", is_error=True)
-    typed = words[0] if words else runtime.model_name.typed
+    typed = words[0] if words else runtime.models.name.typed
     name = ModelName.parse(typed)
     for model in {name.id, name.for_mode(True)}:
-        if (problem := await model_setup.check_model(runtime, model)) is not None:
+        if (problem := await check_model(runtime.agent.client, model)) is not None:
             return CommandResult(problem, is_error=True)
     try:
         runtime.set_model(typed, effort)
     except ThinkingError as exc:
         return CommandResult(str(exc), is_error=True)
     await runtime.refresh_model_limits()
-    return CommandResult(f"Model set to {model_setup.describe(runtime)}.")
+    return CommandResult(f"Model set to {runtime.models.describe(runtime.agent)}.")
 
 
 @command("plan", "/plan", "Toggle plan mode (read-only research, then a plan to approve)")
@@ -349,8 +349,6 @@ async def _tasks(runtime: Runtime, args: str) -> CommandResult:
 
 @command("output-style", "/output-style [name]", "Show the output styles, or switch to one")
 async def _output_style(runtime: Runtime, args: str) -> CommandResult:
-    from tui.session.output_style_setup import switch_output_style
-
     current = runtime.output_style
     data = {"output_style": current.name, "available": runtime.output_styles.names}
     if not args:
@@ -361,7 +359,7 @@ async def _output_style(runtime: Runtime, args: str) -> CommandResult:
             lines.append(f" {mark} {style.name}{where}: {style.description or '(no description)'}")
         return CommandResult("\n".join(lines), data=data)
     try:
-        text = switch_output_style(runtime, args)
+        text = runtime.switch_output_style(args)
     except ValueError as exc:
         return CommandResult(str(exc), is_error=True, data=data)
     return CommandResult(text, data={**data, "output_style": runtime.output_style.name})

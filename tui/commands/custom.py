@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agent.core.messages import UserBlock, text_block
 from agent.core.sendable import is_blank
 from agent.instructions.custom_commands import (
     CustomCommand,
@@ -36,8 +37,7 @@ from agent.instructions.custom_commands import (
     what_it_does,
 )
 from agent.loop.agent import TurnOutcome
-from agent.model.catalog import ModelName
-from agent.permissions.gate import Rule
+from agent.permissions.rules import Rule
 from agent.permissions.safe_git import env_for_command
 from tools.bash import BashParams, BashTool
 
@@ -56,7 +56,7 @@ class CommandRefused(Exception):
 class PreparedCommand:
     """What the model will get: the content blocks of the user's message."""
 
-    content: list[dict[str, Any]]
+    content: list[UserBlock]
     grants: list[Rule]
 
 
@@ -68,7 +68,7 @@ async def run_custom_command(runtime: Runtime, command: CustomCommand, args: str
     finally:  # said also when the command is refused
         for note in notes:
             runtime.emit_notice(note, "info")
-    with granted(runtime, prepared.grants), turn_model(runtime, command.model):
+    with granted(runtime, prepared.grants), runtime.model_for_turn(command.model):
         return await runtime.agent.submit(prepared.content)
 
 
@@ -105,10 +105,7 @@ async def prepare(
             f"/{command.name}: nothing to send: the command's text is empty or only "
             f"whitespace{after} ({command.path})."
         )
-    content = [
-        {"type": "text", "text": command_header(command.name, args)},
-        {"type": "text", "text": body},
-    ]
+    content: list[UserBlock] = [text_block(command_header(command.name, args)), text_block(body)]
     content += attachments(runtime, command, body, notes)
     return PreparedCommand(content, grants)
 
@@ -142,23 +139,6 @@ def granted(runtime: Runtime, rules: list[Rule]) -> Iterator[None]:
                 runtime.gate.allow.remove(rule)
 
 
-@contextmanager
-def turn_model(runtime: Runtime, model: str | None) -> Iterator[None]:
-    """The command's ``model`` for this turn only."""
-    if not model:
-        yield
-        return
-    previous = runtime.agent.model
-    name = ModelName.parse(model)
-    if name.long_context:
-        runtime.long_context_models.add(name.id)
-    runtime.agent.model = name.id
-    try:
-        yield
-    finally:
-        runtime.agent.model = previous
-
-
 async def _run_snippets(runtime: Runtime, body: str, snippets: list[str]) -> str:
     """Each ``!`cmd``` replaced by what it printed (a shell of its own, in the sandbox)."""
     shell = BashTool(sandbox=runtime.sandbox.policy, command_env=env_for_command)
@@ -175,9 +155,9 @@ async def _run_snippets(runtime: Runtime, body: str, snippets: list[str]) -> str
 
 def attachments(
     runtime: Runtime, command: CustomCommand, body: str, notes: list[str]
-) -> list[dict[str, Any]]:
+) -> list[UserBlock]:
     """A text block for each ``@path`` of the body that names a readable file."""
-    blocks = []
+    blocks: list[UserBlock] = []
     for reference in file_references(body):
         path = runtime.tool_context.resolve(reference)
         if not path.is_file():
@@ -191,11 +171,10 @@ def attachments(
             notes.append(f"/{command.name}: @{reference} not attached ({why_not})")
             continue
         blocks.append(
-            {
-                "type": "text",
-                "text": f"<system-reminder>\nContents of {reference} (attached by /{command.name}):\n"
-                f"{text}\n</system-reminder>",
-            }
+            text_block(
+                f"<system-reminder>\nContents of {reference} (attached by /{command.name}):\n"
+                f"{text}\n</system-reminder>"
+            )
         )
     return blocks
 

@@ -93,7 +93,7 @@ class AgentBridge:
         self._shown = asyncio.Event()
         self._lock = asyncio.Lock()
         self._jobs: dict[int, asyncio.Task[None]] = {}
-        self._text: list[tuple[type[Event], str]] = []
+        self._text: list[tuple[type[TextDelta] | type[ThinkingDelta], str]] = []
         self._flush_handle: asyncio.TimerHandle | None = None
         self._startup_error: str | None = None
         self._boot_task: asyncio.Task[None] | None = None

@@ -68,9 +68,10 @@ class HeadlessOutput:
             self.started = event
         elif isinstance(event, AssistantMessage):
             self.stop_reason = event.stop_reason
-            for block in event.message.get("content", []):
-                if isinstance(block, dict) and block.get("type") == "tool_use":
-                    self._inputs[block.get("id", "")] = block.get("input", {})
+            content = event.message["content"]
+            for block in [] if isinstance(content, str) else content:
+                if block["type"] == "tool_use":
+                    self._inputs[block["id"]] = block.get("input", {})
         elif isinstance(event, CompactionFinished):
             self.compactions.append(event.record.to_json())
         elif isinstance(event, Microcompacted):

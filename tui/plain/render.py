@@ -41,7 +41,7 @@ from agent.core.events import (
     TurnFinished,
 )
 from compaction.thresholds import format_tokens, warning_text
-from tools.read import short_path
+from tools.paths import short_path
 from tui.commands.builtin import compaction_line
 from tui.meter import meter_line
 from tui.plain.wrap import StreamWrapper

@@ -27,7 +27,7 @@ from agent import __version__
 from agent.core.context_state import ContextState
 from agent.core.events import Event, EventSink
 from agent.core.locations import config_dir
-from agent.loop.tool_runner import Answer, PermissionRequest
+from agent.loop.tool_runner import Answer, Choice, PermissionRequest
 from tui.commands.builtin import builtin_commands
 from tui.commands.slash import BLANK_PROMPT, command_name, interactive_completions, is_exit
 from tui.plain.input import LineSource, PipedSource, PromptSource, toolbar_fragments
@@ -346,7 +346,7 @@ class PlainRepl:
         )
         return approved
 
-    async def _answer(self) -> Answer:
+    async def _answer(self) -> Choice:
         """One y / a / n answer; Ctrl-C answers no and interrupts the turn."""
         self.waiting = "permission"
         try:

@@ -1,7 +1,7 @@
 """Background agents: an Agent call with ``run_in_background`` returns at once; the run is a job.
 
 The subagent runs as an asyncio task registered in the session's job
-registry (``runtime.jobs``, kind "agent", the agent's id as the job's id),
+registry (kind "agent", the agent's id as the job's id),
 so the model is told when it ends, TaskOutput reads its output file and
 TaskStop (or the session's end) cancels it. An interrupt of the parent's
 turn does not reach it: it is nobody's tool call any more. The output file
@@ -14,16 +14,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from agent.core.events import Event, ToolFinished, ToolStarted
+from agent.core.events import Event, EventSink, ToolFinished, ToolStarted
+from agent.instructions.agents import AgentDefinition
 from tools.agent import AgentParams
 from tools.base import ToolResult
 from tools.jobs import Job, JobRegistry
-
-if TYPE_CHECKING:
-    from agent.instructions.agents import AgentDefinition
-    from tui.session.subagents import Subagents
+from tui.session.subagent_report import Ended
 
 log = logging.getLogger(__name__)
 
@@ -37,11 +35,30 @@ STARTED = (
 )
 
 
+class RunSubagent(Protocol):
+    """One subagent to its end (``Subagents.run``)."""
+
+    async def __call__(
+        self,
+        definition: AgentDefinition,
+        params: AgentParams,
+        tool_use_id: str,
+        agent_id: str,
+        background: bool = False,
+        on_event: EventSink | None = None,
+        output_file: str = "",
+    ) -> Ended: ...
+
+
 def start_in_background(
-    subagents: Subagents, definition: AgentDefinition, params: AgentParams, tool_use_id: str
+    jobs: JobRegistry,
+    run: RunSubagent,
+    definition: AgentDefinition,
+    params: AgentParams,
+    tool_use_id: str,
 ) -> ToolResult:
-    """Register the job, start the run, and answer the call with the job's id and output."""
-    jobs: JobRegistry = subagents.runtime.jobs
+    """Register the job in ``jobs``, start the run, and answer the call with the job's id and
+    output."""
     agent_id = jobs.new_id("agent")
     task: asyncio.Task[None] | None = None
 
@@ -64,7 +81,7 @@ def start_in_background(
         tool_use_id=tool_use_id,
     )
     task = asyncio.get_running_loop().create_task(
-        _run(subagents, definition, params, tool_use_id, job), name=f"ccx-agent-{agent_id}"
+        _run(jobs, run, definition, params, tool_use_id, job), name=f"ccx-agent-{agent_id}"
     )
     text = STARTED.format(kind=definition.name, id=agent_id, path=job.output_path)
     meta = {"agent_id": agent_id, "agent_type": definition.name, "background": True}
@@ -72,16 +89,16 @@ def start_in_background(
 
 
 async def _run(
-    subagents: Subagents,
+    jobs: JobRegistry,
+    run: RunSubagent,
     definition: AgentDefinition,
     params: AgentParams,
     tool_use_id: str,
     job: Job,
 ) -> None:
-    jobs: JobRegistry = subagents.runtime.jobs
     output = _Output(job, jobs)
     try:
-        ended = await subagents.run(
+        ended = await run(
             definition,
             params,
             tool_use_id,

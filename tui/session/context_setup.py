@@ -13,113 +13,145 @@ tasks), so neither the loop nor compaction knows the other's insides.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-from agent.core.events import EventSink
+from agent.core.events import EventSink, Notice
+from agent.instructions.memory import MemoryFiles
+from agent.instructions.plan import PlanState
+from agent.instructions.skills import InvokedSkills
 from agent.model.catalog import ModelLimits, limits_for
+from agent.sessions.session import Session
 from compaction.manager import CompactionServices, ContextManager
 from compaction.notes import NotesStore
 from compaction.notes_writer import SessionNotes
 from compaction.server_editing import resolve_server_editing
+from compaction.services import HookRun
 from compaction.thresholds import ContextLimits, resolve_window
 from tools.bash import BashTool
 from tools.file_state import FileStateCache, normalize_path
-
-if TYPE_CHECKING:
-    from tui.session.runtime import Runtime
+from tools.jobs import JobRegistry
 
 
-def build_context_manager(runtime: Runtime) -> ContextManager:
-    window = resolve_window(
-        limits_for(runtime.model).context_window,
-        runtime.options.autocompact,
-        runtime.settings.auto_compact_window,
+@dataclass(frozen=True)
+class WindowSettings:
+    """What decides a context manager's window and whether the API edits the context."""
+
+    autocompact: str | None  # --autocompact
+    auto_compact_window: Any  # the setting autoCompactWindow, as written
+    server_context_editing: Any  # the setting serverContextEditing, as written
+    known_limits: Callable[[str], ModelLimits]  # the Models API's figures, else the table's
+    resolve: Callable[[str], Path]  # a tool's file_path against the session's directory
+
+    def limits(self, model: str) -> ContextLimits:
+        known = self.known_limits(model)
+        return ContextLimits(known.context_window, known.max_output)
+
+
+@dataclass(frozen=True)
+class ContextParts:
+    """The session's parts its context manager reads, restores after a compaction, or runs."""
+
+    window: WindowSettings
+    emit: EventSink
+    file_state: FileStateCache
+    invoked_skills: InvokedSkills
+    plan: PlanState
+    memory: MemoryFiles
+    jobs: JobRegistry
+    bash_tools: list[BashTool]  # the session's shells, for what they left running
+    agents_listing: Callable[[], str]
+    announcements: Callable[[], list[str]]  # nested memory files, MCP servers' instructions
+    run_hook: HookRun
+
+
+def build_context_manager(parts: ContextParts, session: Session, model: str) -> ContextManager:
+    """The context manager over the conversation recorded in ``session``, sized for ``model``."""
+    window = parts.window
+    settings = resolve_window(
+        limits_for(model).context_window,
+        window.autocompact,
+        window.auto_compact_window,
         os.environ,
     )
     services = CompactionServices(
-        file_state=runtime.file_state,
-        session=runtime.session,
+        file_state=parts.file_state,
+        session=session,
         invoked_skills=lambda: [
-            (s.name, str(s.path), body) for s, body in runtime.invoked_skills.recent()
+            (s.name, str(s.path), body) for s, body in parts.invoked_skills.recent()
         ],
-        plan=lambda: _plan(runtime),
-        plan_reminder=runtime.plan.reminder,
-        excluded_paths=lambda: _excluded(runtime),
-        background_tasks=lambda: _background(runtime),
-        background_jobs=runtime.jobs.unread,
-        agents_listing=runtime.subagents.listing,
-        announcements=lambda: [*runtime.nested_instructions, *runtime.mcp.announcements()],
-        run_hook=runtime.hooks.run,
-        resolve_path=lambda path: normalize_path(runtime.tool_context.resolve(path)),
+        plan=lambda: _plan(parts.plan),
+        plan_reminder=parts.plan.reminder,
+        excluded_paths=lambda: _excluded(parts.memory, parts.plan),
+        background_tasks=lambda: _background(parts.bash_tools),
+        background_jobs=parts.jobs.unread,
+        agents_listing=parts.agents_listing,
+        announcements=parts.announcements,
+        run_hook=parts.run_hook,
+        resolve_path=lambda path: normalize_path(window.resolve(path)),
     )
     server_editing, switch_warnings = resolve_server_editing(
-        runtime.settings.server_context_editing, os.environ
+        window.server_context_editing, os.environ
     )
     manager = ContextManager(
-        limits_for=lambda model: _limits(runtime, model),
-        window=window,
+        limits_for=window.limits,
+        window=settings,
         services=services,
-        emit=runtime.emit,
+        emit=parts.emit,
         server_editing=server_editing,
-        session_memory=_session_memory(runtime, services),
+        session_memory=_session_memory(session, services),
     )
-    for warning in [*window.warnings, *switch_warnings]:
-        runtime.emit_notice(warning)
+    for warning in [*settings.warnings, *switch_warnings]:
+        parts.emit(Notice(warning, "warning"))
     return manager
 
 
 def build_subagent_context(
-    runtime: Runtime, model: str, file_state: FileStateCache, emit: EventSink
+    window: WindowSettings, model: str, file_state: FileStateCache, emit: EventSink
 ) -> ContextManager:
     """A subagent's own context manager: the session's window settings for its model, its
     own file reads to restore, no transcript and no session notes."""
-    window = resolve_window(
+    settings = resolve_window(
         limits_for(model).context_window,
-        runtime.options.autocompact,
-        runtime.settings.auto_compact_window,
+        window.autocompact,
+        window.auto_compact_window,
         os.environ,
     )
     services = CompactionServices(
         file_state=file_state,
-        resolve_path=lambda path: normalize_path(runtime.tool_context.resolve(path)),
+        resolve_path=lambda path: normalize_path(window.resolve(path)),
     )
-    server_editing, _warnings = resolve_server_editing(
-        runtime.settings.server_context_editing, os.environ
-    )
+    server_editing, _warnings = resolve_server_editing(window.server_context_editing, os.environ)
     return ContextManager(
-        limits_for=lambda name: _limits(runtime, name),
-        window=window,
+        limits_for=window.limits,
+        window=settings,
         services=services,
         emit=emit,
         server_editing=server_editing,
     )
 
 
-def _session_memory(runtime: Runtime, services: CompactionServices) -> SessionNotes | None:
+def _session_memory(session: Session, services: CompactionServices) -> SessionNotes | None:
     if os.environ.get("CCX_SESSION_MEMORY", "").strip().lower() in ("0", "false", "no", "off"):
         return None
-    return SessionNotes(NotesStore(runtime.session.folder), services.record_event)
+    return SessionNotes(NotesStore(session.folder), services.record_event)
 
 
-def _limits(runtime: Runtime, model: str) -> ContextLimits:
-    known: ModelLimits = runtime.model_limits.get(model) or limits_for(model)
-    return ContextLimits(known.context_window, known.max_output)
+def _plan(plan: PlanState) -> tuple[str, str] | None:
+    content = plan.content()
+    return (str(plan.path), content) if content else None
 
 
-def _plan(runtime: Runtime) -> tuple[str, str] | None:
-    content = runtime.plan.content()
-    return (str(runtime.plan.path), content) if content else None
-
-
-def _excluded(runtime: Runtime) -> set[str]:
-    paths: set[str] = {str(p) for p in runtime.memory.paths()}
-    paths.add(str(runtime.plan.path))
+def _excluded(memory: MemoryFiles, plan: PlanState) -> set[str]:
+    paths: set[str] = {str(p) for p in memory.paths()}
+    paths.add(str(plan.path))
     return paths
 
 
-def _background(runtime: Runtime) -> list[str]:
+def _background(bash_tools: list[BashTool]) -> list[str]:
     tasks: list[str] = []
-    for tool in runtime.tools:
-        if isinstance(tool, BashTool):
-            tasks.extend(tool.background_tasks())
+    for tool in bash_tools:
+        tasks.extend(tool.background_tasks())
     return tasks

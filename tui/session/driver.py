@@ -55,8 +55,8 @@ from tui.commands.builtin import (
 )
 from tui.commands.custom import CommandRefused, run_custom_command
 from tui.commands.slash import command_name, is_blank
+from tui.session.assembly import ApprovePlan, assemble_runtime
 from tui.session.options import RunOptions
-from tui.session.runtime import ApprovePlan, Runtime
 from tui.session.sdk_setup import CHECKPOINTING_ENV, prompt_uuids
 from tui.session.status_line import StatusLineFacts, StatusLineRunner, build_status_line
 from tui.session.views import (
@@ -135,7 +135,7 @@ class SessionDriver:
         approve_plan: ApprovePlan | None = None,
         preloaded: tuple[Path, LoadedSession] | None = None,
     ) -> None:
-        self.runtime = Runtime(
+        self.runtime = assemble_runtime(
             options, emit, ask=ask, approve_plan=approve_plan, preloaded=preloaded
         )
         self.interactive = ask is not None  # someone reads and answers: idle notifications
@@ -397,7 +397,7 @@ class SessionDriver:
         checkpoints = self.runtime.checkpoints
         if checkpoints is None:
             raise ValueError(f"file checkpointing is off: start ccx with {CHECKPOINTING_ENV}=true")
-        return checkpoints.rewind(user_message_id, prompt_uuids(self.runtime))
+        return checkpoints.rewind(user_message_id, prompt_uuids(self.runtime.agent.messages))
 
     async def stop_job(self, job_id: str) -> bool:
         """Stop a background job (Bash or agent); False when the session has no such job."""

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent.core.events import EventSink, Notice
+from agent.core.events import EventSink, Notice, NoticeLevel
+from agent.core.messages import ToolUseBlock
 from tools.jobs import Job, JobRegistry, format_runtime, job_summary
 
 
@@ -20,7 +21,7 @@ def build_jobs(folder: Path | None, emit: EventSink) -> JobRegistry:
     jobs = JobRegistry(folder)
 
     def ended(job: Job) -> None:
-        level = "info" if job.status == "completed" else "warning"
+        level: NoticeLevel = "info" if job.status == "completed" else "warning"
         emit(Notice(f"{job_summary(job)} ({job.id}; output: {job.output_path})", level))
 
     jobs.end_listeners.append(ended)
@@ -28,7 +29,7 @@ def build_jobs(folder: Path | None, emit: EventSink) -> JobRegistry:
 
 
 def mark_output_reads(
-    jobs: JobRegistry, uses: list[dict[str, Any]], resolve: Callable[[str], Path]
+    jobs: JobRegistry, uses: list[ToolUseBlock], resolve: Callable[[str], Path]
 ) -> None:
     """A Read of a job's output file counts as the model reading the job."""
     outputs = {str(job.output_path): job.id for job in jobs.jobs()}

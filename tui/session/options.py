@@ -12,8 +12,6 @@ from typing import Any
 
 from agent.permissions.rules import split_rules  # noqa: F401 - the CLI's rule lists
 
-PERMISSION_MODES = ("default", "acceptEdits", "plan", "bypassPermissions")
-
 
 class StartupError(Exception):
     """Options that cannot be honoured (an unknown session id, a bad mode); shown as is."""

@@ -10,8 +10,8 @@ model (tools/web_fetch.py).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from agent.core.events import discard
 from agent.core.messages import user_text
@@ -19,10 +19,8 @@ from agent.core.request import build_request
 from agent.loop.cost import CostTracker
 from agent.model.catalog import fast_model
 from agent.model.client import ModelClient, RetryPolicy
+from tools.base import Tool
 from tools.web_fetch import WebFetchTool
-
-if TYPE_CHECKING:
-    from tui.session.runtime import Runtime
 
 PURPOSE = "web_fetch"
 READER_MAX_TOKENS = 4_096
@@ -70,7 +68,7 @@ class PageReader:
         self.costs().add(
             response.model or model, response.usage, time.perf_counter() - started, PURPOSE
         )
-        answer = "".join(b.get("text", "") for b in response.content if b.get("type") == "text")
+        answer = "".join(b["text"] for b in response.content if b["type"] == "text")
         if not answer.strip():
             raise ValueError(
                 f"the fast model returned no text (stop reason {response.stop_reason})"
@@ -78,9 +76,8 @@ class PageReader:
         return answer.strip()
 
 
-def connect_web_fetch(runtime: Runtime) -> None:
-    """Give the session's WebFetch tool its page reader, on the agent's client and costs."""
-    reader = PageReader(lambda: runtime.agent.client.client, lambda: runtime.agent.costs)
-    for tool in runtime.tools:
+def connect_web_fetch(tools: Iterable[Tool[Any]], reader: PageReader) -> None:
+    """Give the session's WebFetch tool its page reader."""
+    for tool in tools:
         if isinstance(tool, WebFetchTool):
             tool.read_page = reader

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent.core.events import NoticeLevel
 from agent.permissions.gate import PermissionGate
 from agent.permissions.safe_git import hooks_path
 from agent.permissions.settings import Settings, project_root, settings_files
@@ -49,7 +50,7 @@ _OFF = ("0", "false", "no", "off")
 class SandboxSetup:
     policy: SandboxPolicy
     requested: bool  # turned on explicitly (flag, env or settings), not just by default
-    notices: list[tuple[str, str]] = field(default_factory=list)  # (text, level)
+    notices: list[tuple[str, NoticeLevel]] = field(default_factory=list)  # (text, level)
 
 
 def build_sandbox(
@@ -68,7 +69,7 @@ def build_sandbox(
     cannot switch off what protects the user from it; the network is off if
     any file says so; ``denyRead`` adds up across files.
     """
-    notices: list[tuple[str, str]] = []
+    notices: list[tuple[str, NoticeLevel]] = []
     user_file = user_settings or settings_files(cwd)[0]
     objects = _sandbox_objects(settings, notices)
     user = next((obj for path, obj in objects if path == user_file), {})
@@ -116,7 +117,7 @@ def build_sandbox(
     if enabled and landlock.unavailable_reason() is not None:  # else bwrap is probed later
         backend, reason = choose_backend(policy)
         if backend is None:
-            level = "warning" if requested else "info"
+            level: NoticeLevel = "warning" if requested else "info"
             notices.append((f"Bash commands run without an OS sandbox: {reason}.", level))
     return SandboxSetup(policy, requested and enabled, notices)
 
@@ -128,7 +129,7 @@ _NOT_FROM_PROJECT = (
 
 
 def _sandbox_objects(
-    settings: Settings, notices: list[tuple[str, str]]
+    settings: Settings, notices: list[tuple[str, NoticeLevel]]
 ) -> list[tuple[Path, dict[str, Any]]]:
     """Each settings file's ``sandbox`` object (the merged view would lose who set what)."""
     objects = []
@@ -161,7 +162,7 @@ def _sockets_keys(config: dict[str, Any]) -> bool:
     return bool(network.get("allowUnixSockets")) or network.get("allowAllUnixSockets") is True
 
 
-def _backend(env: Mapping[str, str], notices: list[tuple[str, str]]) -> str | None:
+def _backend(env: Mapping[str, str], notices: list[tuple[str, NoticeLevel]]) -> str | None:
     raw = env.get(ENV_BACKEND, "").strip().lower()
     if not raw:
         return None
@@ -178,7 +179,7 @@ def _switch(
     variable: str,
     setting: Any,
     key: str,
-    notices: list[tuple[str, str]],
+    notices: list[tuple[str, NoticeLevel]],
 ) -> tuple[bool, bool]:
     """(value, set explicitly): the flag, else the variable, else the setting, else on."""
     if flag is not None:
@@ -197,7 +198,9 @@ def _switch(
     return True, False
 
 
-def _paths(value: Any, root: Path, key: str, notices: list[tuple[str, str]]) -> tuple[Path, ...]:
+def _paths(
+    value: Any, root: Path, key: str, notices: list[tuple[str, NoticeLevel]]
+) -> tuple[Path, ...]:
     if value is None:
         return ()
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):

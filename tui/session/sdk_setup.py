@@ -1,4 +1,4 @@
-"""The Agent SDK's options applied to a runtime as it is built (see tui.cli.sdk_flags).
+"""The Agent SDK's options, made into a session's parts as it is assembled (see tui.cli.sdk_flags).
 
 - ``--tools``: the built-in tools the model gets (MCP tools are not affected);
 - ``--json-schema``: the StructuredOutput tool; a valid call ends the turn and its
@@ -6,7 +6,7 @@
   nudged to call it (a few times, then the result says the retries ran out);
 - ``--betas``: the anthropic-beta header of every request (``--effort``,
   ``--thinking`` and ``--max-thinking-tokens`` are read with the environment and
-  settings in tui.session.model_setup);
+  settings in tui.session.session_model);
 - ``--max-budget-usd``: the loop sends no request once the session spent it;
 - ``--include-hook-events`` and ``--include-partial-messages``: the events stream-json needs;
 - ``CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING`` (the SDK's ``enable_file_checkpointing``):
@@ -17,82 +17,94 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
+from agent.core.messages import Message
 from agent.core.request import with_beta
+from agent.loop.agent import TurnCheck
 from tools.base import Tool, ToolParams
 from tools.file_checkpoints import FileCheckpoints
 from tools.structured_output import NUDGE, StructuredOutputTool
+from tui.session.notify import Notify
 from tui.session.options import StartupError
-
-if TYPE_CHECKING:
-    from tui.session.runtime import Runtime
 
 STRUCTURED_NUDGES = 3  # then the turn ends without it: error_max_structured_output_retries
 CHECKPOINTING_ENV = "CLAUDE_CODE_ENABLE_SDK_FILE_CHECKPOINTING"
 
+BeforeRun = Callable[[Tool[Any], ToolParams], None]
 
-def shape_tools(runtime: Runtime) -> None:
-    """After the tools are built, before the agent: --tools and --json-schema."""
-    options = runtime.options
-    runtime.structured = None
-    if options.json_schema is not None:
+
+@dataclass(frozen=True)
+class ShapedTools:
+    """The built-in tools the model gets, and the StructuredOutput tool among them, if any."""
+
+    tools: list[Tool[Any]]
+    structured: StructuredOutputTool | None
+
+
+def shape_tools(
+    tools: list[Tool[Any]],
+    json_schema: dict[str, Any] | None,
+    wanted: list[str] | None,
+    notify: Notify,
+) -> ShapedTools:
+    """--json-schema adds the StructuredOutput tool; --tools (``wanted``) keeps the tools it
+    names (StructuredOutput too)."""
+    shaped = list(tools)
+    structured: StructuredOutputTool | None = None
+    if json_schema is not None:
         try:
-            tool = StructuredOutputTool(options.json_schema)
+            structured = StructuredOutputTool(json_schema)
         except Exception as exc:  # jsonschema.SchemaError: the schema itself is not valid
             raise StartupError(f"Bad --json-schema: {getattr(exc, 'message', exc)}") from exc
-        runtime.tools.append(tool)
-        runtime.structured = tool
-    runtime.builtin_tools = list(runtime.tools)  # what MCP's refresh_tools starts from
-    if options.tools is None:
-        runtime.runner.tools = {tool.name: tool for tool in runtime.tools}
-        return
-    known = {tool.name for tool in runtime.tools}
-    for name in options.tools:
+        shaped.append(structured)
+    if wanted is None:
+        return ShapedTools(shaped, structured)
+    known = {tool.name for tool in shaped}
+    for name in wanted:
         if name not in known:
-            runtime.emit_notice(f"--tools: ccx has no tool named {name}; left out")
-    keep = set(options.tools) | ({"StructuredOutput"} if runtime.structured else set())
-    runtime.tools = runtime.builtin_tools = [t for t in runtime.tools if t.name in keep]
-    runtime.runner.tools = {tool.name: tool for tool in runtime.tools}
+            notify(f"--tools: ccx has no tool named {name}; left out")
+    keep = set(wanted) | ({"StructuredOutput"} if structured else set())
+    return ShapedTools([t for t in shaped if t.name in keep], structured)
 
 
-def configure_agent(runtime: Runtime) -> None:
-    """After the agent is built: request extras, the budget, structured output, raw events."""
-    options, agent = runtime.options, runtime.agent
-    extra: dict[str, Any] = dict(agent.config.request_extra)
-    for beta in options.betas:
+def request_extra(betas: list[str]) -> dict[str, Any]:
+    """What every request adds: --betas in its anthropic-beta header."""
+    extra: dict[str, Any] = {}
+    for beta in betas:
         extra = with_beta(extra, beta)
-    agent.config.request_extra = extra
-    agent.config.max_budget_usd = options.max_budget_usd
-    agent.client.raw_events = options.stream_events
-    if options.include_hook_events:
-        runtime.hooks.on_event = runtime.emit
-    if runtime.structured is not None:
-        _require_structured_output(runtime, runtime.structured)
-    runtime.checkpoints = None
-    if os.environ.get(CHECKPOINTING_ENV, "").lower() in ("1", "true", "yes"):
-        runtime.checkpoints = _checkpoint_edits(runtime)
+    return extra
 
 
-def prompt_uuids(runtime: Runtime) -> list[str]:
+def prompt_uuids(messages: Iterable[Message]) -> list[str]:
     """The uuids of the conversation's prompts, oldest first."""
-    return [m.uuid for m in runtime.agent.messages if m.kind == "prompt"]
+    return [m.uuid for m in messages if m.kind == "prompt"]
 
 
-def _checkpoint_edits(runtime: Runtime) -> FileCheckpoints:
+def checkpoint_edits(
+    resolve: Callable[[str], Path], prompts: Callable[[], list[str]]
+) -> tuple[FileCheckpoints, BeforeRun] | None:
+    """With ``CHECKPOINTING_ENV`` set: the checkpoints, and what the runner calls before each
+    tool (a file tool's target saved under the latest prompt, for ``rewind_files``)."""
+    if os.environ.get(CHECKPOINTING_ENV, "").lower() not in ("1", "true", "yes"):
+        return None
     checkpoints = FileCheckpoints()
 
-    def before_run(tool: Tool, params: ToolParams) -> None:
+    def before_run(tool: Tool[Any], params: ToolParams) -> None:
         path = getattr(params, "file_path", None)
-        prompts = prompt_uuids(runtime)
-        if tool.is_mutating and isinstance(path, str) and prompts:
-            checkpoints.before_write(prompts[-1], runtime.tool_context.resolve(path))
+        uuids = prompts()
+        if tool.is_mutating and isinstance(path, str) and uuids:
+            checkpoints.before_write(uuids[-1], resolve(path))
 
-    runtime.runner.before_run = before_run
-    return checkpoints
+    return checkpoints, before_run
 
 
-def _require_structured_output(runtime: Runtime, tool: StructuredOutputTool) -> None:
+def structured_output_checks(tool: StructuredOutputTool) -> tuple[TurnCheck, TurnCheck]:
+    """The loop's two checks for --json-schema: end the turn once the tool was called (its
+    input is the result), and nudge a turn ending without it (a few times)."""
     nudges = 0
 
     def finish() -> str | None:
@@ -110,5 +122,4 @@ def _require_structured_output(runtime: Runtime, tool: StructuredOutputTool) -> 
         nudges += 1
         return NUDGE
 
-    runtime.agent.finish_after_tools = finish
-    runtime.agent.nudge_before_end = nudge
+    return finish, nudge

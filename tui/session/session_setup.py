@@ -1,40 +1,84 @@
-"""Start-up steps of a session, kept out of the runtime: its permission gate, its transcript,
-the model's limits.
+"""Start-up steps of a session: its settings, its permission gate and the rules it learns, its
+transcript.
 
-``permission_gate`` turns the mode and rules of the settings and the command
-line into the gate; ``open_session`` finds the session to continue (or makes
-a new one) and loads it, saying what it repaired or forked;
-``refresh_model_limits`` asks the Models API for the model's window (cached).
+``load_session_settings`` reads the settings files (and ``--settings``) and
+applies their ``env``; ``permission_gate`` turns the mode and rules of the settings and the command
+line into the gate; ``remember_rule`` saves an "always allow" answer;
+``open_session`` finds the session to continue (or makes a new one) and loads
+it, saying what it repaired or forked; ``watch_transcript`` records file reads
+in a transcript and says when it cannot be written.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from agent.core.locations import config_dir
 from agent.core.messages import Message
-from agent.model import limits_cache
-from agent.model.catalog import fetch_limits
-from agent.permissions.gate import PermissionGate, Rule
-from agent.permissions.settings import Settings, project_root
-from agent.sessions.session import LoadedSession, Session, SessionError, session_path_for
-from tui.session.options import PERMISSION_MODES, RunOptions, StartupError, split_rules
+from agent.permissions.gate import PermissionGate
+from agent.permissions.rules import MODES, Rule, split_rules
+from agent.permissions.settings import (
+    Settings,
+    add_permission_rule,
+    load_settings,
+    merge_settings,
+    project_root,
+    read_settings_arg,
+)
+from agent.sessions.session import (
+    Session,
+    SessionError,
+    session_path_for,
+    transcript_write_notice,
+)
+from agent.sessions.transcript import LoadedSession
+from tools.file_state import FileStateCache
+from tui.session.notify import Notify
+from tui.session.options import RunOptions, StartupError
+from tui.session.sandbox_setup import LAUNCH_ONLY_VARIABLES
 
-if TYPE_CHECKING:
-    from tui.session.runtime import Runtime
+
+def load_session_settings(
+    options: RunOptions, cwd: Path, notify: Notify
+) -> tuple[Settings, dict[str, str]]:
+    """The merged settings (their ``env`` applied to this process where it sets nothing
+    already), and the environment ccx started in, from before that (the sandbox's switches
+    are read from it)."""
+    settings = load_settings(cwd, trusted=options.project_trusted, sources=options.setting_sources)
+    if options.settings is not None:
+        try:
+            merge_settings(settings, read_settings_arg(options.settings), "--settings")
+        except ValueError as exc:
+            raise StartupError(f"Bad --settings: {exc}") from exc
+    for warning in settings.warnings:
+        notify(warning)
+    for path in settings.untrusted_ignored:
+        notify(
+            f"This folder is not trusted, so {path} applies only its deny and ask rules "
+            "(no hooks, env, allow rules or permission mode); to trust it, start ccx here "
+            "again and answer y",
+            "info",
+        )
+    launch_env = dict(os.environ)
+    for key, value in settings.env.items():
+        if key in LAUNCH_ONLY_VARIABLES:
+            notify(
+                f"Ignoring env.{key} in the settings: ccx reads it only from the environment "
+                "it starts in, so that no settings file can loosen the sandbox",
+                "warning",
+            )
+            continue
+        os.environ.setdefault(key, str(value))
+    return settings, launch_env
 
 
 def permission_gate(options: RunOptions, settings: Settings, cwd: Path) -> PermissionGate:
     """The gate for this session's mode and rules; StartupError for a bad mode or rule."""
     mode = options.permission_mode or settings.permission_mode or "default"
-    if mode not in PERMISSION_MODES:
-        raise StartupError(
-            f"Unknown permission mode {mode!r}; use one of {', '.join(PERMISSION_MODES)}"
-        )
+    if mode not in MODES:
+        raise StartupError(f"Unknown permission mode {mode!r}; use one of {', '.join(MODES)}")
     try:
         allow = settings.allow + [
             Rule.parse(r, source="cli") for r in split_rules(options.allowed_tools)
@@ -70,8 +114,8 @@ def open_session(
     options: RunOptions,
     cwd: Path,
     model: str,
-    preloaded: tuple[Path, Any] | None,
-    notice: Callable[..., None],
+    preloaded: tuple[Path, LoadedSession] | None,
+    notice: Notify,
 ) -> OpenedSession:
     """The session -c / -r / --session-id ask for; ``preloaded`` is a transcript read early."""
     try:
@@ -109,16 +153,27 @@ def open_session(
     return OpenedSession(session, list(loaded.messages), loaded)
 
 
-async def refresh_model_limits(runtime: Runtime) -> None:
-    """The model's limits from the Models API, once a model (and cached across sessions)."""
-    model = runtime.model
-    if model in runtime.model_limits or os.environ.get("CCX_SKIP_MODELS_API"):
-        return
-    cached = limits_cache.load(config_dir(), model)
-    if cached is not None:
-        runtime.model_limits[model] = cached
-        return
-    limits = await fetch_limits(runtime.agent.client.client, model)
-    if limits is not None:
-        runtime.model_limits[model] = limits
-        limits_cache.store(config_dir(), model, limits)
+def watch_transcript(session: Session, files: FileStateCache, notify: Notify) -> None:
+    """Record file reads in ``session``'s transcript, and say so when it cannot be written."""
+    session.attach_file_state(files)
+
+    def failed(_detail: str) -> None:
+        notify(transcript_write_notice(session), "error")
+
+    session.on_write_error = failed
+    error = session.first_write_error
+    if error is not None:  # failed while opening, before the hook was set
+        failed(f"{session.path}: {error.strerror or error}")
+
+
+def remember_rule(cwd: Path, notify: Notify, rule: Rule) -> None:
+    """Save an "always allow" answer; if the file cannot take it, it holds for this session."""
+    target = project_root(cwd) / ".claude" / "settings.local.json"
+    try:
+        add_permission_rule(target, "allow", str(rule))
+    except (ValueError, OSError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        notify(
+            f"Could not save the rule {rule} to {target} ({reason}); "
+            "it applies for the rest of this session only"
+        )

@@ -18,115 +18,88 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any
 
 from agent.core.events import (
     Event,
     EventSink,
-    SubagentEvent,
+    Notice,
     SubagentFinished,
     SubagentStarted,
-    ToolFinished,
-    Usage,
+    SubagentStatus,
 )
+from agent.core.messages import text_block
 from agent.instructions.agents import (
     AgentDefinition,
     AgentDefinitions,
     agents_listing,
-    discover_agents,
     parse_agents,
 )
+from agent.instructions.hooks import HookRunner
 from agent.loop.agent import Agent, AgentConfig, MaxTurnsReached
 from agent.loop.stop_hooks import StopHook
 from agent.loop.tool_hooks import ToolHooks
-from agent.loop.tool_runner import ToolRunner
-from agent.model.catalog import ModelName
+from agent.loop.tool_runner import RememberRule, ToolRunner
 from agent.model.client import ApiError, ModelClient
+from agent.permissions.gate import PermissionGate
 from agent.permissions.safe_git import env_for_command
+from compaction.manager import ContextManager
 from tools.agent import GENERAL_PURPOSE, AgentParams, AgentTool
 from tools.base import Tool, ToolContext, ToolResult
 from tools.bash import BashTool
 from tools.exit_plan_mode import ExitPlanModeTool
 from tools.file_state import FileStateCache
+from tools.jobs import JobRegistry
 from tools.registry import default_tools
 from tools.web_fetch import WebFetchTool
 from tui.session.background_agents import start_in_background
-from tui.session.context_setup import build_subagent_context
-
-if TYPE_CHECKING:
-    from tui.session.runtime import Runtime
+from tui.session.session_hooks import SessionHooks
+from tui.session.session_model import SessionModel
+from tui.session.subagent_report import Ended, RunStats, relay
+from tui.session.system_prompt import SystemPrompt
 
 # Tools a subagent never gets, whatever its definition lists.
 WITHHELD = {AgentTool.name, *AgentTool.aliases, ExitPlanModeTool.name}
 
-
-@dataclass
-class RunStats:
-    """What a subagent's events add up to, for its report and its finished event."""
-
-    tool_uses: int = 0
-    cost_usd: float = 0.0
-    last_tokens: int = 0  # the context of its latest request, plus what it wrote
-
-    def observe(self, event: Event) -> None:
-        if isinstance(event, ToolFinished):
-            self.tool_uses += 1
-        elif isinstance(event, Usage):
-            self.cost_usd += event.cost_usd
-            self.last_tokens = (
-                event.input_tokens
-                + event.cache_read_input_tokens
-                + event.cache_creation_input_tokens
-                + event.output_tokens
-            )
+# A subagent's own context manager, for its model, file reads and events.
+ContextFor = Callable[[str, FileStateCache, EventSink], ContextManager]
 
 
 @dataclass(frozen=True)
-class Ended:
-    """How a subagent run ended: ``text`` is its report, or why it failed."""
+class ParentSession:
+    """What subagents share with the session that starts them (see the module doc)."""
 
-    status: str  # completed, failed
-    text: str
-    total_tokens: int
-    tool_uses: int
-    duration_ms: int
-
-    def report(self, agent_id: str) -> str:
-        """The tool result: the report, then its figures (as Claude Code gives them)."""
-        report = self.text or "(the agent finished without a report)"
-        return (
-            f"{report}\n\nagentId: {agent_id}\n"
-            f"<usage>total_tokens: {self.total_tokens}\ntool_uses: {self.tool_uses}\n"
-            f"duration_ms: {self.duration_ms}</usage>"
-        )
-
-
-def relay(emit: EventSink, tool_use_id: str, agent_id: str, stats: RunStats) -> EventSink:
-    """The subagent's event sink: each event counted, then passed on under its Agent call."""
-
-    def sink(event: Event) -> None:
-        stats.observe(event)
-        emit(SubagentEvent(tool_use_id, agent_id, event))
-
-    return sink
+    cwd: Path
+    emit: EventSink
+    gate: PermissionGate
+    remember_rule: RememberRule
+    hooks: HookRunner
+    session_hooks: SessionHooks
+    jobs: JobRegistry
+    models: SessionModel
+    prompt: SystemPrompt
+    tool_context: ToolContext  # its session folder follows /clear
+    context_for: ContextFor
+    # The parent's loop: built after its tools (this Agent tool among them), asked for only
+    # once the session runs.
+    agent: Callable[[], Agent]
 
 
 class Subagents:
     """The session's agent definitions, its Agent tool, and the runs it launches."""
 
-    def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
-        self.definitions = discover_agents(
-            runtime.cwd, runtime.options.agents, include_project=runtime.options.project_trusted
-        )
-        for warning in self.definitions.warnings:
-            runtime.emit_notice(warning)
+    def __init__(self, definitions: AgentDefinitions, enabled: bool, parent: ParentSession) -> None:
+        """``enabled``: False for a session without subagents (no Agent tool)."""
+        self.definitions = definitions
+        self.enabled = enabled
+        self.parent = parent
 
-    def tools(self) -> list[Tool]:
+    def tools(self) -> list[Tool[Any]]:
         """The Agent tool, unless the session runs without subagents."""
-        return [AgentTool(self.launch, self.listing)] if self.runtime.options.subagents else []
+        return [AgentTool(self.launch, self.listing)] if self.enabled else []
 
     def add_json(self, agents: dict[str, Any]) -> None:
         """Agents given as JSON after start-up (the Agent SDK's initialize request): they take
@@ -140,12 +113,13 @@ class Subagents:
         given.warnings = [*self.definitions.warnings, *warnings]
         self.definitions = given
         for warning in warnings:
-            self.runtime.emit_notice(warning)
-        self.runtime.agent.tools_api = self.runtime.runner.api_tools()
+            self.parent.emit(Notice(warning, "warning"))
+        agent = self.parent.agent()
+        agent.tools_api = agent.runner.api_tools()
 
     def listing(self) -> str:
         """The available agent types, for the tool description and after a compaction."""
-        if not self.runtime.options.subagents:
+        if not self.enabled:
             return ""
         return agents_listing(self.definitions.values())
 
@@ -159,7 +133,7 @@ class Subagents:
                 f"Unknown subagent_type {kind!r}. Available agent types: {known}."
             )
         if params.run_in_background:
-            return start_in_background(self, definition, params, tool_use_id)
+            return start_in_background(self.parent.jobs, self.run, definition, params, tool_use_id)
         agent_id = "a" + uuid.uuid4().hex[:16]
         ended = await self.run(definition, params, tool_use_id, agent_id)
         if ended.status != "completed":
@@ -181,7 +155,7 @@ class Subagents:
     ) -> Ended:
         """One subagent to its end (its report, or why it failed); an interrupt propagates.
         ``on_event`` also sees each of its events (a background agent's output file)."""
-        emit = self.runtime.emit
+        emit = self.parent.emit
         stats = RunStats()
         started = time.perf_counter()
         relayed = relay(emit, tool_use_id, agent_id, stats)
@@ -191,7 +165,7 @@ class Subagents:
         emit(SubagentStarted(tool_use_id, agent_id, kind, *brief))
         agent = self.build(definition, params, sub_emit, agent_id)
 
-        def finished(status: str, text: str) -> Ended:
+        def finished(status: SubagentStatus, text: str) -> Ended:
             took = round((time.perf_counter() - started) * 1000)
             ended = Ended(status, text, stats.last_tokens, stats.tool_uses, took)
             figures = (ended.total_tokens, ended.tool_uses, took, round(stats.cost_usd, 6))
@@ -213,61 +187,58 @@ class Subagents:
         self, definition: AgentDefinition, params: AgentParams, emit: EventSink, agent_id: str
     ) -> Agent:
         """The subagent's loop, wired to the session's shared parts (see the module doc)."""
-        rt = self.runtime
-        model = rt.agent.model
+        parent = self.parent
+        main = parent.agent()
+        model = main.model
         if typed := params.model or definition.model:  # an alias or [1m] as the session's
-            name = ModelName.parse(typed)
-            model = name.id
-            if name.long_context:
-                rt.long_context_models.add(model)
+            model = parent.models.parse(typed).id
         file_state = FileStateCache()
         context = ToolContext(
-            cwd=rt.cwd,
+            cwd=parent.cwd,
             file_state=file_state,
-            session_dir=rt.session.folder,
-            read_denied=rt.gate.read_denied,
+            session_dir=parent.tool_context.session_dir,
+            read_denied=parent.gate.read_denied,
         )
         tools = self.tools_for(definition)
         runner = ToolRunner(
             tools,
             context,
-            rt.gate,
+            parent.gate,
             emit,
-            rt.runner.ask,
-            rt.remember_rule,
-            ToolHooks(rt.hooks, emit),
+            main.runner.ask,
+            parent.remember_rule,
+            ToolHooks(parent.hooks, emit),
         )
-        parent_client = rt.agent.client
-        client = ModelClient(client=parent_client.client, policy=parent_client.policy)
+        client = ModelClient(client=main.client.client, policy=main.client.policy)
         client.emit = emit
-        system = [{"type": "text", "text": definition.prompt}, *rt.system[1:]]
+        system = [text_block(definition.prompt), *parent.prompt.blocks[1:]]
         agent = Agent(
             config=AgentConfig(
                 model=model,
-                limits=rt.limits_for,
+                limits=parent.models.limits_for,
                 purpose="subagent",
                 # The session's thinking, effort, metadata and model check.
-                thinking=rt.agent.config.thinking,
-                long_context_models=rt.long_context_models,
-                metadata=rt.agent.config.metadata,
-                model_check=rt.agent.config.model_check,
+                thinking=main.config.thinking,
+                long_context_models=parent.models.long_context,
+                metadata=main.config.metadata,
+                model_check=main.config.model_check,
             ),
             client=client,
             runner=runner,
             system=system,
             emit=emit,
             stop_hook=self._stop_hook(agent_id, definition.name),
-            costs=rt.agent.costs,
+            costs=main.costs,
+            policy=parent.context_for(model, file_state, emit),
         )
-        agent.policy = build_subagent_context(rt, model, file_state, emit)
         return agent
 
-    def tools_for(self, definition: AgentDefinition) -> list[Tool]:
+    def tools_for(self, definition: AgentDefinition) -> list[Tool[Any]]:
         """Fresh built-in tools and the session's others (Skill, MCP), as the definition lists."""
-        rt = self.runtime
+        session_tools = list(self.parent.agent().runner.tools.values())
         fresh = default_tools(command_env=env_for_command)
-        parent_bash = next((t for t in rt.tools if isinstance(t, BashTool)), None)
-        parent_fetch = next((t for t in rt.tools if isinstance(t, WebFetchTool)), None)
+        parent_bash = next((t for t in session_tools if isinstance(t, BashTool)), None)
+        parent_fetch = next((t for t in session_tools if isinstance(t, WebFetchTool)), None)
         for tool in fresh:
             if isinstance(tool, BashTool) and parent_bash is not None:
                 # Its own shell state, the session's sandbox (already warmed up).
@@ -275,7 +246,7 @@ class Subagents:
             if isinstance(tool, WebFetchTool) and parent_fetch is not None:
                 tool.read_page = parent_fetch.read_page  # the fast model reads its pages too
         names = {tool.name for tool in fresh}
-        shared = [tool for tool in rt.tools if tool.name not in names]
+        shared = [tool for tool in session_tools if tool.name not in names]
         tools = [tool for tool in [*fresh, *shared] if tool.name not in WITHHELD]
         if definition.tools is None:
             return tools
@@ -284,7 +255,7 @@ class Subagents:
         return [tool for tool in tools if wanted & {tool.name, *tool.rule_aliases}]
 
     def _stop_hook(self, agent_id: str, agent_type: str) -> StopHook:
-        hooks = self.runtime.session_hooks
+        hooks = self.parent.session_hooks
 
         async def stop(active: bool, last_text: str) -> str | None:
             return await hooks.subagent_stop(active, last_text, agent_id, agent_type)
@@ -300,7 +271,7 @@ def _both(first: EventSink, second: EventSink) -> EventSink:
     return sink
 
 
-def _release(tools: Iterable[Tool]) -> None:
+def _release(tools: Iterable[Tool[Any]]) -> None:
     """A subagent's shell dies with it (its background commands too)."""
     for tool in tools:
         if isinstance(tool, BashTool):

@@ -12,6 +12,7 @@ as plain SystemMessages).
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import Any
 
 from agent.core.events import (
@@ -29,6 +30,7 @@ from agent.core.events import (
     ToolFinished,
     TurnFinished,
 )
+from agent.core.messages import ContentBlock
 from agent.core.thinking import is_thinking
 from tui.headless.stream_json.subagent_lines import subagent_lines
 
@@ -101,7 +103,7 @@ def assistant_lines(event: AssistantMessage, session_id: str) -> list[dict[str, 
 def assistant_message(
     event: AssistantMessage,
     session_id: str,
-    content: list[dict[str, Any]] | None = None,
+    content: Sequence[ContentBlock] | None = None,
     api_id: str | None = None,
 ) -> dict[str, Any]:
     message = event.message

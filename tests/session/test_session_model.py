@@ -14,9 +14,10 @@ from agent.loop.agent import UnknownModelError
 from tests.fake_env import use_fake_api
 from tui.commands import builtin as commands
 from tui.fake_api import FakeApi, RecordedRequest, text_reply, tool_reply
-from tui.session.model_setup import DEVICE_ID
+from tui.session.assembly import assemble_runtime
 from tui.session.options import RunOptions, StartupError
 from tui.session.runtime import Runtime
+from tui.session.session_model import DEVICE_ID
 
 
 @pytest.fixture
@@ -28,7 +29,7 @@ def api(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator
 
 def make_runtime(repo: Path, events: list[Event] | None = None, **options: Any) -> Runtime:
     sink = events.append if events is not None else (lambda _event: None)
-    return Runtime(RunOptions(cwd=repo, watch_files=False, **options), sink)
+    return assemble_runtime(RunOptions(cwd=repo, watch_files=False, **options), sink)
 
 
 async def one_request(runtime: Runtime, api: FakeApi) -> RecordedRequest:
@@ -160,7 +161,7 @@ async def test_a_model_the_models_api_serves_is_used(
 
 async def test_1m_gives_a_200k_model_the_beta_and_the_window(api: FakeApi, repo: Path) -> None:
     runtime = make_runtime(repo, model="claude-sonnet-4-5[1m]")
-    assert runtime.limits_for("claude-sonnet-4-5").context_window == 1_000_000
+    assert runtime.models.limits_for("claude-sonnet-4-5").context_window == 1_000_000
     request = await one_request(runtime, api)
     assert request.body["model"] == "claude-sonnet-4-5"
     assert "context-1m-2025-08-07" in betas(request)

@@ -1,0 +1,78 @@
+"""The session's system prompt: ccx's instructions for the model in use, the memory files (CLAUDE.md
+and the rest), ``--system-prompt`` / ``--append-system-prompt``, the output style, the skills listing.
+
+Rebuilt as a new list whenever one of them changes (a new model, another
+output style, the memory files read again after /clear): the context manager
+caches by the list's identity.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.core.messages import TextBlock, text_block
+from agent.instructions.memory import MemoryFile, MemoryFiles
+from agent.instructions.output_styles import style_section
+from agent.instructions.system_prompt import build_system_prompt
+from tui.session.notify import Notify
+from tui.session.output_style import OutputStyleChoice
+from tui.session.session_model import SessionModel
+
+
+class SystemPrompt:
+    """The blocks sent as ``system``, and the memory files they hold."""
+
+    def __init__(
+        self,
+        cwd: Path,
+        memory: MemoryFiles,
+        skills_text: str,
+        models: SessionModel,
+        styles: OutputStyleChoice,
+        replaced: str | None,
+        appended: str | None,
+        notify: Notify,
+    ) -> None:
+        """``replaced``: ``--system-prompt`` (it replaces ccx's instructions, not the context);
+        ``appended``: ``--append-system-prompt``."""
+        self.cwd = cwd
+        self.memory = memory
+        self.skills_text = skills_text
+        self.models = models
+        self.styles = styles
+        self.replaced = replaced
+        self.appended = appended
+        self.notify = notify
+        self.memory_files: list[MemoryFile] = []
+        self.blocks: list[TextBlock] = []
+
+    @property
+    def memory_texts(self) -> list[str]:
+        return [m.content for m in self.memory_files]
+
+    def load_memory(self) -> None:
+        """Read the memory files (again), saying which were skipped."""
+        self.memory_files = self.memory.load()
+        self.emit_memory_warnings()
+
+    def emit_memory_warnings(self) -> None:
+        """Memory files skipped or unreadable since the last call (each shown once)."""
+        warnings = list(self.memory.warnings)
+        self.memory.warnings.clear()
+        for warning in warnings:
+            self.notify(warning)
+
+    def rebuild(self) -> list[TextBlock]:
+        """The prompt for the current model, memory files and style, as a new list."""
+        system = build_system_prompt(self.cwd, self.models.current, self.memory_files)
+        if self.replaced is not None:
+            custom = self.replaced.strip()
+            system = ([text_block(custom)] if custom else []) + system[1:]
+        if self.appended:
+            system[-1] = {**system[-1], "text": system[-1]["text"] + "\n\n" + self.appended}
+        if section := style_section(self.styles.current):
+            system[-1] = {**system[-1], "text": system[-1]["text"] + "\n\n" + section}
+        if self.skills_text:
+            system[-1] = {**system[-1], "text": system[-1]["text"] + "\n\n" + self.skills_text}
+        self.blocks = system
+        return system
