@@ -186,3 +186,22 @@ async def test_cost_splits_the_totals_by_purpose(api: FakeApi, repo: Path) -> No
     assert "agent turns" not in only_agent.text  # nothing to split yet
     assert "agent turns: $" in split.text and "compaction summaries: $" in split.text
     assert "over 1 requests" in split.text.split("compaction summaries")[1]
+
+
+async def test_agents_given_later_join_those_given_at_start(api: FakeApi, repo: Path) -> None:
+    """The SDK's initialize adds agents after start-up: the session lists both sets as given
+    (get_context_usage's ``agents``) and the later one wins a shared name; no option changes."""
+    given = {"reviewer": {"description": "Reviews", "prompt": "Review it."}}
+    driver = make_driver(repo, [], agents=dict(given))
+    driver.add_agents(
+        {
+            "tester": {"description": "Tests", "prompt": "Test it."},
+            "reviewer": {"description": "Reviews again", "prompt": "Review it twice."},
+        }
+    )
+    inventory = driver.inventory()
+    assert inventory.given_agents == ("reviewer", "tester")
+    summaries = {a.name: a.description for a in inventory.agents}
+    assert summaries["reviewer"] == "Reviews again" and summaries["tester"] == "Tests"
+    assert driver.runtime.options.agents == given  # what the session started with stays so
+    await driver.aclose()

@@ -200,7 +200,7 @@ def assemble_runtime(
         context_for=partial(build_subagent_context, window),
         agent=lambda: agent,
     )
-    subagents = Subagents(definitions, options.subagents, parent)
+    subagents = Subagents(definitions, options.subagents, parent, tuple(options.agents))
 
     def record_skill(skill: SkillInfo, body: str) -> None:
         invoked_skills.record(skill, body)

@@ -318,7 +318,7 @@ class SessionDriver:
             mcp_prompts=tuple(name for name, _help in prompt_commands(runtime.mcp)),
             skills=tuple(skill.name for skill in runtime.skills),
             agents=tuple(AgentSummary(d.name, d.description) for d in subagents),
-            given_agents=tuple(runtime.options.agents),
+            given_agents=runtime.subagents.given,
             output_style=runtime.output_style.name,
             output_styles=tuple(runtime.output_styles.names),
             mcp_servers=tuple(runtime.mcp.status()),
@@ -426,7 +426,6 @@ class SessionDriver:
     def add_agents(self, agents: dict[str, Any]) -> None:
         """Subagents given as JSON after start-up (the SDK's ``initialize``); they take
         precedence over the ones found on disk."""
-        self.runtime.options.agents.update(agents)
         self.runtime.subagents.add_json(agents)
 
     def add_hook_callbacks(self, hooks: Any, callback: HookCallback) -> list[str]:

@@ -91,11 +91,19 @@ class ParentSession:
 class Subagents:
     """The session's agent definitions, its Agent tool, and the runs it launches."""
 
-    def __init__(self, definitions: AgentDefinitions, enabled: bool, parent: ParentSession) -> None:
-        """``enabled``: False for a session without subagents (no Agent tool)."""
+    def __init__(
+        self,
+        definitions: AgentDefinitions,
+        enabled: bool,
+        parent: ParentSession,
+        given: tuple[str, ...] = (),
+    ) -> None:
+        """``enabled``: False for a session without subagents (no Agent tool); ``given``:
+        the names of the agents given as JSON (``--agents``)."""
         self.definitions = definitions
         self.enabled = enabled
         self.parent = parent
+        self.given = given
 
     def tools(self) -> list[Tool[Any]]:
         """The Agent tool, unless the session runs without subagents."""
@@ -112,6 +120,7 @@ class Subagents:
             given.offer(definition)
         given.warnings = [*self.definitions.warnings, *warnings]
         self.definitions = given
+        self.given = (*self.given, *(name for name in agents if name not in self.given))
         for warning in warnings:
             self.parent.emit(Notice(warning, "warning"))
         agent = self.parent.agent()
