@@ -110,7 +110,8 @@ def _flag_error(exc: Exception, standalone: bool) -> int:
 def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
     import typer
 
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+    # Plain help text (click's formatter): rich's panels cut option names at 80 columns.
+    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 
     @app.command(
         context_settings={"help_option_names": ["-h", "--help"]},
