@@ -1,4 +1,5 @@
-"""The `ccx` console script: `ccx demo`, headless runs (tui.cli.main) and the interactive front ends.
+"""The `ccx` console script: `ccx demo`, `ccx doctor`, headless runs (tui.cli.main) and the
+interactive front ends.
 
 Nothing heavy is imported at module level: `ccx --version` must stay fast.
 Which interactive front end runs is ``tui.cli.interactive``'s choice.
@@ -48,6 +49,10 @@ def main() -> None:
         from tui.demo.tour import main as demo_main
 
         exit_now(demo_main(argv[1:]))
+    if argv and argv[0] == "doctor":
+        from tui.cli.doctor import main as doctor_main
+
+        exit_now(doctor_main(argv[1:]))
     if deferrable(argv) and (code := run_fast_interactive(argv)) is not None:
         exit_now(code)
     exit_now(run(argv, interactive=start_interactive))
