@@ -218,3 +218,43 @@ async def test_switching_and_quitting_close_the_api_clients(api: FakeApi, repo: 
         second = app.bridge.driver.runtime.agent.client.client
         assert second is not first and not second.is_closed()
     assert second.is_closed()
+
+
+def _session_with_prompt(repo: Path, prompt: str) -> str:
+    from agent.core.messages import user_text
+    from agent.sessions.session import Session
+
+    session = Session.create(repo, "claude-sonnet-4-5")
+    session.append_message(user_text(prompt))
+    reply = [{"type": "text", "text": "On it."}]
+    session.append_message(Message("assistant", reply, kind="response", api_id="msg_x"))
+    session.close()
+    return session.id
+
+
+async def test_the_resume_picker_searches_as_the_user_types(api: FakeApi, repo: Path) -> None:
+    """Words typed narrow the list (every word, case aside), Up/Down move, Enter opens the
+    highlighted one; a search that matches nothing says so and Enter does nothing."""
+    _session_with_prompt(repo, "Fix the parser bug in split.py")
+    docs = _session_with_prompt(repo, "Write docs for the API")
+    speed = _session_with_prompt(repo, "Make the PARSER faster")
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "/resume")
+        screen = await wait_for(
+            pilot, lambda: app.screen if isinstance(app.screen, ResumeScreen) else None
+        )
+        await pilot.press(*"zzz")
+        await wait_for(pilot, lambda: "No session matches 'zzz'" in screen_text(app))
+        await pilot.press("enter")
+        assert isinstance(app.screen, ResumeScreen)
+        for _ in range(3):
+            await pilot.press("backspace")
+        await pilot.press(*"parser")
+        await wait_for(pilot, lambda: len(screen.shown) == 2)
+        assert docs not in [s.id for s in screen.shown]
+        await pilot.press(*" faster")
+        await wait_for(pilot, lambda: [s.id for s in screen.shown] == [speed])
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.session_id == speed)
