@@ -131,7 +131,7 @@ async def test_plan_command_shows_in_the_footer(api: FakeApi, repo: Path) -> Non
         for command, expected in (
             ("/help", "/compact"),
             ("/cost", "Total cost"),
-            ("/model", "Model:"),
+            ("/model opus", "Model set to"),
         ):
             await submit(pilot, command)
             await wait_idle(pilot)
@@ -262,3 +262,32 @@ async def test_text_of_a_retried_response_is_not_shown_twice(api: FakeApi, repo:
         assert "The whole answer, once." in text
         assert "This answer" not in text  # the dropped attempt's partial text
         assert len(app.query(StreamingReply)) == 1
+
+
+async def test_bare_model_opens_a_picker_that_switches_model_and_effort(
+    api: FakeApi, repo: Path
+) -> None:
+    """/model alone: a picker on the current model; Down, Right, Enter switch to the next
+    model with a higher effort, through the /model command (the footer says so); Esc
+    leaves the model as it was."""
+    from tui.fullscreen.screens.model_picker import ModelPicker
+
+    app = make_app(repo, model="claude-opus-5-5")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.ready and app.status is not None)
+        await submit(pilot, "/model")
+        picker = await wait_for(
+            pilot, lambda: app.screen if isinstance(app.screen, ModelPicker) else None
+        )
+        assert picker.chosen().name == "default" and "medium" in screen_text(app)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ModelPicker))
+        assert app.query_one(StatusFooter).model == "claude-opus-5-5 · medium"
+
+        await submit(pilot, "/model")
+        await wait_for(pilot, lambda: isinstance(app.screen, ModelPicker))
+        await pilot.press("down", "down", "right", "enter")  # Sonnet, high
+        await wait_idle(pilot)
+        await wait_for(pilot, lambda: "Model set to" in screen_text(app))
+        footer = app.query_one(StatusFooter)
+        await wait_for(pilot, lambda: footer.model == "claude-sonnet-5-5 · high")

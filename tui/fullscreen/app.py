@@ -58,6 +58,7 @@ finally:
 if TYPE_CHECKING:
     from tui.fullscreen.history import Entry
     from tui.session.options import RunOptions
+    from tui.session.views import StatusSnapshot
 
 QUIT_PRESS_S = 1.5  # ctrl+c twice within this on an empty prompt quits, as in Claude Code
 TYPING_PAUSE_S = 0.15  # keys closer together than this are "still typing"
@@ -107,6 +108,7 @@ class CcxApp(App[int]):
         self.argument_error: tuple[str, int] | None = None
         self.session_id: str | None = None
         self.running: Job | None = None
+        self.status: StatusSnapshot | None = None  # the driver's latest, for /model's picker
         self.queue: list[Job] = []
         self.ready = False
         self.last_ctrl_c = float("-inf")
@@ -183,6 +185,9 @@ class CcxApp(App[int]):
         name = command_name(text)  # the session driver's rule
         if name in EXIT_NAMES:
             self.exit(0)
+            return
+        if name == "model" and len(text.split()) == 1 and self.status is not None:
+            self.pick_model(self.status)
             return
         if name == "resume":
             self.query_one(Transcript).add_user(text)
@@ -316,6 +321,20 @@ class CcxApp(App[int]):
             return None
         return f"Resume with: ccx -r {saved}"
 
+    def pick_model(self, status: StatusSnapshot) -> None:
+        """Bare /model: the picker; the choice runs as ``/model NAME EFFORT``."""
+        from tui.fullscreen.screens.model_picker import ModelPicker
+
+        if any(isinstance(screen, ModelPicker) for screen in self.screen_stack):
+            return
+
+        def chosen(choice: tuple[str, str | None] | None) -> None:
+            if choice is not None:
+                name, effort = choice
+                self.send(f"/model {name} {effort}" if effort else f"/model {name}")
+
+        self.push_screen(ModelPicker(status.model, status.effort), chosen)
+
     def _resume_chosen(self, chosen: str | None) -> None:
         if chosen:
             self.run_worker(self.resume(chosen), exclusive=True, group="resume")
@@ -402,6 +421,7 @@ class CcxApp(App[int]):
         if not self.live:
             return
         status, footer = message.status, self.query_one(StatusFooter)
+        self.status = status
         footer.model, footer.mode = status.model_label, status.mode
         if self.options is None or self.options.show_cost:
             footer.cost_usd = status.cost_usd
