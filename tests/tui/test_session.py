@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import pytest
 from textual.widgets import Static
 
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle, whole_transcript_shown
@@ -291,3 +293,28 @@ async def test_bare_model_opens_a_picker_that_switches_model_and_effort(
         await wait_for(pilot, lambda: "Model set to" in screen_text(app))
         footer = app.query_one(StatusFooter)
         await wait_for(pilot, lambda: footer.model == "claude-sonnet-5-5 · high")
+
+
+async def test_the_theme_setting_colours_the_app_and_its_code_blocks(
+    api: FakeApi, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``"theme": "light"`` in the user's settings: the light theme from the first frame, and
+    replies' code blocks in a light code theme (a dark one stripes a light terminal); an
+    unknown value keeps the dark theme and says so."""
+    from tui.fullscreen.widgets.reply import CODE_THEME
+
+    config = tmp_path / "theme-config"
+    config.mkdir()
+    monkeypatch.setenv("CCX_CONFIG_DIR", str(config))
+    (config / "settings.json").write_text(json.dumps({"theme": "light"}))
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert app.theme == "textual-light" and not app.current_theme.dark
+        assert CODE_THEME["name"] == "default"
+        await wait_for(pilot, lambda: app.ready)
+
+    (config / "settings.json").write_text(json.dumps({"theme": "sepia"}))
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert app.theme == "textual-dark" and CODE_THEME["name"] == "monokai"
+        await wait_for(pilot, lambda: "'sepia'" in screen_text(app))

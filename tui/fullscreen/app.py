@@ -112,6 +112,18 @@ class CcxApp(App[int]):
         self.queue: list[Job] = []
         self.ready = False
         self.last_ctrl_c = float("-inf")
+        self.theme_warning = self._apply_theme()
+
+    def _apply_theme(self) -> str | None:
+        """The user's ``theme`` setting, before the first paint; a warning if it is unknown."""
+        from agent.core.locations import config_dir
+        from tui.fullscreen.theme import CODE_THEMES, THEMES, theme_setting
+        from tui.fullscreen.widgets.reply import CODE_THEME
+
+        name, warning = theme_setting(config_dir())
+        self.theme = THEMES[name]
+        CODE_THEME["name"] = CODE_THEMES[self.current_theme.dark]
+        return warning
 
     def compose(self) -> ComposeResult:
         yield Transcript(typing=self._typing, id="transcript")
@@ -136,6 +148,8 @@ class CcxApp(App[int]):
         transcript.cwd = options.cwd if options else Path.cwd()
         banner = options.banner if options else None
         transcript.mount(Welcome(footer.model, transcript.cwd, banner))
+        if self.theme_warning:
+            transcript.add_line(self.theme_warning, "warning")
         self.view = EventView(
             self.query_one(Transcript),
             self.query_one(StatusLine),

@@ -47,13 +47,17 @@ def settled_length(text: str) -> int:
     return settled
 
 
+# The code blocks' colours: the app sets it from its theme before anything is rendered.
+CODE_THEME = {"name": "monokai"}
+
+
 def render_markdown(console: Console, source: str, width: int) -> list[Strip]:
     from rich.markdown import Markdown as RichMarkdown  # 70 ms to import: not before first paint
 
     if not source.strip():
         return []
     options = console.options.update_width(max(1, width))
-    markdown = RichMarkdown(source, code_theme="monokai", hyperlinks=False)
+    markdown = RichMarkdown(source, code_theme=CODE_THEME["name"], hyperlinks=False)
     return [Strip(line, width) for line in console.render_lines(markdown, options, pad=True)]
 
 
