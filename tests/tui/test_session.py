@@ -318,3 +318,21 @@ async def test_the_theme_setting_colours_the_app_and_its_code_blocks(
     async with app.run_test(size=(80, 24)) as pilot:
         assert app.theme == "textual-dark" and CODE_THEME["name"] == "monokai"
         await wait_for(pilot, lambda: "'sepia'" in screen_text(app))
+
+
+async def test_the_first_frame_shows_the_model_the_session_starts_with(
+    api: FakeApi, repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The settings' model and effort are in the footer from the first frame: it never shows
+    the default first and then the session's (and the welcome names the same model)."""
+    config = tmp_path / "model-config"
+    config.mkdir()
+    monkeypatch.setenv("CCX_CONFIG_DIR", str(config))
+    (config / "settings.json").write_text(json.dumps({"model": "sonnet", "effortLevel": "high"}))
+    app = make_app(repo)
+    async with app.run_test(size=(100, 30)) as pilot:
+        footer = app.query_one(StatusFooter)
+        assert footer.model == "claude-sonnet-5-5 · high"  # before the session is up
+        assert "claude-sonnet-5-5" in screen_text(app)
+        await wait_for(pilot, lambda: app.ready and app.status is not None)
+        assert footer.model == "claude-sonnet-5-5 · high"  # and the session agrees

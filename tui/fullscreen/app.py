@@ -103,6 +103,7 @@ class CcxApp(App[int]):
         self.gc_paused = gc_paused
         self.options = replace(options, headless=False) if options is not None else None
         self.initial_prompt = prompt
+        self.argv = argv  # unparsed: the fast path paints first
         self.bridge = AgentBridge(self.options, self.post_message, freeze_gc=gc_paused, argv=argv)
         self.handed_back: Any = None
         self.argument_error: tuple[str, int] | None = None
@@ -136,18 +137,23 @@ class CcxApp(App[int]):
         return self.query_one(PromptInput).typed_within(TYPING_PAUSE_S)
 
     def on_mount(self) -> None:
-        from agent.model.catalog import resolve_model
+        from tui.fullscreen.first_frame import first_frame_model
 
         footer = self.query_one(StatusFooter)
         options = self.options
-        footer.model = resolve_model(
-            (options and options.model) or os.environ.get("ANTHROPIC_MODEL")
+        cwd = options.cwd if options else Path.cwd()
+        model, effort = first_frame_model(
+            cwd,
+            options.model if options else None,
+            options.effort if options else None,
+            self.argv,
         )
+        footer.model = f"{model} · {effort}" if effort else model
         footer.mode = (options and options.permission_mode) or "default"
         transcript = self.query_one(Transcript)
-        transcript.cwd = options.cwd if options else Path.cwd()
+        transcript.cwd = cwd
         banner = options.banner if options else None
-        transcript.mount(Welcome(footer.model, transcript.cwd, banner))
+        transcript.mount(Welcome(model, transcript.cwd, banner))
         if self.theme_warning:
             transcript.add_line(self.theme_warning, "warning")
         self.view = EventView(
