@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from tests.e2e.conftest import Ccx
-from tui.fake_api import Drop, text_reply, tool_reply
+from tui.fake_api import Drop, Fault, text_reply, tool_reply
 
 
 def test_multi_step_tool_session(ccx: Ccx) -> None:
@@ -211,3 +211,13 @@ def test_stream_json_says_when_streamed_text_is_discarded(ccx: Ccx) -> None:
     discarded = kinds.index("response_discarded")
     assert kinds.index("stream_event") < discarded < kinds.index("api_retry")
     assert run.events()[-1]["result"] == "The whole answer."
+
+
+def test_an_api_error_is_said_once(ccx: Ccx) -> None:
+    """-p with text output: a refused request is one line on stderr (it was two: the error
+    event and the result), and the exit code says it failed; json keeps its error event."""
+    ccx.api.add(Fault(status=400, message="prompt is bad"))
+    run = ccx.run("-p", "hello")
+    assert run.returncode == 1
+    assert run.stderr.count("prompt is bad") == 1, run.stderr
+    assert run.stdout == ""

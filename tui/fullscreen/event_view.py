@@ -132,7 +132,8 @@ class EventView:
         elif isinstance(event, ErrorEvent):
             transcript.add_line(f"Error: {event.message}", "error")
         elif isinstance(event, SessionStarted):
-            self.footer.model = event.model
+            if self.footer.model.split(" · ")[0] != event.model:  # keep the effort shown
+                self.footer.model = event.model
             self.footer.mode = event.permission_mode
         elif isinstance(event, ModeChanged):
             self.footer.mode = event.mode

@@ -95,13 +95,9 @@ class HeadlessOutput:
                     "tool_input": self._inputs.get(event.tool_use_id, {}),
                 }
             )
-        elif isinstance(event, (Notice, ErrorEvent)) and self.format == "text":
-            level = getattr(event, "level", "error")
-            if level != "info":
-                print(
-                    f"ccx: {event.text if isinstance(event, Notice) else event.message}",
-                    file=sys.stderr,
-                )
+        elif isinstance(event, Notice) and self.format == "text" and event.level != "info":
+            # An error is said once, by finish(): its ErrorEvent is for the JSON streams.
+            print(f"ccx: {event.text}", file=sys.stderr)
         if self.format == "stream-json":
             for line in schema.to_lines(event, self.session_id, self.include_partial):
                 self._line(line)
