@@ -28,7 +28,9 @@ from agent.instructions.definition_files import (
 from tools.skill import SKILL_FILE, SkillInfo, read_skill_body
 
 SKILL_INVOKED = "skill_invoked"
-MAX_LISTED_DESCRIPTION = 250  # characters per skill in the listing
+# Characters of a skill's or agent's description in the listing: the Agent Skills format's own
+# limit, so real descriptions are listed whole and a runaway one stays bounded.
+MAX_LISTED_DESCRIPTION = 1024
 MAX_SKILL_FILE_BYTES = 1024 * 1024
 
 

@@ -135,7 +135,8 @@ def test_listing_names_each_skill_on_one_line() -> None:
     skills = [
         SkillInfo("pdf", "Fill and merge PDF forms", Path("/s/pdf/SKILL.md"), Path("/s/pdf")),
         SkillInfo("blank", "", Path("/s/blank/SKILL.md"), Path("/s/blank")),
-        SkillInfo("long", "word " * 200, Path("/s/long/SKILL.md"), Path("/s/long")),
+        SkillInfo("long", "word " * 300, Path("/s/long/SKILL.md"), Path("/s/long")),
+        SkillInfo("real", "Use it when " + "x" * 700, Path("/s/real/SKILL.md"), Path("/s/real")),
     ]
     text = skills_listing(skills)
     lines = text.splitlines()
@@ -143,7 +144,9 @@ def test_listing_names_each_skill_on_one_line() -> None:
     assert "- pdf: Fill and merge PDF forms" in lines
     assert "- blank: (no description)" in lines
     long_line = next(line for line in lines if line.startswith("- long: "))
-    assert len(long_line) < 270 and long_line.endswith("…")
+    assert len(long_line) <= len("- long: ") + 1024 and long_line.endswith("…")
+    # a description within the Agent Skills limit (1,024 characters) is listed whole
+    assert "- real: Use it when " + "x" * 700 in lines
 
 
 def make_skill(root: Path, name: str, body: str) -> SkillInfo:
