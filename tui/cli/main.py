@@ -78,7 +78,7 @@ def parse_args(argv: list[str], *, standalone: bool) -> ParsedArgs | int:
     holder: dict[str, ParsedArgs] = {}
     app = _typer_app(holder)
     try:
-        argv, flags = sdk_flags.take(expand_rule_lists(argv), sdk_flags.known_options(app))
+        argv, flags = sdk_flags.take(expand_list_options(argv), sdk_flags.known_options(app))
         app(args=argv, prog_name="ccx", standalone_mode=standalone)
     except sdk_flags.FlagError as exc:
         return _flag_error(exc, standalone)
@@ -378,25 +378,37 @@ def dispatch(parsed: ParsedArgs, interactive: Interactive | None = None) -> int:
 
 
 AUTOCOMPACT_VALUE = re.compile(r"^(auto|\d+(\.\d+)?[kKmM]?)$")
-RULE_LIST_OPTIONS = ("--allowedTools", "--allowed-tools", "--disallowedTools", "--disallowed-tools")
 RULE_WORD = re.compile(
     r"^[A-Z][A-Za-z0-9_]*(\(.*\))?(,\s*[A-Z][A-Za-z0-9_]*(\(.*\))?)*$", re.DOTALL
 )
+MCP_CONFIG_VALUE = re.compile(r"^(\s*\{.*|[^-\s]\S*\.json)$", re.DOTALL)  # JSON, or a .json path
+# Options that take several values after one flag, as Claude Code's do, and what a value
+# looks like (the first value is always taken; later ones only while they look like one, so
+# a prompt after them stays the prompt).
+LIST_OPTIONS: dict[str, re.Pattern[str]] = {
+    "--allowedTools": RULE_WORD,
+    "--allowed-tools": RULE_WORD,
+    "--disallowedTools": RULE_WORD,
+    "--disallowed-tools": RULE_WORD,
+    "--mcp-config": MCP_CONFIG_VALUE,
+}
 
 
-def expand_rule_lists(argv: list[str]) -> list[str]:
-    """Claude Code's `--allowedTools A B C` (several values after one flag) as repeated flags."""
+def expand_list_options(argv: list[str]) -> list[str]:
+    """Claude Code's `--allowedTools A B C` or `--mcp-config a.json '{...}'` (several values
+    after one flag) as repeated flags."""
     expanded: list[str] = []
     index = 0
     while index < len(argv):
         arg = argv[index]
         expanded.append(arg)
         index += 1
-        if arg not in RULE_LIST_OPTIONS or index >= len(argv):
+        value = LIST_OPTIONS.get(arg)
+        if value is None or index >= len(argv):
             continue
         expanded.append(argv[index])
         index += 1
-        while index < len(argv) and RULE_WORD.match(argv[index]):
+        while index < len(argv) and value.match(argv[index]):
             expanded += [arg, argv[index]]
             index += 1
     return expanded

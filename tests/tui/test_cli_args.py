@@ -1,0 +1,33 @@
+"""Options that take several values after one flag, as Claude Code's command line does."""
+
+from __future__ import annotations
+
+from tui.cli.main import ParsedArgs, expand_list_options, parse_args
+
+
+def test_several_values_after_one_flag_become_repeated_flags() -> None:
+    config = '{"mcpServers": {"b": {"command": "b"}}}'
+    argv = ["-p", "--mcp-config", "a.json", config, "--allowedTools", "Read", "Bash(ls *)", "hi"]
+    assert expand_list_options(argv) == [
+        "-p",
+        "--mcp-config",
+        "a.json",
+        "--mcp-config",
+        config,
+        "--allowedTools",
+        "Read",
+        "--allowedTools",
+        "Bash(ls *)",
+        "hi",
+    ]
+    # the prompt after a list stays the prompt
+    after = ["--mcp-config", "a.json", "read a.json"]
+    assert expand_list_options(after) == after
+
+
+def test_mcp_config_takes_a_file_and_a_json_string_in_one_go() -> None:
+    config = '{"mcpServers": {}}'
+    parsed = parse_args(["-p", "--mcp-config", "a.json", config, "hello"], standalone=False)
+    assert isinstance(parsed, ParsedArgs)
+    assert parsed.options.mcp_config == ["a.json", config]
+    assert parsed.prompt == "hello"
