@@ -95,16 +95,21 @@ class SkillTool(Tool[SkillParams]):
         return folded[0] if len(folded) == 1 else None
 
     async def run(self, params: SkillParams, ctx: ToolContext) -> ToolResult:
-        skill = self.find(params.skill)
+        return self.load(params.skill, params.args)
+
+    def load(self, name: str, args: str | None) -> ToolResult:
+        """The skill's instructions with their header, recorded as invoked (the model's call,
+        or the user's ``/name args``); an error result for an unknown or unreadable skill."""
+        skill = self.find(name)
         if skill is None:
-            return ToolResult.error(self._unknown(params.skill))
+            return ToolResult.error(self._unknown(name))
         try:
             raw_body = read_skill_body(skill.path)
         except (OSError, UnicodeDecodeError) as exc:
             return ToolResult.error(
                 f"Could not read the skill {skill.name!r} at {skill.path}: {exc}"
             )
-        args = params.args.strip() if params.args and params.args.strip() else None
+        args = args.strip() if args and args.strip() else None
         body = render_skill_body(raw_body, args)
         header = [f"Base directory for this skill: {skill.base_dir}"]
         if args is not None:

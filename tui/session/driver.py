@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent.core.events import EventSink
-from agent.core.messages import Message
+from agent.core.messages import Message, UserBlock, text_block
 from agent.instructions.custom_commands import CustomCommand
 from agent.instructions.hooks.runner import HookCallback
 from agent.loop.agent import BudgetExceeded, MaxTurnsReached, NothingToSend, reminder_text
@@ -46,8 +46,10 @@ from agent.sessions.session import (
     transcript_failure_text,
 )
 from compaction.thresholds import ContextState
+from tools.skill import SkillTool
 from tui.commands.builtin import (
     builtin_commands,
+    builtin_names,
     context_now,
     find_custom,
     run_command,
@@ -173,6 +175,8 @@ class SessionDriver:
             custom = find_custom(self.runtime, name) if name is not None else None
             if custom is not None:
                 return await self._run_custom(line, custom)
+            if name is not None and (skill := self._skill_tool(name)) is not None:
+                return await self._run_skill(line, name, skill, uuid)
             if name is not None:
                 result = await run_command(self.runtime, line.strip())
                 return LineResult(
@@ -216,6 +220,28 @@ class SessionDriver:
             failure = failure_of(error)
             return LineResult("", None, failure.message, True, failure)
         return LineResult("", None, outcome.result)
+
+    def _skill_tool(self, name: str) -> SkillTool | None:
+        """The Skill tool when ``name`` is one of its skills and no built-in command."""
+        if name in builtin_names():
+            return None
+        tool = next((t for t in self.runtime.tools if isinstance(t, SkillTool)), None)
+        return tool if tool is not None and tool.find(name) is not None else None
+
+    async def _run_skill(
+        self, line: str, name: str, tool: SkillTool, uuid: str | None = None
+    ) -> LineResult:
+        """``/skill args``: the user's line and the skill's instructions, as one turn."""
+        if (blocked := await self.runtime.submit_hooks(line)) is not None:
+            return LineResult(line, None, blocked)
+        words = line.strip().split(maxsplit=1)
+        loaded = tool.load(name, words[1] if len(words) > 1 else None)
+        if loaded.is_error or not isinstance(loaded.output, str):
+            return LineResult(line, name, str(loaded.output), True)
+        reminder = f"<system-reminder>\n{loaded.output}\n</system-reminder>"
+        content: list[UserBlock] = [text_block(line.strip()), text_block(reminder)]
+        outcome = await self.runtime.agent.submit(content, uuid)
+        return LineResult(line, None, outcome.result)
 
     async def _run_custom(self, line: str, command: CustomCommand) -> LineResult:
         """A custom command's turn; refused (nothing sent) when a ``!`cmd``` is not allowed."""
@@ -293,9 +319,12 @@ class SessionDriver:
         return self.runtime.agent.turns_total
 
     def commands(self) -> list[tuple[str, str]]:
-        """(name, help) of every slash command, for completion: the built-in ones, then the
-        custom ones (a custom command named like a built-in one is left out: it never runs)."""
-        return [*builtin_commands(), *((c.name, c.help) for c in visible_commands(self.runtime))]
+        """(name, help) of every slash command, for completion: the built-in ones, the custom
+        ones, then the skills (a name a built-in one has is left out: it never runs)."""
+        named = [*builtin_commands(), *((c.name, c.help) for c in visible_commands(self.runtime))]
+        taken = {name for name, _help in named} | builtin_names()
+        skills = [(s.name, s.description) for s in self.runtime.skills if s.name not in taken]
+        return [*named, *skills]
 
     def argument_hints(self) -> dict[str, str]:
         """name -> argument hint, for the custom commands that have one."""
