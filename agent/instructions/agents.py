@@ -86,6 +86,7 @@ def discover_agents(
     home: Path | None = None,
     config_dir: Path | None = None,
     include_project: bool = True,
+    include_user: bool = True,
 ) -> AgentDefinitions:
     """Every usable agent: ``--agents`` (its JSON text, or parsed), the agent folders, then
     the built-in one; ``include_project`` false leaves the project's folder out (the folder
@@ -96,7 +97,9 @@ def discover_agents(
         if isinstance(agents, str)
         else parse_agents(agents or {}, "--agents", found.warnings)
     )
-    files = load_definitions(AGENTS, cwd, home, config_dir, include_project, ahead=given)
+    files = load_definitions(
+        AGENTS, cwd, home, config_dir, include_project, ahead=given, include_user=include_user
+    )
     for definition in files.entries:
         found.offer(definition)
     found.warnings += files.warnings

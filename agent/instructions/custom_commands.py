@@ -91,10 +91,17 @@ class DiscoveredCommands:
 
 
 def discover_commands(
-    cwd: Path, home: Path | None = None, config_dir: Path | None = None
+    cwd: Path,
+    home: Path | None = None,
+    config_dir: Path | None = None,
+    include_project: bool = True,
+    include_user: bool = True,
 ) -> DiscoveredCommands:
-    """Every usable command file; a broken one is skipped with a warning, never raised."""
-    found = load_definitions(COMMANDS, cwd, home, config_dir)
+    """Every usable command file; a broken one is skipped with a warning, never raised.
+    (An untrusted folder's commands are found: what they may do is checked as they run.)"""
+    found = load_definitions(
+        COMMANDS, cwd, home, config_dir, include_project, include_user=include_user
+    )
     return DiscoveredCommands({c.name.lower(): c for c in found.entries}, found.warnings)
 
 

@@ -85,10 +85,12 @@ def load_definitions(
     config_dir: Path | None = None,
     include_project: bool = True,
     ahead: Iterable[Entry] = (),
+    include_user: bool = True,
 ) -> Definitions[Entry]:
     """``ahead`` (entries that come before any file: built-in ones, ``--agents``), then every
     usable file of the kind's folders. ``include_project`` false leaves the project's folder
-    out (the folder is not trusted)."""
+    out (the folder is not trusted, or ``--setting-sources`` leaves ``project`` out);
+    ``include_user`` false leaves the user's folders out (``--setting-sources`` without ``user``)."""
     found: Definitions[Entry] = Definitions()
     keys: set[str] = set()
 
@@ -102,7 +104,7 @@ def load_definitions(
         offer(given)
     listed: set[Path] = set()
     for folder, scope in definition_dirs(kind.folder, cwd, home, config_dir):
-        if scope == "project" and not include_project:
+        if (scope == "project" and not include_project) or (scope == "user" and not include_user):
             continue
         for path in _folder_files(kind, folder, listed, found.warnings):
             entry = load_definition(kind, path, folder, scope, found.warnings)

@@ -100,10 +100,13 @@ def discover_output_styles(
     home: Path | None = None,
     config_dir: Path | None = None,
     include_project: bool = True,
+    include_user: bool = True,
 ) -> OutputStyles:
     """The built-in styles and every readable style file; a broken file is a warning.
     ``include_project`` false: no style from the project's folder (it is not trusted)."""
-    found = load_definitions(STYLES, cwd, home, config_dir, include_project, BUILTIN_STYLES)
+    found = load_definitions(
+        STYLES, cwd, home, config_dir, include_project, BUILTIN_STYLES, include_user
+    )
     return OutputStyles(found.entries, found.warnings)
 
 

@@ -52,10 +52,13 @@ def discover_skills(
     home: Path | None = None,
     config_dir: Path | None = None,
     include_project: bool = True,
+    include_user: bool = True,
 ) -> DiscoveredSkills:
     """Every usable skill; a broken SKILL.md is skipped with a warning, never raised.
     ``include_project`` false: the user's skills only (the folder is not trusted)."""
-    found = load_definitions(SKILLS, cwd, home, config_dir, include_project)
+    found = load_definitions(
+        SKILLS, cwd, home, config_dir, include_project, include_user=include_user
+    )
     return DiscoveredSkills(found.entries, found.warnings)
 
 

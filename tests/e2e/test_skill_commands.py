@@ -35,3 +35,25 @@ def test_an_unknown_name_is_still_an_unknown_command(ccx: Ccx) -> None:
     run = ccx.run("-p", "/pfd oops")
     assert ccx.api.requests == []
     assert "Unknown command" in run.stdout + run.stderr
+
+
+def test_setting_sources_limit_commands_skills_and_agents_too(ccx: Ccx) -> None:
+    """--setting-sources names whose files are read at all: without ``project`` the
+    project's commands and skills are unknown; without ``user`` the user's are."""
+    _skill(ccx, "mine", "The user's skill.\n")
+    project_skill = ccx.repo / ".claude" / "skills" / "theirs"
+    project_skill.mkdir(parents=True)
+    (project_skill / "SKILL.md").write_text("---\nname: theirs\ndescription: x\n---\nProject's.\n")
+    (ccx.repo / ".claude" / "commands").mkdir()
+    (ccx.repo / ".claude" / "commands" / "deploy.md").write_text("Deploy it.\n")
+
+    for line in ("/theirs go", "/deploy now"):
+        run = ccx.run("-p", line, "--setting-sources", "user")
+        assert "Unknown command" in run.stdout + run.stderr, line
+    run = ccx.run("-p", "/mine go", "--setting-sources", "")
+    assert "Unknown command" in run.stdout + run.stderr
+    assert ccx.api.requests == []
+
+    ccx.api.add(text_reply("ok"))
+    run = ccx.run("-p", "/theirs go", "--setting-sources", "project")
+    assert run.returncode == 0 and "Project's." in json.dumps(ccx.api.requests[-1].messages)

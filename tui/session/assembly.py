@@ -124,12 +124,21 @@ def assemble_runtime(
     watch_transcript(session, file_state, notify)
     roots = [gate.project_root, *gate.work_dirs]  # imports stay inside these
     memory = MemoryFiles(cwd, roots=roots, read_denied=gate.read_denied)
-    skills = discover_skills(cwd, include_project=options.project_trusted)
+    from_project, from_user = options.reads("project"), options.reads("user")
+    skills = discover_skills(
+        cwd, include_project=options.project_trusted and from_project, include_user=from_user
+    )
     for warning in skills.warnings:
         notify(warning)
     invoked_skills = InvokedSkills.rebuild(list(loaded.events) if loaded else [], skills)
-    custom_commands = discover_commands(cwd)
-    styles = load_output_styles(cwd, options.project_trusted, settings.get("outputStyle"), notify)
+    custom_commands = discover_commands(cwd, include_project=from_project, include_user=from_user)
+    styles = load_output_styles(
+        cwd,
+        options.project_trusted and from_project,
+        settings.get("outputStyle"),
+        notify,
+        include_user=from_user,
+    )
     for warning in custom_commands.warnings:
         notify(warning)
     plan = PlanState(plan_file_path(config_dir(), session.id), active=gate.mode == "plan")
@@ -176,7 +185,12 @@ def assemble_runtime(
     for text, level in sandbox.notices:
         notify(text, level)
     jobs = build_jobs(session.folder, emit)
-    definitions = discover_agents(cwd, options.agents, include_project=options.project_trusted)
+    definitions = discover_agents(
+        cwd,
+        options.agents,
+        include_project=options.project_trusted and from_project,
+        include_user=from_user,
+    )
     for warning in definitions.warnings:
         notify(warning)
     window = WindowSettings(

@@ -64,3 +64,9 @@ class RunOptions:
     resume_session_at: str | None = None  # -r up to this message uuid
     agents: dict[str, Any] = field(default_factory=dict)  # --agents / initialize's agents
     subagents: bool = True  # False: no Agent tool (the demo, whose tiny window is all spoken for)
+
+    def reads(self, source: str) -> bool:
+        """Whether ``--setting-sources`` lets this session read ``source``'s files (user,
+        project, local): settings, and the .claude/<kind> folders of commands, skills,
+        agents and output styles (user: ~/.claude and ccx's folder; project: the project's)."""
+        return self.setting_sources is None or source in self.setting_sources

@@ -44,10 +44,12 @@ class OutputStyleChoice:
         return f"Output style set to {style.name} (saved in {target})."
 
 
-def load_output_styles(cwd: Path, trusted: bool, wanted: Any, notify: Notify) -> OutputStyleChoice:
+def load_output_styles(
+    cwd: Path, trusted: bool, wanted: Any, notify: Notify, include_user: bool = True
+) -> OutputStyleChoice:
     """Every style there is, and the one the setting ``wanted`` names (the default when it is
     unknown, with a note)."""
-    styles = discover_output_styles(cwd, include_project=trusted)
+    styles = discover_output_styles(cwd, include_project=trusted, include_user=include_user)
     for warning in styles.warnings:
         notify(warning)
     chosen = styles.find(wanted if isinstance(wanted, str) else None)
