@@ -101,7 +101,10 @@ def test_auto_compaction_appears_in_stream_json(ccx: Ccx) -> None:
     ccx.api.add(
         *[tool_reply(("Read", {"file_path": f"big{i}.py"})) for i in range(8)], text_reply("done")
     )
-    run = ccx.run("-p", "read them all", "--output-format", "stream-json", "--autocompact", "30000")
+    run = ccx.run(
+        "-p", "read them all", "--output-format", "stream-json", "--autocompact", "30000",
+        "--include-ccx-events",
+    )  # fmt: skip
     assert run.returncode == 0, run.stderr
     events = run.ccx_events()
     kinds = [e["type"] for e in events]

@@ -59,7 +59,13 @@ def test_retries_give_up_after_ten_attempts(ccx: Ccx) -> None:
 def test_interrupt_during_a_tool_answers_it_and_resume_works(ccx: Ccx) -> None:
     ccx.api.add(tool_reply(("Bash", {"command": "sleep 30"})))
     proc = ccx.popen(
-        "-p", "wait", "--output-format", "stream-json", "--allowedTools", "Bash(sleep *)"
+        "-p",
+        "wait",
+        "--output-format",
+        "stream-json",
+        "--allowedTools",
+        "Bash(sleep *)",
+        "--include-ccx-events",
     )
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -89,7 +95,13 @@ def test_interrupt_during_a_tool_answers_it_and_resume_works(ccx: Ccx) -> None:
 def test_killed_mid_tool_is_repaired_on_resume(ccx: Ccx) -> None:
     ccx.api.add(tool_reply(("Bash", {"command": "sleep 30"})))
     proc = ccx.popen(
-        "-p", "wait", "--output-format", "stream-json", "--allowedTools", "Bash(sleep *)"
+        "-p",
+        "wait",
+        "--output-format",
+        "stream-json",
+        "--allowedTools",
+        "Bash(sleep *)",
+        "--include-ccx-events",
     )
     assert proc.stdout is not None
     for line in proc.stdout:

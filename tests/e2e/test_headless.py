@@ -91,8 +91,14 @@ def test_stream_json_speaks_claude_codes_schema(ccx: Ccx) -> None:
     assert result["type"] == "result" and result["subtype"] == "success"
     assert result["result"] == "One module." and result["stop_reason"] == "end_turn"
     assert not any(e["type"] == "stream_event" for e in events)  # only with partial messages
-    started = [e for e in events if e.get("subtype") == "ccx_tool_started"]
+    # ccx's own per-request lines (an SDK program would print them as noise) only when asked
+    chatty = ("ccx_request_started", "ccx_usage", "ccx_context", "ccx_tool_started")
+    assert not any(e.get("subtype") in chatty for e in events)
+    ccx.api.add(tool_reply(("Glob", {"pattern": "**/*.py"})), text_reply("One module."))
+    asked = ccx.run("-p", "list", "--output-format", "stream-json", "--include-ccx-events")
+    started = [e for e in asked.events() if e.get("subtype") == "ccx_tool_started"]
     assert started[0]["name"] == "Glob"  # ccx's own events, under a prefix of their own
+    assert {e.get("subtype") for e in asked.events()} >= set(chatty)
 
 
 def test_continue_and_resume_keep_the_conversation(ccx: Ccx) -> None:

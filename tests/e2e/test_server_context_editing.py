@@ -28,7 +28,13 @@ def test_a_long_reading_session_is_cleared_by_the_api_not_by_ccx(ccx: Ccx) -> No
     ccx.env["CCX_SESSION_MEMORY"] = "0"
 
     run = ccx.run(
-        "-p", "read every module", "--output-format", "stream-json", "--autocompact", str(WINDOW)
+        "-p",
+        "read every module",
+        "--output-format",
+        "stream-json",
+        "--autocompact",
+        str(WINDOW),
+        "--include-ccx-events",
     )
 
     assert run.returncode == 0, run.stderr

@@ -443,7 +443,8 @@ def _run_headless(options: object, prompt: str, output_format: str, include_part
 
     from tui.headless.run import HeadlessOutput, run_headless
 
-    output = HeadlessOutput(output_format, include_partial)
+    include_ccx = bool(getattr(options, "include_ccx_events", False))
+    output = HeadlessOutput(output_format, include_partial, include_ccx=include_ccx)
     return asyncio.run(run_headless(options, prompt, output))  # type: ignore[arg-type]
 
 
@@ -453,7 +454,9 @@ def _run_stream(parsed: ParsedArgs) -> int:
     from tui.headless.run import HeadlessOutput
     from tui.headless.stream_json.session import run_stream
 
-    output = HeadlessOutput("stream-json", parsed.include_partial)
+    output = HeadlessOutput(
+        "stream-json", parsed.include_partial, include_ccx=parsed.options.include_ccx_events
+    )
     stdio = parsed.permission_prompt_tool == "stdio"
     return asyncio.run(
         run_stream(

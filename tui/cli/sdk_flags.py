@@ -38,7 +38,9 @@ VALUE_FLAGS = frozenset(
         "--resume-drops-turn",
     }
 )
-BOOL_FLAGS = frozenset({"--include-hook-events", "--strict-mcp-config", "--session-mirror"})
+BOOL_FLAGS = frozenset(
+    {"--include-hook-events", "--include-ccx-events", "--strict-mcp-config", "--session-mirror"}
+)
 # Taken and warned about: ccx has nothing to do them with.
 NOT_HONOURED = {
     "--plugin-dir": "ccx has no plugins; the folder is not loaded",
@@ -147,6 +149,7 @@ def apply(flags: SdkFlags, options: Any) -> None:
     except ThinkingError as exc:
         raise FlagError(str(exc)) from None
     options.include_hook_events = "--include-hook-events" in flags.values
+    options.include_ccx_events = "--include-ccx-events" in flags.values
     options.strict_mcp_config = "--strict-mcp-config" in flags.values
     options.resume_session_at = flags.last("--resume-session-at")
     if (agents := flags.last("--agents")) is not None:

@@ -45,10 +45,15 @@ class HeadlessOutput:
     """Collects what the result needs from the event stream and prints per the format."""
 
     def __init__(
-        self, output_format: str, include_partial: bool = False, out: TextIO | None = None
+        self,
+        output_format: str,
+        include_partial: bool = False,
+        out: TextIO | None = None,
+        include_ccx: bool = False,
     ):
         self.format = output_format
         self.include_partial = include_partial
+        self.include_ccx = include_ccx  # stream-json: ccx's own system/ccx_* lines
         self.out = out or sys.stdout
         self.session_id = ""
         self.model = ""
@@ -99,7 +104,9 @@ class HeadlessOutput:
             # An error is said once, by finish(): its ErrorEvent is for the JSON streams.
             print(f"ccx: {event.text}", file=sys.stderr)
         if self.format == "stream-json":
-            for line in schema.to_lines(event, self.session_id, self.include_partial):
+            for line in schema.to_lines(
+                event, self.session_id, self.include_partial, self.include_ccx
+            ):
                 self._line(line)
 
     def send_init(self, driver: SessionDriver) -> None:

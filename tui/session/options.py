@@ -60,6 +60,7 @@ class RunOptions:
     show_thinking: bool = False
     stream_events: bool = False  # stream-json --include-partial-messages: raw stream events
     include_hook_events: bool = False  # stream-json: hook_started / hook_response
+    include_ccx_events: bool = False  # stream-json: ccx's own system/ccx_* lines too
     strict_mcp_config: bool = False  # only --mcp-config's servers
     resume_session_at: str | None = None  # -r up to this message uuid
     agents: dict[str, Any] = field(default_factory=dict)  # --agents / initialize's agents

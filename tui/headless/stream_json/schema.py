@@ -17,9 +17,11 @@ from typing import Any
 
 from agent.core.events import (
     AssistantMessage,
+    ContextUpdate,
     Event,
     HookResponse,
     HookStarted,
+    RequestStarted,
     SessionStarted,
     StreamEvent,
     SubagentEvent,
@@ -28,7 +30,9 @@ from agent.core.events import (
     TextDelta,
     ThinkingDelta,
     ToolFinished,
+    ToolStarted,
     TurnFinished,
+    Usage,
 )
 from agent.core.messages import ContentBlock
 from agent.core.thinking import is_thinking
@@ -38,6 +42,8 @@ CCX_PREFIX = "ccx_"
 # Said by Claude Code's own lines instead: system/init, the result; the deltas are in the
 # raw stream events (``stream_event``) with --include-partial-messages.
 NOT_SENT = (SessionStarted, TurnFinished, TextDelta, ThinkingDelta)
+# ccx's own lines every request or tool call would add: sent only when asked for.
+CHATTY = (RequestStarted, Usage, ContextUpdate, ToolStarted)
 
 
 def new_uuid() -> str:
@@ -192,8 +198,13 @@ def ccx_message(event: Event, session_id: str) -> dict[str, Any]:
     }
 
 
-def to_lines(event: Event, session_id: str, include_partial: bool) -> list[dict[str, Any]]:
-    """The stream-json lines one ccx event becomes (none for ccx's own bookkeeping)."""
+def to_lines(
+    event: Event, session_id: str, include_partial: bool, include_ccx: bool = False
+) -> list[dict[str, Any]]:
+    """The stream-json lines one ccx event becomes: Claude Code's, and ccx's own
+    ``system/ccx_*`` lines (notices, errors, retries, compactions). The ones every request
+    would add (``CHATTY``: request started, usage, context, tool started) only with
+    ``include_ccx`` (``--include-ccx-events``): an Agent SDK program prints them as noise."""
     if isinstance(event, AssistantMessage):
         return assistant_lines(event, session_id)
     if isinstance(event, ToolFinished):
@@ -214,4 +225,6 @@ def to_lines(event: Event, session_id: str, include_partial: bool) -> list[dict[
         ]
     if isinstance(event, (SubagentStarted, SubagentFinished)):
         return subagent_lines(event, session_id)
+    if isinstance(event, CHATTY) and not include_ccx:
+        return []
     return [ccx_message(event, session_id)]
