@@ -216,6 +216,12 @@ class ContextManager:
         )
         return True
 
+    def context_window(self, agent: ConversationHost) -> int | None:
+        """The window the context is kept within (ContextPolicy): one user message may take
+        only a share of it, so a paste that fits the model's window but not this one is saved
+        and referenced rather than sent whole (it would leave nothing compaction could do)."""
+        return self.limits(agent).window
+
     # -- state ----------------------------------------------------------------------------
 
     @property
