@@ -464,8 +464,9 @@ class ContextManager:
             )
             if self.circuit_open:
                 message = (
-                    f"Auto-compact failed {self.failures} times in a row and is off for this session; "
-                    "run /compact yourself."
+                    f"Auto-compact failed {self.failures} times in a row and is off for this session. "
+                    "/compact [instructions] tries again; /clear starts over (the transcript stays "
+                    "on disk)."
                 )
                 self.emit(Notice(message, "error"))
 
