@@ -20,6 +20,7 @@ themselves are pure functions in microcompact, thresholds, grouping, restore.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -61,6 +62,7 @@ from compaction.thresholds import ContextLimits, ContextState, WindowConfig, con
 from compaction.tokens import TokenCounter, estimate_system, estimate_tools
 
 MAX_CONSECUTIVE_FAILURES = 3
+CALIBRATION_STEP = 0.02  # a change of the learnt calibration worth a line in the transcript
 
 
 class ContextFullError(ApiError):
@@ -94,6 +96,8 @@ class ContextManager:
     _too_long_attempts: int = 0  # prompt-too-long refusals of the current request
     _server_edit: ClearToolUses | None = None  # the edit the last request asked for
     _server_cleared: ServerClearing = field(default_factory=ServerClearing)  # last reported
+    _recorded_calibration: float = 0.0  # the calibration the transcript holds last
+    _preview: tuple[tuple[Any, ...], int] | None = None  # (what it was made on, the count)
 
     def __post_init__(self) -> None:
         self.clearing = Clearing(self.services)
@@ -126,7 +130,7 @@ class ContextManager:
             plan = self.plan_clearing(agent)
             if not await self.compact_instead_of_clearing(agent, plan):
                 self.microcompact(agent, plan)
-        state = self.state(agent)
+        state = self.state(agent, preview=False)
         self._observe_notes(agent, state)
         if (
             state.used >= state.limits.auto_compact
@@ -134,7 +138,7 @@ class ContextManager:
             and not self.circuit_open
         ):
             await self._auto_compact(agent)
-            state = self.state(agent)
+            state = self.state(agent, preview=False)
         self.emit(ContextUpdate(state))
         if state.used >= state.limits.blocking and (
             not state.auto_compact_enabled or self.circuit_open
@@ -164,6 +168,24 @@ class ContextManager:
         self.last_response_at = self.clock()
         if self.server_editing:
             self._server_cleared_now(sent, cleared)
+        self._record_calibration()
+
+    def _record_calibration(self) -> None:
+        """Keep the learnt calibration in the transcript when it moved, so a resumed
+        session's first count (no response to anchor on yet) is as good as the last one."""
+        value = self.counter.calibration
+        if abs(value - self._recorded_calibration) >= CALIBRATION_STEP:
+            self._recorded_calibration = value
+            self.services.record_event({"type": "calibration", "value": round(value, 4)})
+
+    def restore_calibration(self, events: list[dict[str, Any]]) -> None:
+        """A resumed session: the calibration its transcript recorded last, if any."""
+        for event in reversed(events):
+            value = event.get("type") == "calibration" and event.get("value")
+            if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+                self.counter.seed(float(value))
+                self._recorded_calibration = self.counter.calibration
+                return
 
     async def on_prompt_too_long(self, agent: ConversationHost, error: PromptTooLongError) -> bool:
         """The recovery ladder (SPEC 3.7): compact, then drop the oldest rounds.
@@ -194,6 +216,12 @@ class ContextManager:
         )
         return True
 
+    def context_window(self, agent: ConversationHost) -> int | None:
+        """The window the context is kept within (ContextPolicy): one user message may take
+        only a share of it, so a paste that fits the model's window but not this one is saved
+        and referenced rather than sent whole (it would leave nothing compaction could do)."""
+        return self.limits(agent).window
+
     # -- state ----------------------------------------------------------------------------
 
     @property
@@ -213,9 +241,16 @@ class ContextManager:
         """What ``count`` would give with ``messages`` in place of the conversation, anchorless."""
         return self.counter.estimate(messages, self._overhead_estimate(agent))
 
-    def state(self, agent: ConversationHost) -> ContextState:
+    def state(self, agent: ConversationHost, *, preview: bool = True) -> ContextState:
+        """How full the context is. With ``preview``, what the next request will carry: when
+        the count is not anchored on a response (a resumed session, an undo, /clear), the
+        clearing planned before that request is taken out (the transcript keeps cleared
+        results whole, so a resumed conversation holds them again until then)."""
+        used = self.count(agent)
+        if preview and self.counter.source == "estimate" and not self.server_editing:
+            used = self._after_clearing(agent, used)
         return context_state(
-            self.count(agent),
+            used,
             self.limits(agent),
             auto_enabled=self.window.auto_enabled,
             compact_enabled=self.window.compact_enabled,
@@ -223,6 +258,20 @@ class ContextManager:
             circuit_open=self.circuit_open,
             source=self.counter.source,
         )
+
+    def _after_clearing(self, agent: ConversationHost, used: int) -> int:
+        """``used`` less what the clearing before the next request would free (planned, not
+        carried out; remembered while the conversation and the count stay the same)."""
+        messages = agent.conversation.messages
+        last = messages[-1] if messages else None
+        key = (len(messages), last and last.uuid, last and id(last.content), used, self.requests)
+        if self._preview is not None and self._preview[0] == key:
+            return self._preview[1]
+        plan = self.plan_clearing(agent)
+        freed = math.ceil(plan.tokens_freed * self.counter.calibration) if plan.changes else 0
+        after = max(0, used - freed)
+        self._preview = (key, after)
+        return after
 
     def _overhead_estimate(self, agent: ConversationHost) -> float:
         key = (id(agent.system), id(agent.tools_api))
@@ -415,8 +464,9 @@ class ContextManager:
             )
             if self.circuit_open:
                 message = (
-                    f"Auto-compact failed {self.failures} times in a row and is off for this session; "
-                    "run /compact yourself."
+                    f"Auto-compact failed {self.failures} times in a row and is off for this session. "
+                    "/compact [instructions] tries again; /clear starts over (the transcript stays "
+                    "on disk)."
                 )
                 self.emit(Notice(message, "error"))
 

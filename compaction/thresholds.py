@@ -114,35 +114,54 @@ def format_tokens(tokens: int) -> str:
     return str(tokens)
 
 
+FULL_ADVICE = (
+    "/compact [instructions] summarizes it; /clear starts over (the transcript stays on disk)"
+)
+
+
 def warning_text(state: ContextState) -> str | None:
-    """What the warning bar says, or None when there is nothing to say."""
+    """What the warning bar says, or None when there is nothing to say.
+
+    Figures in tokens a user can check against the meter: where ccx compacts
+    (or where requests would be refused) and how far away that is; and when the
+    context is full, every way out that works.
+    """
     percent = f"{state.percent_used:.0f}%"
+    limits = state.limits
     if state.level == "blocking":
         if state.compact_enabled:
-            return "Context full: the next request would be refused. Run /compact [instructions]."
-        return "Context full: the next request would be refused. Run /clear to start over."
+            return f"Context full: the next request would be refused. {FULL_ADVICE}."
+        return (
+            "Context full: the next request would be refused, and compaction is off "
+            "(DISABLE_COMPACT). /clear starts over (the transcript stays on disk)."
+        )
     if state.circuit_open:
         return (
-            f"Auto-compact stopped after {state.consecutive_failures} failures; "
-            "run /compact manually."
+            f"Auto-compact stopped after {state.consecutive_failures} failures in a row. "
+            "/compact [instructions] tries again; /clear starts over (the transcript stays on disk)."
         )
     if state.level == "ok":
         return None
-    left = state.percent_until_auto_compact
+    refused = format_tokens(limits.blocking)
+    refused_in = format_tokens(max(0, limits.blocking - state.used))
     if not state.compact_enabled:
-        return f"Context {percent} full and compaction is off (DISABLE_COMPACT); /clear frees it."
+        return (
+            f"Context {percent} full and compaction is off (DISABLE_COMPACT): requests are "
+            f"refused at {refused}; {refused_in} to go. /clear starts over."
+        )
     if not state.auto_compact_enabled:
         return (
-            f"Context {percent} full and auto-compact is off; {left}% of the window is left. "
-            "Run /compact [instructions] before it fills."
+            f"Context {percent} full and auto-compact is off: requests are refused at "
+            f"{refused}; {refused_in} to go. Run /compact [instructions] before then."
         )
-    at = format_tokens(state.limits.auto_compact)
+    at = format_tokens(limits.auto_compact)
+    to_go = format_tokens(max(0, limits.auto_compact - state.used))
     if state.level == "error":
         return (
-            f"Context {percent} full; ccx will compact it soon, at {at} tokens. "
+            f"Context {percent} full: ccx compacts at {at}; {to_go} to go. "
             "Run /compact [instructions] now to choose what is kept."
         )
     return (
-        f"Context {percent} full; ccx compacts it by itself at {at} tokens ({left}% of the "
-        "window away). Run /compact [instructions] to choose what is kept."
+        f"Context {percent} full: ccx compacts at {at}; {to_go} to go. "
+        "Run /compact [instructions] to choose what is kept."
     )

@@ -256,6 +256,12 @@ class TokenCounter:
         """The calibrated estimate alone, for messages not (yet) in the conversation."""
         return math.ceil((overhead_estimate + raw_estimate(messages)) * self.calibration)
 
+    def seed(self, calibration: float) -> None:
+        """Start from a calibration learnt earlier (a resumed session), trusted as a few
+        observations would be."""
+        self.calibration = _clamp(calibration)
+        self.observations = max(self.observations, 3)
+
     def adjust(self, delta_tokens: int) -> None:
         """Shift the anchor, e.g. by the (negative) tokens microcompact just cleared before it."""
         if self._anchor is not None:

@@ -66,6 +66,11 @@ class ContextPolicy(Protocol):
         """``extra`` with what the policy adds to the next request (e.g. the API's context edits)."""
         ...
 
+    def context_window(self, host: PolicyHost) -> int | None:
+        """The window the context is kept within, when smaller than the model's (None: the
+        model's): one user message may take only a share of it (``agent.loop.long_prompt``)."""
+        ...
+
 
 class NoContextPolicy:
     async def before_request(self, host: PolicyHost) -> None:
@@ -81,3 +86,6 @@ class NoContextPolicy:
 
     def request_extra(self, extra: dict[str, Any]) -> dict[str, Any]:
         return extra
+
+    def context_window(self, host: PolicyHost) -> int | None:
+        return None

@@ -199,7 +199,8 @@ class Agent:
         if uuid:
             message.uuid = uuid
         if self.prompt_folder is not None:  # PromptNotSaved: nothing is appended or sent
-            limit = PromptLimit.for_model(self.config.limits(self.model))
+            window = self.policy.context_window(self)
+            limit = PromptLimit.for_model(self.config.limits(self.model), window)
             message.content = fit_prompt(content, limit, self.prompt_folder(), message.uuid)
         self.append(message)
         turns = 0

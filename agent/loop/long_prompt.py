@@ -2,8 +2,9 @@
 
 One message larger than the context can hold (a 30 MB stream-json line, a huge piped
 prompt or paste) would make every later request too long, so the session could never
-answer again. A message whose text is over a quarter of the model's effective window
-(estimated at 4 characters a token), or over ``MAX_BYTES`` (far under the API's 32 MB
+answer again. A message whose text is over a quarter of the effective window (the model's,
+or the smaller one the session's compaction works against, e.g. ``--autocompact``;
+estimated at 4 characters a token), or over ``MAX_BYTES`` (far under the API's 32 MB
 request limit), is therefore never sent whole: its text is saved in the session's folder
 (``user-messages/<message id>.txt``, the text blocks joined by blank lines) and the model
 gets, in place of its text blocks, the file's path and size and the message's first
@@ -43,8 +44,10 @@ class PromptLimit:
     max_bytes: int = MAX_BYTES
 
     @classmethod
-    def for_model(cls, limits: ModelWindow) -> PromptLimit:
-        return cls(ContextLimits.for_model(limits).effective // WINDOW_SHARE)
+    def for_model(cls, limits: ModelWindow, window: int | None = None) -> PromptLimit:
+        """A share of the effective window: the model's, or ``window`` when smaller (the
+        window compaction keeps the context within, e.g. ``--autocompact``)."""
+        return cls(ContextLimits.for_model(limits, window).effective // WINDOW_SHARE)
 
     def exceeded_by(self, text: str) -> bool:
         # Characters bound bytes from below: only a text near the limits is encoded.

@@ -203,10 +203,21 @@ def test_no_warning_when_ok() -> None:
 
 def test_warning_text_names_the_auto_compact_point_and_offers_compact() -> None:
     text = warning_text(state(150_000))
-    assert text is not None
-    assert (
-        "75%" in text and "167K" in text and "10% of the window away" in text and "/compact" in text
+    assert text == (
+        "Context 75% full: ccx compacts at 167K; 17K to go. "
+        "Run /compact [instructions] to choose what is kept."
     )
+
+
+def test_warning_figures_are_tokens_of_this_window() -> None:
+    """The issue's case: a 20K window compacts at 11.2K; at 8.55K that is 2.7K away (13.5% of
+    the window, which the old words called "24% of the window away": a share of 11.2K)."""
+    limits = ContextLimits(window=20_000, max_output=64_000)
+    now = context_state(8_550, limits, auto_enabled=True, compact_enabled=True)
+    assert format_tokens(limits.auto_compact) == "11.2K" and now.level == "warning"
+    text = warning_text(now)
+    assert text is not None and "compacts at 11.2K; 2.7K to go" in text
+    assert "window away" not in text
 
 
 def test_error_text_is_stronger() -> None:
@@ -217,19 +228,24 @@ def test_error_text_is_stronger() -> None:
 
 def test_blocking_text() -> None:
     text = warning_text(state(178_000))
-    assert text is not None and "refused" in text and "/compact" in text
+    assert text is not None and "refused" in text
+    assert "/compact" in text and "/clear" in text  # every way out that works
     off = warning_text(state(178_000, compact_enabled=False))
     assert off is not None and "/clear" in off and "/compact" not in off
 
 
 def test_circuit_open_text() -> None:
     text = warning_text(state(170_000, circuit_open=True, failures=3))
-    assert text == "Auto-compact stopped after 3 failures; run /compact manually."
+    assert text == (
+        "Auto-compact stopped after 3 failures in a row. /compact [instructions] tries again; "
+        "/clear starts over (the transcript stays on disk)."
+    )
 
 
 def test_auto_disabled_text() -> None:
     text = warning_text(state(165_000, auto_enabled=False))
     assert text is not None and "auto-compact is off" in text
+    assert "refused at 177K; 12K to go" in text
 
 
 def test_format_tokens() -> None:

@@ -50,7 +50,9 @@ async def test_compact_shows_progress_then_the_result_and_summary(api: FakeApi, 
         assert "summarizing" in widget_text(app, block)
         await wait_idle(pilot)
         line = " ".join(widget_text(app, block.query_one(".compaction-line")).split())
-        assert block.state == "finished" and line.startswith("✓ Compacted (manual):")
+        # One small read is less than what compaction puts back (the summary, the file): the
+        # line says the context did not get smaller.
+        assert block.state == "finished" and line.startswith("⚠ Compacted (manual):")
         assert "→" in line and "restored files:" in line and "src/app.py" in line
         toggle = block.query_one(SummaryToggle)
         shown = widget_text(app, toggle)
@@ -178,3 +180,21 @@ async def test_clearing_by_ccx_and_by_the_api_read_differently(api: FakeApi, rep
             in text
         )
         assert "The API clears 12 old tool results from what the model sees (34K tokens)" in text
+
+
+async def test_compact_that_grows_the_context_says_so(api: FakeApi, repo: Path) -> None:
+    """A short conversation and a long summary: the result line says the context did not get
+    smaller and how to have it back, in yellow rather than as a success."""
+    api.add(text_reply("Hello."))
+    summary_route(api, "The user said hello. " * 400)
+    app = make_app(repo)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "hi")
+        await wait_idle(pilot)
+        await submit(pilot, "/compact")
+        await wait_idle(pilot)
+        block = app.query_one(CompactionBlock)
+        line = " ".join(widget_text(app, block.query_one(".compaction-line")).split())
+        assert line.startswith("⚠ Compacted (manual):"), line
+        assert "did not get smaller" in line and "/undo-compact" in line

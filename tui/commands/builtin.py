@@ -140,9 +140,10 @@ async def _compact(runtime: Runtime, args: str) -> CommandResult:
             keep_rounds=rounds,
         )
     except CompactionError as error:
-        return CommandResult(
-            f"Compaction failed: {error}. The conversation is unchanged.", is_error=True
-        )
+        text = f"Compaction failed: {error}. The conversation is unchanged."
+        if runtime.context.state(runtime.agent).level in ("error", "blocking"):
+            text += " /clear starts over with an empty context (the transcript stays on disk)."
+        return CommandResult(text, is_error=True)
     return CommandResult(compaction_line(record), data={"compaction": record})
 
 
@@ -162,7 +163,14 @@ def compaction_line(record: CompactionRecord) -> str:
         parts.append("skills: " + ", ".join(restored["skills"]))
     if restored.get("plan"):
         parts.append("plan: " + ", ".join(restored["plan"]))
-    return "; ".join(parts)
+    line = "; ".join(parts)
+    if record.tokens_after >= record.tokens_before:
+        line += (
+            ". The context did not get smaller: what compaction puts back (the summary and "
+            "the files it restores) outweighs what it replaced. /undo-compact brings the "
+            "conversation back as it was"
+        )
+    return line
 
 
 @command("context", "/context", "Show where the context's tokens go")

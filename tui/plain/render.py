@@ -266,7 +266,9 @@ class PlainRenderer:
         restored = dict(record.restored)
         if restored.get("files"):
             restored["files"] = [short_path(path, self.cwd) for path in restored["files"]]
-        self.line(compaction_line(dataclasses.replace(record, restored=restored)), "green")
+        grew = record.tokens_after >= record.tokens_before  # did not make the context smaller
+        line = compaction_line(dataclasses.replace(record, restored=restored))
+        self.line(line, "yellow" if grew else "green")
         summary_tokens = record.summary_tokens
         if summary_tokens:
             self.line(

@@ -316,6 +316,7 @@ def assemble_runtime(
     connect_web_fetch(shaped.tools, PageReader(lambda: client.client, lambda: costs))
     if loaded is not None:
         current.context.restore_history(loaded.segments, loaded.boundaries, live=loaded.messages)
+        current.context.restore_calibration(loaded.events)
     if options.include_hook_events:
         hooks.on_event = emit
     if shaped.structured is not None:

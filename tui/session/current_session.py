@@ -22,4 +22,7 @@ class CurrentSession:
     def restart(self, session: Session, model: str) -> None:
         """Record into ``session`` from now on, with a fresh context manager for ``model``."""
         self.session = session
+        counter = self.context.counter  # what this API's counts taught stays
         self.context = build_context_manager(self.parts, session, model)
+        if counter.observations:
+            self.context.counter.seed(counter.calibration)

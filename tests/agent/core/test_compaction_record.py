@@ -60,3 +60,14 @@ def test_the_result_line_says_when_the_notes_stood_in_for_the_summary() -> None:
     made = CompactionRecord("auto", "session_memory", 900, 100, 0.005, 20, 12, {}, 0, 10, "n")
     line = compaction_line(made)
     assert line.startswith("Compacted (auto, from the session notes, 12 recent messages kept): ")
+
+
+def test_the_result_line_says_when_the_context_did_not_get_smaller() -> None:
+    from tui.commands.builtin import compaction_line
+
+    smaller = CompactionRecord("manual", "full", 41_000, 9_000, 3.2, 20, 0, {}, 0, 10, "s")
+    assert "did not get smaller" not in compaction_line(smaller)
+    grew = CompactionRecord("manual", "full", 7_500, 12_000, 0.4, 4, 0, {}, 0, 10, "s")
+    line = compaction_line(grew)
+    assert line.startswith("Compacted (manual): 7.5K → 12K tokens")
+    assert "did not get smaller" in line and "/undo-compact" in line

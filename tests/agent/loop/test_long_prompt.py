@@ -53,6 +53,14 @@ def test_the_limit_is_a_quarter_of_the_effective_window() -> None:
     assert PromptLimit.for_model(ModelLimits(1_000_000, 128_000)).max_bytes == MAX_BYTES
 
 
+def test_the_limit_follows_a_smaller_compaction_window() -> None:
+    """``--autocompact 200000`` on a 1M model: a quarter of 200K's effective window, not 1M's."""
+    model = ModelLimits(1_000_000, 128_000)
+    assert PromptLimit.for_model(model, 200_000).tokens == 45_000
+    assert PromptLimit.for_model(model, 2_000_000).tokens == 245_000  # never above the model's
+    assert PromptLimit.for_model(model, None).tokens == 245_000
+
+
 def test_an_oversized_message_is_saved_whole_and_sent_as_a_pointer(tmp_path: Path) -> None:
     text = numbered(5_000)  # 150,000 characters
     (block,) = fit_prompt([{"type": "text", "text": text}], SMALL, tmp_path, "m1")

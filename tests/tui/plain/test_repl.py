@@ -214,7 +214,7 @@ def test_meter_colors_by_level_and_shows_the_warning() -> None:
     fragments = toolbar_fragments("m", "default", text, warning.level, warning_text(warning))
     styles = {style for style, _ in fragments}
     assert "class:meter.warning" in styles
-    assert any("compacts it by itself at" in part for _, part in fragments)
+    assert any("ccx compacts at 167K; 17K to go" in part for _, part in fragments)
     red = toolbar_fragments("m", "default", meter_text(error), error.level, "x")
     assert "class:meter.error" in {style for style, _ in red}
     quiet = toolbar_fragments("m", "default", meter_text(ok), ok.level, None)

@@ -92,7 +92,11 @@ class CompactionBlock(Vertical):
 
         self._stop("finished")
         self.summary = record.summary
-        self._line.update(Text("✓ " + relative(compaction_line(record), cwd), style="green"))
+        line = relative(compaction_line(record), cwd)
+        if record.tokens_after >= record.tokens_before:  # it did not make the context smaller
+            self._line.update(Text("⚠ " + line, style="yellow"))
+        else:
+            self._line.update(Text("✓ " + line, style="green"))
         if record.summary and self.is_mounted:
             self._add_summary(record.summary)  # else on_mount adds it
 
