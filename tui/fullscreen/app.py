@@ -56,6 +56,8 @@ finally:
         gc.enable()
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
+
     from tui.fullscreen.history import Entry
     from tui.session.options import RunOptions
 
@@ -110,6 +112,12 @@ class CcxApp(App[int]):
         self.queue: list[Job] = []
         self.ready = False
         self.last_ctrl_c = float("-inf")
+
+    def get_driver_class(self) -> type[Driver]:
+        from tui.fullscreen.terminal_keys import use_key_parser
+
+        use_key_parser()  # shift+enter, alt+enter as a terminal sends them
+        return super().get_driver_class()
 
     def compose(self) -> ComposeResult:
         yield Transcript(typing=self._typing, id="transcript")

@@ -1,8 +1,11 @@
 """The prompt: multi-line input with history and slash-command completion.
 
-Enter submits; shift+enter or ctrl+j starts a new line; up/down on the
-first/last line walk the history; tab completes (and cycles through)
-slash commands, whose matches show under the input.
+Enter submits; a new line is shift+enter, alt+enter (or Esc then Enter),
+ctrl+j, or a backslash before Enter. Readline's keys edit the current line:
+ctrl+a / ctrl+e go to its start / end, ctrl+u / ctrl+k delete to them, ctrl+w
+deletes the word before the cursor. Up/down on the first/last line walk the
+history; tab completes (and cycles through) slash commands, whose matches
+show under the input.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import time
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static, TextArea
@@ -19,6 +23,8 @@ from textual.widgets import Static, TextArea
 from tui.commands.slash import interactive_completions
 
 MAX_HINTS = 8
+NEW_LINE_KEYS = frozenset({"shift+enter", "alt+enter", "ctrl+j"})
+ESC_THEN_ENTER_S = 0.5  # Esc, then Enter this soon after: a new line (a slow Alt+Enter)
 LOCAL_COMMANDS = list(interactive_completions().items())
 
 
@@ -38,6 +44,14 @@ class PromptInput(TextArea):
     }
     """
 
+    BINDINGS = [
+        Binding("ctrl+a", "line_start", "Line start", show=False),
+        Binding("ctrl+e", "line_end", "Line end", show=False),
+        Binding("ctrl+u", "kill_to_line_start", "Delete to line start", show=False),
+        Binding("ctrl+k", "kill_to_line_end", "Delete to line end", show=False),
+        Binding("ctrl+w", "kill_word_before", "Delete the word before", show=False),
+    ]
+
     def __init__(self) -> None:
         super().__init__(
             soft_wrap=True,
@@ -52,6 +66,7 @@ class PromptInput(TextArea):
         self.matches: list[tuple[str, str]] = []
         self._cycle: int | None = None
         self.last_key_at = 0.0
+        self.escape_at = float("-inf")
 
     def typed_within(self, seconds: float) -> bool:
         return time.monotonic() - self.last_key_at < seconds
@@ -62,16 +77,24 @@ class PromptInput(TextArea):
         return super().check_consume_key(key, character)
 
     async def _on_key(self, event: events.Key) -> None:
-        self.last_key_at = time.monotonic()
+        now = time.monotonic()
+        self.last_key_at = now
         key = event.key
+        if key == "escape":
+            self.escape_at = now  # not stopped: Esc still interrupts a running turn
+        if key == "enter" and now - self.escape_at <= ESC_THEN_ENTER_S:
+            key = "alt+enter"
         if key == "enter":
             event.stop()
             event.prevent_default()
+            if self._continued_line():
+                return
             self.submit()
             return
-        if key in ("shift+enter", "ctrl+j"):
+        if key in NEW_LINE_KEYS:
             event.stop()
             event.prevent_default()
+            self.escape_at = float("-inf")
             self.insert("\n")
             return
         if key == "tab" and self.matches:
@@ -81,6 +104,14 @@ class PromptInput(TextArea):
             return
         self._cycle = None
         await super()._on_key(event)
+
+    def _continued_line(self) -> bool:
+        """A backslash just before the cursor: Enter replaces it with a new line."""
+        row, column = self.cursor_location
+        if column == 0 or self.document.get_line(row)[column - 1] != "\\":
+            return False
+        self.replace("\n", (row, column - 1), (row, column))
+        return True
 
     def submit(self) -> None:
         text = self.text
@@ -129,6 +160,41 @@ class PromptInput(TextArea):
             self._show(self._draft)
         else:
             self._show(self.prompt_history[self._history_index])
+
+    def action_line_start(self) -> None:
+        self.move_cursor((self.cursor_location[0], 0))
+
+    def action_line_end(self) -> None:
+        row = self.cursor_location[0]
+        self.move_cursor((row, len(self.document.get_line(row))))
+
+    def action_kill_to_line_start(self) -> None:
+        """To the start of the current line; at its start, the line break before it."""
+        row, column = self.cursor_location
+        self._kill((row, 0) if column else self.get_cursor_left_location())
+
+    def action_kill_to_line_end(self) -> None:
+        """To the end of the current line; at its end, the line break after it."""
+        row, column = self.cursor_location
+        end = len(self.document.get_line(row))
+        self._kill((row, end) if column < end else self.get_cursor_right_location())
+
+    def action_kill_word_before(self) -> None:
+        """Back over blanks, then over the word before them (readline's ctrl+w)."""
+        row, column = self.cursor_location
+        line = self.document.get_line(row)[:column]
+        start = len(line.rstrip())
+        while start and not line[start - 1].isspace():
+            start -= 1
+        self._kill((row, start) if column else self.get_cursor_left_location())
+
+    def _kill(self, to: tuple[int, int]) -> None:
+        start, end = sorted(self.selection)
+        if start == end:
+            start, end = sorted((self.cursor_location, to))
+        if start != end:
+            self.delete(start, end, maintain_selection_offset=False)
+            self.move_cursor(min(start, end))
 
     def action_delete_right(self) -> None:
         if not self.text:

@@ -1,0 +1,108 @@
+"""Editing the prompt with the keys a Claude Code user has in their fingers (Pilot).
+
+New lines (shift+enter, alt+enter, Esc then Enter, ctrl+j, a backslash before
+Enter) never send; Enter does. Readline's ctrl+a/e/u/k/w work on the current line
+of a multi-line prompt. Pilot hands the app key names, past the terminal parser:
+tests/tui/test_terminal_keys.py sends the raw sequences through a real terminal.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.tui.conftest import make_app, wait_for, wait_idle
+from tui.fake_api import FakeApi, text_reply
+from tui.fullscreen.widgets.prompt_box import PromptInput
+
+
+def sent_prompts(api: FakeApi) -> list[str]:
+    """The last user text of each Messages request the fake API received."""
+    return [r.last_user_text() for r in api.requests if r.path.endswith("/messages")]
+
+
+async def type_text(pilot, text: str) -> None:  # type: ignore[no-untyped-def]
+    await pilot.press(*("space" if c == " " else c for c in text))
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [["shift+enter"], ["alt+enter"], ["ctrl+j"], ["escape", "enter"], ["backslash", "enter"]],
+)
+async def test_new_line_keys_add_a_line_and_enter_sends_it_all(
+    api: FakeApi, repo: Path, keys: list[str]
+) -> None:
+    api.add(text_reply("Two lines read."))
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_idle(pilot)
+        prompt = app.query_one(PromptInput)
+        await type_text(pilot, "first")
+        await pilot.press(*keys)
+        await type_text(pilot, "second")
+        assert prompt.text == "first\nsecond"
+        assert sent_prompts(api) == []  # nothing went out on the new-line key
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: sent_prompts(api))
+        await wait_idle(pilot)
+        assert sent_prompts(api)[0].endswith("first\nsecond")
+        assert prompt.text == ""
+
+
+async def test_enter_sends_and_a_late_enter_after_esc_sends_too(api: FakeApi, repo: Path) -> None:
+    api.add(text_reply("Sent."))
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_idle(pilot)
+        prompt = app.query_one(PromptInput)
+        await type_text(pilot, "a\\b")  # a backslash inside the line is text
+        await pilot.press("escape")
+        await pilot.pause(0.6)  # longer than Esc-then-Enter's window
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: sent_prompts(api))
+        assert sent_prompts(api)[0].endswith("a\\b")
+        assert prompt.text == ""
+
+
+async def test_readline_keys_edit_the_current_line(api: FakeApi, repo: Path) -> None:
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_idle(pilot)
+        prompt = app.query_one(PromptInput)
+        prompt.text = "top line\nfix the retry limit now\nlast line"
+        prompt.move_cursor((1, 14))  # just before "limit"
+        await pilot.press("ctrl+u")
+        assert prompt.text == "top line\nlimit now\nlast line"
+        assert prompt.cursor_location == (1, 0)
+        await pilot.press("ctrl+e")
+        assert prompt.cursor_location == (1, 9)
+        await pilot.press("ctrl+w")
+        assert prompt.text == "top line\nlimit \nlast line"
+        await pilot.press("ctrl+w")  # back over the blank, then the word
+        assert prompt.text == "top line\n\nlast line"
+        await pilot.press("ctrl+w")  # at a line's start: the line break before it
+        assert prompt.text == "top line\nlast line" and prompt.cursor_location == (0, 8)
+        await pilot.press("ctrl+a")
+        assert prompt.cursor_location == (0, 0)
+        await pilot.press("right", "right", "right", "ctrl+k")
+        assert prompt.text == "top\nlast line"
+        await pilot.press("ctrl+k")  # at a line's end: the line break after it
+        assert prompt.text == "toplast line"
+        await pilot.press("ctrl+u", "ctrl+a", "ctrl+k")
+        assert prompt.text == ""
+        assert app.is_running and sent_prompts(api) == []
+
+
+async def test_ctrl_a_and_ctrl_e_go_to_the_ends_of_a_wrapped_line(api: FakeApi, repo: Path) -> None:
+    app = make_app(repo)
+    async with app.run_test(size=(40, 24)) as pilot:
+        await wait_idle(pilot)
+        prompt = app.query_one(PromptInput)
+        long = "word " * 20  # wraps over several rows of the box
+        prompt.text = long
+        prompt.move_cursor((0, 50))
+        await pilot.press("ctrl+e")
+        assert prompt.cursor_location == (0, len(long))
+        await pilot.press("ctrl+u")
+        assert prompt.text == ""
