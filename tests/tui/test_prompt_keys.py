@@ -229,3 +229,28 @@ async def test_tab_fills_the_highlighted_and_esc_closes_the_list(api: FakeApi, r
         await pilot.press("backspace")  # the text changes: the list is back
         await pilot.pause()
         assert hints.has_class("-shown")
+
+
+async def test_the_projects_past_prompts_are_searched_in_a_new_session(
+    api: FakeApi, repo: Path, tmp_path: Path
+) -> None:
+    api.add(text_reply("one"), text_reply("two"))
+    async with make_app(repo).run_test(size=(80, 24)) as pilot:
+        await wait_idle(pilot)
+        await type_text(pilot, "fix the retry limit")
+        await pilot.press("enter")
+        await wait_idle(pilot)
+    other = tmp_path / "other"
+    other.mkdir()
+    async with make_app(other).run_test(size=(80, 24)) as pilot:  # another project: not its
+        await wait_idle(pilot)
+        prompt = pilot.app.query_one(PromptInput)
+        await pilot.press("ctrl+r", "r", "e", "t", "r", "y")
+        assert prompt.text == ""
+    async with make_app(repo).run_test(size=(80, 24)) as pilot:  # a new session, same project
+        await wait_idle(pilot)
+        prompt = pilot.app.query_one(PromptInput)
+        await pilot.press("up")
+        assert prompt.text == "fix the retry limit"
+        await pilot.press("down", "ctrl+r", "r", "e", "t", "r", "y", "enter")
+        assert prompt.text == "fix the retry limit" and len(sent_prompts(api)) == 1

@@ -112,6 +112,7 @@ class CcxApp(App[int]):
         self.queue: list[Job] = []
         self.ready = False
         self.last_ctrl_c = float("-inf")
+        self.project_history_loaded = False  # the project's past prompts, once, when ready
 
     def get_driver_class(self) -> type[Driver]:
         from tui.fullscreen.terminal_keys import use_key_parser
@@ -178,6 +179,10 @@ class CcxApp(App[int]):
     # -- input ---------------------------------------------------------------------------
 
     def on_prompt_box_submitted(self, message: PromptBox.Submitted) -> None:
+        if self.options is not None and not is_blank(message.text):
+            from tui.prompt_history import add_prompt, history_path
+
+            add_prompt(history_path(self.options.cwd), message.text)
         self.send(message.text)
 
     def on_prompt_box_exit_requested(self, _message: PromptBox.ExitRequested) -> None:
@@ -377,7 +382,13 @@ class CcxApp(App[int]):
         self.ready = True
         self.session_id = ready.session_id
         self.on_status_changed(StatusChanged(ready.status))
-        self.query_one(PromptBox).set_commands(ready.commands)
+        box = self.query_one(PromptBox)
+        box.set_commands(ready.commands)
+        if self.options is not None and not self.project_history_loaded:
+            from tui.prompt_history import history_path, load_prompts
+
+            self.project_history_loaded = True
+            box.seed_history(load_prompts(history_path(self.options.cwd)))
         transcript = self.query_one(Transcript)
         if ready.fallback_reason:
             if ready.history_shown_early:  # drawn, but that session could not be continued

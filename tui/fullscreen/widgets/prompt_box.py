@@ -320,7 +320,9 @@ class PromptBox(Vertical):
         self.commands = [*commands, *(c for c in LOCAL_COMMANDS if c[0] not in known)]
 
     def seed_history(self, prompts: list[str]) -> None:
-        self.input.prompt_history[:0] = [p for p in prompts if p.strip()]
+        """Earlier prompts, oldest first, before this session's; ones already there are skipped."""
+        known = set(self.input.prompt_history)
+        self.input.prompt_history[:0] = [p for p in prompts if p.strip() and p not in known]
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         prompt = self.input
