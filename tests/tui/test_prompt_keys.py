@@ -254,3 +254,19 @@ async def test_the_projects_past_prompts_are_searched_in_a_new_session(
         assert prompt.text == "fix the retry limit"
         await pilot.press("down", "ctrl+r", "r", "e", "t", "r", "y", "enter")
         assert prompt.text == "fix the retry limit" and len(sent_prompts(api)) == 1
+
+
+async def test_a_match_kept_from_a_search_begun_on_a_slash_draft_is_sent(
+    api: FakeApi, repo: Path
+) -> None:
+    api.add(text_reply("one"), text_reply("two"), text_reply("three"), text_reply("four"))
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_idle(pilot)
+        prompt = await sent_three(pilot, api)
+        await pilot.press("/", "c")  # the command list is open
+        await pilot.press("ctrl+r", "p", "a", "r", "s", "e", "r", "enter")
+        assert prompt.text == "explain the parser" and not prompt.hints_shown
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: len(sent_prompts(api)) == 4)
+        assert sent_prompts(api)[-1].endswith("explain the parser")

@@ -149,12 +149,7 @@ class PromptInput(TextArea):
         key = event.key
         if key == "ctrl+r":
             return False  # _start_search looks further back
-        if key == "escape":
-            self.search = None
-            self._show(search.draft)
-        elif key == "enter":
-            self.search = None
-        elif key == "backspace":
+        if key == "backspace":
             search.erase()
             self._show_match()
         elif event.is_printable and event.character:
@@ -162,8 +157,10 @@ class PromptInput(TextArea):
             self._show_match()
         else:
             self.search = None
-            self._box().refresh_hints()
-            return False
+            if key == "escape":
+                self._show(search.draft)
+            self._box().match_commands()  # the text kept may start a command
+            return key in ("escape", "enter")
         self._box().refresh_hints()
         return True
 
@@ -327,17 +324,24 @@ class PromptBox(Vertical):
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         prompt = self.input
         prompt.escape_at = float("-inf")  # Esc then Enter: only with nothing between them
-        if prompt.search is None and not prompt.keep_matches:
-            text = prompt.text
-            word = text[1:].lower()
-            if text.startswith("/") and not any(c.isspace() for c in text):
-                prompt.matches = [c for c in self.commands if c[0].startswith(word)]
-            else:
-                prompt.matches = []
-            exact = [i for i, (name, _) in enumerate(prompt.matches) if name.lower() == word]
-            prompt.selected = exact[0] if exact else 0  # a name typed whole stays highlighted
-            prompt.hints_closed = False
-        prompt.keep_matches = False
+        if prompt.search is not None or prompt.keep_matches:
+            prompt.keep_matches = False
+            self.refresh_hints()
+            return
+        self.match_commands()
+
+    def match_commands(self) -> None:
+        """The commands the text starts (a `/` and no blank), the exact one highlighted."""
+        prompt = self.input
+        text = prompt.text
+        word = text[1:].lower()
+        if text.startswith("/") and not any(c.isspace() for c in text):
+            prompt.matches = [c for c in self.commands if c[0].startswith(word)]
+        else:
+            prompt.matches = []
+        exact = [i for i, (name, _) in enumerate(prompt.matches) if name.lower() == word]
+        prompt.selected = exact[0] if exact else 0
+        prompt.hints_closed = False
         self.refresh_hints()
 
     def refresh_hints(self) -> None:
