@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shlex
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,11 @@ SEQUENCES = {
     "tmux S-Enter": ["S-Enter"],
     "tmux M-Enter": ["M-Enter"],
 }
+
+
+def two_rows(screen: str) -> bool:
+    lines = screen.splitlines()
+    return any("first" in a and "second" in b for a, b in pairwise(lines))
 
 
 def start_ccx(terminal: Terminal, repo: Path) -> None:  # noqa: F811
@@ -58,10 +64,7 @@ def test_raw_new_line_sequences_add_a_line(
     terminal.type("first")
     terminal.keys(*SEQUENCES[name])
     terminal.type("second")
-    screen = terminal.wait(lambda s: "second" in s)
-    lines = screen.splitlines()
-    first = next(i for i, line in enumerate(lines) if "first" in line)
-    assert "second" in lines[first + 1], screen  # the next row of the prompt box
+    terminal.wait(two_rows, timeout=10)  # "second" on the prompt box's row under "first"
     assert [r for r in api.requests if r.path.endswith("/messages")] == []
     terminal.keys("Enter")
     terminal.wait(lambda s: "Both lines arrived." in s)
