@@ -56,6 +56,8 @@ finally:
         gc.enable()
 
 if TYPE_CHECKING:
+    from textual.driver import Driver
+
     from tui.fullscreen.history import Entry
     from tui.session.options import RunOptions
     from tui.session.views import StatusSnapshot
@@ -114,6 +116,7 @@ class CcxApp(App[int]):
         self.ready = False
         self.last_ctrl_c = float("-inf")
         self.theme_warning = self._apply_theme()
+        self.project_history_loaded = False  # the project's past prompts, once, when ready
 
     def _apply_theme(self) -> str | None:
         """The user's ``theme`` setting, before the first paint; a warning if it is unknown."""
@@ -125,6 +128,12 @@ class CcxApp(App[int]):
         self.theme = THEMES[name]
         CODE_THEME["name"] = CODE_THEMES[self.current_theme.dark]
         return warning
+
+    def get_driver_class(self) -> type[Driver]:
+        from tui.fullscreen.terminal_keys import use_key_parser
+
+        use_key_parser()  # shift+enter, alt+enter as a terminal sends them
+        return super().get_driver_class()
 
     def compose(self) -> ComposeResult:
         yield Transcript(typing=self._typing, id="transcript")
@@ -192,6 +201,10 @@ class CcxApp(App[int]):
     # -- input ---------------------------------------------------------------------------
 
     def on_prompt_box_submitted(self, message: PromptBox.Submitted) -> None:
+        if self.options is not None and not is_blank(message.text):
+            from tui.prompt_history import add_prompt, history_path
+
+            add_prompt(history_path(self.options.cwd), message.text)
         self.send(message.text)
 
     def on_prompt_box_exit_requested(self, _message: PromptBox.ExitRequested) -> None:
@@ -408,7 +421,13 @@ class CcxApp(App[int]):
         self.ready = True
         self.session_id = ready.session_id
         self.on_status_changed(StatusChanged(ready.status))
-        self.query_one(PromptBox).set_commands(ready.commands)
+        box = self.query_one(PromptBox)
+        box.set_commands(ready.commands)
+        if self.options is not None and not self.project_history_loaded:
+            from tui.prompt_history import history_path, load_prompts
+
+            self.project_history_loaded = True
+            box.seed_history(load_prompts(history_path(self.options.cwd)))
         transcript = self.query_one(Transcript)
         if ready.fallback_reason:
             if ready.history_shown_early:  # drawn, but that session could not be continued

@@ -1,7 +1,8 @@
 """Where the plain REPL's input comes from: a prompt_toolkit prompt, or lines piped on stdin.
 
-The prompt has history (a file under the config directory), multi-line input
-(Esc-Enter, or a trailing backslash), completion of slash commands, Shift-Tab
+The prompt has history (a file under the config directory; ctrl+r searches it),
+multi-line input (shift+enter, Alt+Enter or Esc-Enter, ctrl+j, or a trailing
+backslash), completion of slash commands, Shift-Tab
 to cycle the permission mode, and a bottom toolbar with the model, the mode
 and the context meter. Ctrl-C clears a line with text and quits on an empty
 one; Ctrl-D quits. Permission questions take one key: y / a / n (Esc and
@@ -19,6 +20,7 @@ from typing import Any, Literal, Protocol, TextIO
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
+from prompt_toolkit.filters import is_searching
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
@@ -102,14 +104,26 @@ def toolbar_fragments(
     return FormattedText(fragments)
 
 
+def use_shift_enter() -> None:
+    """Read shift+enter as Alt+Enter (a new line): kitty's form is unknown to prompt_toolkit and
+    xterm's modifyOtherKeys form it reads as Enter. Its table of sequences is the documented
+    place to add keys."""
+    from prompt_toolkit.input.ansi_escape_sequences import ANSI_SEQUENCES
+    from prompt_toolkit.keys import Keys
+
+    for sequence in ("\x1b[13;2u", "\x1b[27;2;13~", "\x1b[13;3u", "\x1b[27;3;13~"):
+        ANSI_SEQUENCES[sequence] = (Keys.Escape, Keys.ControlM)
+
+
 def prompt_bindings(on_cycle_mode: Callable[[], None]) -> KeyBindings:
     bindings = KeyBindings()
 
-    @bindings.add("escape", "enter")
+    @bindings.add("escape", "enter")  # Alt+Enter, and shift+enter (see use_shift_enter)
+    @bindings.add("c-j")
     def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
-    @bindings.add("enter")
+    @bindings.add("enter", filter=~is_searching)  # while ctrl+r searches, Enter keeps the match
     def _submit(event: KeyPressEvent) -> None:
         buffer = event.current_buffer
         state = buffer.complete_state
@@ -171,6 +185,7 @@ class PromptSource:
         pt_input: Input | None = None,
         pt_output: Output | None = None,
     ) -> None:
+        use_shift_enter()
         history: History = InMemoryHistory()
         if history_path is not None:
             try:

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 KEYS_HELP = (
-    "Enter sends · Esc-Enter or a trailing \\ adds a line · Tab completes /commands · "
+    "Enter sends · Shift-Enter, Esc-Enter, Ctrl-J or a trailing \\ adds a line · "
+    "Ctrl-R searches past prompts · Tab completes /commands · "
     "Shift-Tab cycles the permission mode · Ctrl-C interrupts (on an empty prompt: quits) · "
     "Ctrl-D or /exit quits"
 )

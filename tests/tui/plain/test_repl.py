@@ -466,3 +466,25 @@ async def test_a_line_of_whitespace_is_told_it_sent_nothing(
         assert "● Hello." in session.text
     (request,) = api.requests
     assert request.last_user_text().startswith("hello")
+
+
+@pytest.mark.parametrize("new_line", ["\x1b[13;2u", "\x1b[27;2;13~", "\x1b\r", "\n"])
+async def test_shift_enter_alt_enter_and_ctrl_j_add_a_line(
+    workspace: tuple[FakeApi, Path], new_line: str
+) -> None:
+    api, root = workspace
+    api.add(text_reply("Two lines."))
+    async with plain_session(root) as session:
+        await session.type("alpha" + new_line + "beta" + ENTER)
+        assert api.requests[-1].last_user_text() == "alpha\nbeta"
+
+
+async def test_ctrl_r_finds_an_earlier_prompt(workspace: tuple[FakeApi, Path]) -> None:
+    api, root = workspace
+    api.add(text_reply("One."), text_reply("Two."), text_reply("Again."))
+    async with plain_session(root) as session:
+        await session.type("fix the retry limit" + ENTER)
+        await session.type("explain the parser" + ENTER)
+        # ctrl+r, the query, Enter keeps the match; the next Enter sends it
+        await session.type("\x12retry" + ENTER + ENTER)
+        assert api.requests[-1].last_user_text() == "fix the retry limit"

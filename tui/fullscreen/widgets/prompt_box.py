@@ -1,8 +1,11 @@
 """The prompt: multi-line input with history and slash-command completion.
 
-Enter submits; shift+enter or ctrl+j starts a new line; up/down on the
-first/last line walk the history; tab completes (and cycles through)
-slash commands, whose matches show under the input.
+Enter submits; a new line is shift+enter, alt+enter (or Esc then Enter),
+ctrl+j, or a backslash before Enter. Readline's keys edit the current line:
+ctrl+a / ctrl+e go to its start / end, ctrl+u / ctrl+k delete to them, ctrl+w
+deletes the word before the cursor. Up/down on the first/last line walk the
+history; tab completes (and cycles through) slash commands, whose matches
+show under the input.
 """
 
 from __future__ import annotations
@@ -12,13 +15,17 @@ import time
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Static, TextArea
 
 from tui.commands.slash import interactive_completions
+from tui.fullscreen.widgets.history_search import HistorySearch
 
 MAX_HINTS = 8
+NEW_LINE_KEYS = frozenset({"shift+enter", "alt+enter", "ctrl+j"})
+ESC_THEN_ENTER_S = 0.5  # Esc, then Enter this soon after: a new line (a slow Alt+Enter)
 LOCAL_COMMANDS = list(interactive_completions().items())
 
 
@@ -38,6 +45,14 @@ class PromptInput(TextArea):
     }
     """
 
+    BINDINGS = [
+        Binding("ctrl+a", "line_start", "Line start", show=False),
+        Binding("ctrl+e", "line_end", "Line end", show=False),
+        Binding("ctrl+u", "kill_to_line_start", "Delete to line start", show=False),
+        Binding("ctrl+k", "kill_to_line_end", "Delete to line end", show=False),
+        Binding("ctrl+w", "kill_word_before", "Delete the word before", show=False),
+    ]
+
     def __init__(self) -> None:
         super().__init__(
             soft_wrap=True,
@@ -50,37 +65,122 @@ class PromptInput(TextArea):
         self._history_index: int | None = None
         self._draft = ""
         self.matches: list[tuple[str, str]] = []
-        self._cycle: int | None = None
+        self.selected = 0  # the highlighted one of matches
+        self.keep_matches = False  # the text just changed by tab: the list stays as it was
+        self.hints_closed = False  # esc closed the list (until the text changes)
+        self.search: HistorySearch | None = None
         self.last_key_at = 0.0
+        self.escape_at = float("-inf")
 
     def typed_within(self, seconds: float) -> bool:
         return time.monotonic() - self.last_key_at < seconds
 
     def check_consume_key(self, key: str, character: str | None = None) -> bool:
-        if key == "tab" and self.matches:
+        if key == "tab" and self.hints_shown:
             return True
         return super().check_consume_key(key, character)
 
+    @property
+    def hints_shown(self) -> bool:
+        return bool(self.matches) and not self.hints_closed
+
     async def _on_key(self, event: events.Key) -> None:
-        self.last_key_at = time.monotonic()
+        now = time.monotonic()
+        self.last_key_at = now
         key = event.key
+        handled = self._search_key(event) if self.search is not None else False
+        if not handled and self.hints_shown:
+            handled = self._hints_key(key)
+        if not handled and key == "ctrl+r":
+            self._start_search()
+            handled = True
+        if handled:
+            event.stop()
+            event.prevent_default()
+            return
+        if key == "enter" and now - self.escape_at <= ESC_THEN_ENTER_S:
+            key = "alt+enter"
+        # Esc then Enter with nothing between them (no key, no change of the text); the
+        # Esc itself goes on to the app (it interrupts a running turn)
+        self.escape_at = now if key == "escape" else float("-inf")
         if key == "enter":
             event.stop()
             event.prevent_default()
+            if self._continued_line():
+                return
             self.submit()
             return
-        if key in ("shift+enter", "ctrl+j"):
+        if key in NEW_LINE_KEYS:
             event.stop()
             event.prevent_default()
             self.insert("\n")
             return
-        if key == "tab" and self.matches:
-            event.stop()
-            event.prevent_default()
-            self.complete()
-            return
-        self._cycle = None
         await super()._on_key(event)
+
+    def _hints_key(self, key: str) -> bool:
+        """Up/down move the highlighted command, tab fills it in, esc closes the list."""
+        if key in ("up", "down"):
+            step = 1 if key == "down" else -1
+            self.selected = (self.selected + step) % len(self.matches)
+            self._box().refresh_hints()
+            return True
+        if key == "tab":
+            self.complete()
+            return True
+        if key == "escape":
+            self.hints_closed = True
+            self._box().refresh_hints()
+            return True
+        return False
+
+    def _start_search(self) -> None:
+        if self.search is None:
+            self.search = HistorySearch(list(self.prompt_history), self.text)
+        else:
+            self.search.older()
+            self._show_match()
+        self._box().refresh_hints()
+
+    def _search_key(self, event: events.Key) -> bool:
+        """ctrl+r's keys: typing narrows, ctrl+r goes further back, enter keeps, esc cancels.
+        Any other key keeps the match and then does what it does."""
+        search = self.search
+        assert search is not None
+        key = event.key
+        if key == "ctrl+r":
+            return False  # _start_search looks further back
+        if key == "backspace":
+            search.erase()
+            self._show_match()
+        elif event.is_printable and event.character:
+            search.type(event.character)
+            self._show_match()
+        else:
+            self.search = None
+            if key == "escape":
+                self._show(search.draft)
+            self._box().match_commands()  # the text kept may start a command
+            return key in ("escape", "enter")
+        self._box().refresh_hints()
+        return True
+
+    def _show_match(self) -> None:
+        assert self.search is not None
+        match = self.search.match
+        self._show(match if match is not None else self.search.draft)
+
+    def _box(self) -> PromptBox:
+        parent = self.parent
+        assert isinstance(parent, PromptBox)
+        return parent
+
+    def _continued_line(self) -> bool:
+        """A backslash just before the cursor: Enter replaces it with a new line."""
+        row, column = self.cursor_location
+        if column == 0 or self.document.get_line(row)[column - 1] != "\\":
+            return False
+        self.replace("\n", (row, column - 1), (row, column))
+        return True
 
     def submit(self) -> None:
         text = self.text
@@ -90,22 +190,21 @@ class PromptInput(TextArea):
             self.text = ""
             self.post_message(PromptBox.Submitted(text))
             return
-        if len(self.matches) == 1 and " " not in text.strip():
-            text = f"/{self.matches[0][0]}"  # a unique prefix of a command runs that command
+        if self.hints_shown and not any(c.isspace() for c in text.strip()):
+            text = f"/{self.matches[self.selected][0]}"  # the highlighted command runs
         if not self.prompt_history or self.prompt_history[-1] != text:
             self.prompt_history.append(text)
         self._history_index = None
-        self._cycle = None
         self.text = ""
         self.post_message(PromptBox.Submitted(text.strip()))
 
     def complete(self) -> None:
-        self._cycle = 0 if self._cycle is None else (self._cycle + 1) % len(self.matches)
-        name = self.matches[self._cycle][0]
-        cycle, matches = self._cycle, self.matches
-        self.text = f"/{name}"
+        """Fill in the highlighted command; tab again moves on to the next one."""
+        if self.text == f"/{self.matches[self.selected][0]}":
+            self.selected = (self.selected + 1) % len(self.matches)
+        self.keep_matches = True
+        self.text = f"/{self.matches[self.selected][0]}"
         self.move_cursor(self.document.end)
-        self._cycle, self.matches = cycle, matches
 
     def action_cursor_up(self, select: bool = False) -> None:
         if select or self.cursor_location[0] > 0 or not self.prompt_history:
@@ -129,6 +228,41 @@ class PromptInput(TextArea):
             self._show(self._draft)
         else:
             self._show(self.prompt_history[self._history_index])
+
+    def action_line_start(self) -> None:
+        self.move_cursor((self.cursor_location[0], 0))
+
+    def action_line_end(self) -> None:
+        row = self.cursor_location[0]
+        self.move_cursor((row, len(self.document.get_line(row))))
+
+    def action_kill_to_line_start(self) -> None:
+        """To the start of the current line; at its start, the line break before it."""
+        row, column = self.cursor_location
+        self._kill((row, 0) if column else self.get_cursor_left_location())
+
+    def action_kill_to_line_end(self) -> None:
+        """To the end of the current line; at its end, the line break after it."""
+        row, column = self.cursor_location
+        end = len(self.document.get_line(row))
+        self._kill((row, end) if column < end else self.get_cursor_right_location())
+
+    def action_kill_word_before(self) -> None:
+        """Back over blanks, then over the word before them (readline's ctrl+w)."""
+        row, column = self.cursor_location
+        line = self.document.get_line(row)[:column]
+        start = len(line.rstrip())
+        while start and not line[start - 1].isspace():
+            start -= 1
+        self._kill((row, start) if column else self.get_cursor_left_location())
+
+    def _kill(self, to: tuple[int, int]) -> None:
+        start, end = sorted(self.selection)
+        if start == end:
+            start, end = sorted((self.cursor_location, to))
+        if start != end:
+            self.delete(start, end, maintain_selection_offset=False)
+            self.move_cursor(min(start, end))
 
     def action_delete_right(self) -> None:
         if not self.text:
@@ -183,35 +317,72 @@ class PromptBox(Vertical):
         self.commands = [*commands, *(c for c in LOCAL_COMMANDS if c[0] not in known)]
 
     def seed_history(self, prompts: list[str]) -> None:
-        self.input.prompt_history[:0] = [p for p in prompts if p.strip()]
+        """Earlier prompts, oldest first, before this session's; ones already there are skipped."""
+        known = set(self.input.prompt_history)
+        self.input.prompt_history[:0] = [p for p in prompts if p.strip() and p not in known]
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         prompt = self.input
-        if prompt._cycle is not None:
-            self._show_hints(prompt.matches, prompt._cycle)
+        prompt.escape_at = float("-inf")  # Esc then Enter: only with nothing between them
+        if prompt.search is not None or prompt.keep_matches:
+            prompt.keep_matches = False
+            self.refresh_hints()
             return
+        self.match_commands()
+
+    def match_commands(self) -> None:
+        """The commands the text starts (a `/` and no blank), the exact one highlighted."""
+        prompt = self.input
         text = prompt.text
+        word = text[1:].lower()
         if text.startswith("/") and not any(c.isspace() for c in text):
-            word = text[1:].lower()
             prompt.matches = [c for c in self.commands if c[0].startswith(word)]
         else:
             prompt.matches = []
-        self._show_hints(prompt.matches, None)
+        exact = [i for i, (name, _) in enumerate(prompt.matches) if name.lower() == word]
+        prompt.selected = exact[0] if exact else 0
+        prompt.hints_closed = False
+        self.refresh_hints()
 
-    def _show_hints(self, matches: list[tuple[str, str]], selected: int | None) -> None:
+    def refresh_hints(self) -> None:
+        """Under the input: ctrl+r's search, else the slash commands matching what is typed."""
+        prompt = self.input
         hints = self.query_one("#prompt-hints", Static)
-        hints.set_class(bool(matches), "-shown")
-        if not matches:
-            hints.update("")
+        if prompt.search is not None:
+            hints.set_class(True, "-shown")
+            hints.update(search_line(prompt.search))
             return
-        width = max(len(name) for name, _ in matches) + 3
-        text = Text()
-        for index, (name, help_text) in enumerate(matches[:MAX_HINTS]):
-            style = "bold reverse" if index == selected else "bold"
-            text.append(f"/{name}".ljust(width), style=style)
-            text.append(help_text, style="dim")
-            if index < min(len(matches), MAX_HINTS) - 1:
-                text.append("\n")
-        if len(matches) > MAX_HINTS:
-            text.append(f"\n… {len(matches) - MAX_HINTS} more", style="dim")
-        hints.update(text)
+        matches = prompt.matches if prompt.hints_shown else []
+        hints.set_class(bool(matches), "-shown")
+        hints.update(command_list(matches, prompt.selected) if matches else "")
+
+
+def search_line(search: HistorySearch) -> Text:
+    text = Text()
+    text.append("search prompts: ", style="bold")
+    text.append(search.query)
+    text.append("▏")
+    if search.failed or (search.query and search.match is None):
+        text.append("  no match", style="bold red")
+    text.append("  ctrl+r older · enter keep · esc cancel", style="dim")
+    return text
+
+
+def command_list(matches: list[tuple[str, str]], selected: int) -> Text:
+    """At most MAX_HINTS rows, scrolled to keep the highlighted one in sight."""
+    first = max(0, selected - MAX_HINTS + 1)
+    shown = matches[first : first + MAX_HINTS]
+    width = max(len(name) for name, _ in matches) + 3
+    text = Text()
+    if first:
+        text.append(f"… {first} more\n", style="dim")
+    for index, (name, help_text) in enumerate(shown, first):
+        style = "bold reverse" if index == selected else "bold"
+        text.append(f"/{name}".ljust(width), style=style)
+        text.append(help_text, style="dim")
+        if index < first + len(shown) - 1:
+            text.append("\n")
+    rest = len(matches) - first - len(shown)
+    if rest > 0:
+        text.append(f"\n… {rest} more", style="dim")
+    return text
