@@ -136,6 +136,17 @@ async def test_prompt_tool_answer(workspace: tuple[FakeApi, Path]) -> None:
     assert api.errors == []
 
 
+async def test_a_long_output_says_how_many_lines_its_summary_leaves_out(
+    workspace: tuple[FakeApi, Path],
+) -> None:
+    api, root = workspace
+    api.add(tool_reply(("Bash", {"command": "seq 1 300"})), text_reply("Counted."))
+    async with plain_session(root) as session:
+        await session.type("count to 300" + ENTER)
+        assert re.search(r"✓ Bash seq 1 300 · 300 \(\+299 lines\)", session.text), session.text
+    assert api.errors == []
+
+
 async def test_compact_shows_progress_then_result(workspace: tuple[FakeApi, Path]) -> None:
     api, root = workspace
     api.on(lambda r: SUMMARY_MARK in r.last_user_text(), summary_reply)
