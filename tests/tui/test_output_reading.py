@@ -1,12 +1,15 @@
-"""Reading output in the app: a long tool output says how much is hidden and expands to all of it."""
+"""Reading and copying in the app: a long tool output says how much is hidden and expands to all
+of it; /copy and a drag put text on the clipboard (Textual records it in ``app.clipboard``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
-from tests.tui.screen import widget_text
+from tests.tui.screen import screen_words, widget_lines, widget_text
 from tui.fake_api import FakeApi, text_reply, tool_reply
+from tui.fullscreen.widgets.prompt_box import PromptInput
+from tui.fullscreen.widgets.reply import StreamingReply
 from tui.fullscreen.widgets.tool_block import ToolBlock
 from tui.fullscreen.widgets.transcript import Transcript
 
@@ -39,3 +42,70 @@ async def test_a_300_line_output_says_what_is_hidden_and_expands_to_every_line(
         bottom = [row.strip() for row in widget_text(app, block).splitlines()]
         assert bottom[-3:] == ["298", "299", "300"], bottom
         assert len(block.body.plain.splitlines()) == 300  # type: ignore[union-attr]
+
+
+REPLY = "The answer is forty two, said the machine."
+
+
+async def test_copy_puts_the_last_reply_on_the_clipboard(api: FakeApi, repo: Path) -> None:
+    api.add(text_reply("An earlier reply."), text_reply(REPLY))
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "/copy")
+        await wait_idle(pilot)
+        assert "There is no reply to copy yet." in screen_words(app)
+        assert app.clipboard == ""
+        for prompt in ("first", "second"):
+            await submit(pilot, prompt)
+            await wait_idle(pilot)
+        await submit(pilot, "/copy")
+        await wait_idle(pilot)
+        assert app.clipboard == REPLY
+        words = screen_words(app)
+        assert f"Copied the last reply to the clipboard ({len(REPLY)} characters, 1 line)." in words
+
+
+async def test_a_drag_across_a_reply_copies_what_it_selected(api: FakeApi, repo: Path) -> None:
+    api.add(text_reply(REPLY))
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "ask")
+        await wait_idle(pilot)
+        prompt = app.query_one(PromptInput)
+        prompt.text = "draft"  # (moving the prompt's cursor ends a selection: set it first)
+        reply = app.query_one(StreamingReply)
+        row = next(i for i, line in enumerate(widget_lines(app, reply)) if "forty" in line)
+        column = widget_lines(app, reply)[row].index("forty")
+        await pilot.mouse_down(reply, offset=(column, row))
+        await pilot.hover(reply, offset=(column + len("forty two") - 1, row))
+        await pilot.mouse_up(reply, offset=(column + len("forty two") - 1, row))
+        await wait_for(pilot, lambda: app.clipboard == "forty two")
+        await wait_for(pilot, lambda: "Copied the selection" in screen_words(app))
+        # ctrl+c over a selection copies it again and neither quits nor clears the prompt.
+        app.copy_to_clipboard("")
+        await pilot.press("ctrl+c")
+        assert app.clipboard == "forty two" and prompt.text == "draft" and app.is_running
+        assert not app.screen.selections  # the copy ends the selection
+
+
+async def test_a_drag_over_a_tool_block_selects_without_toggling_it(
+    api: FakeApi, repo: Path
+) -> None:
+    api.add(tool_reply(("Bash", {"command": "seq 1 300"})), text_reply("Counted."))
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "count to 300")
+        await wait_idle(pilot)
+        (block,) = app.query(ToolBlock)
+        rows = widget_lines(app, block)
+        last = len(rows) - 1
+        assert rows[last].strip() == "300"
+        await pilot.mouse_down(block, offset=(0, last - 1))
+        await pilot.hover(block, offset=(20, last))
+        await pilot.mouse_up(block, offset=(20, last))
+        await wait_for(pilot, lambda: "299" in app.clipboard and "300" in app.clipboard)
+        await pilot.pause()
+        assert not block.expanded

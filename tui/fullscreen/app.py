@@ -218,7 +218,25 @@ class CcxApp(App[int]):
         if texts and not prompt.text:
             prompt.text = "\n".join(texts)  # queued prompts come back for editing
 
+    def on_text_selected(self, _event: events.TextSelected) -> None:
+        """A drag that selected text copies it, as selecting does in a terminal."""
+        self.copy_selection()
+
+    def copy_selection(self) -> bool:
+        """Put the selected text on the clipboard (OSC 52) and say so; False with none."""
+        text = self.screen.get_selected_text()
+        if not text:
+            return False
+        from tui.clipboard import copied_words
+
+        self.copy_to_clipboard(text)
+        self.query_one(StatusLine).note(copied_words(text, "the selection"), 3.0)
+        return True
+
     def action_interrupt_or_clear(self) -> None:
+        if self.copy_selection():  # ctrl+c over a selection copies it, as in a terminal
+            self.screen.clear_selection()
+            return
         if self.running is not None:
             self.action_interrupt()
             return
