@@ -11,7 +11,7 @@ from tui.fake_api import FakeApi, text_reply, tool_reply
 from tui.fullscreen.widgets.prompt_box import PromptInput
 from tui.fullscreen.widgets.reply import StreamingReply
 from tui.fullscreen.widgets.tool_block import ToolBlock
-from tui.fullscreen.widgets.transcript import Transcript
+from tui.fullscreen.widgets.transcript import NEW_OUTPUT, Transcript, UserPrompt
 
 
 async def test_a_300_line_output_says_what_is_hidden_and_expands_to_every_line(
@@ -109,3 +109,53 @@ async def test_a_drag_over_a_tool_block_selects_without_toggling_it(
         await wait_for(pilot, lambda: "299" in app.clipboard and "300" in app.clipboard)
         await pilot.pause()
         assert not block.expanded
+
+
+LONG = "\n\n".join(f"Paragraph {n} of the answer." for n in range(1, 41))
+
+
+async def test_a_send_while_scrolled_up_brings_the_new_turn_into_view(
+    api: FakeApi, repo: Path
+) -> None:
+    api.add(text_reply(LONG), text_reply("Short answer."))
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "a long answer please")
+        await wait_idle(pilot)
+        transcript = app.query_one(Transcript)
+        await pilot.press("pageup", "pageup")
+        await wait_for(pilot, lambda: transcript.scroll_y < transcript.max_scroll_y - 10)
+        await submit(pilot, "and the next one")
+        await wait_idle(pilot)
+        prompts = list(app.query(UserPrompt))
+        await wait_for(pilot, lambda: "and the next one" in widget_text(app, prompts[-1]))
+        await wait_for(pilot, lambda: "Short answer." in screen_words(app))
+        assert transcript.scroll_y == transcript.max_scroll_y
+        assert NEW_OUTPUT not in screen_words(app)
+
+
+async def test_scrolling_up_while_a_reply_streams_stays_put_and_says_more_is_below(
+    api: FakeApi, repo: Path
+) -> None:
+    api.add(text_reply(LONG), text_reply(LONG, chunk_chars=12, tokens_per_s=150))
+    app = make_app(repo)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "a long answer please")
+        await wait_idle(pilot)
+        await submit(pilot, "again, slowly")
+        await wait_for(pilot, lambda: "Paragraph 3 of" in screen_words(app))
+        transcript = app.query_one(Transcript)
+        assert app.running is not None and transcript.following  # it follows the stream
+        await pilot.press("pageup")
+        await wait_for(pilot, lambda: not transcript.following)
+        await wait_for(pilot, lambda: NEW_OUTPUT in screen_words(app))
+        where = transcript.scroll_y
+        seen = transcript.max_scroll_y
+        await wait_for(pilot, lambda: transcript.max_scroll_y > seen + 2)  # more arrived ...
+        assert transcript.scroll_y == where  # ... and the view stayed where the user reads
+        await pilot.press("ctrl+end")  # back to the end: following again, the hint gone
+        await wait_for(pilot, lambda: transcript.following and NEW_OUTPUT not in screen_words(app))
+        await wait_idle(pilot, timeout=30)
+        await wait_for(pilot, lambda: "Paragraph 40 of the answer." in screen_words(app))
