@@ -56,6 +56,8 @@ finally:
         gc.enable()
 
 if TYPE_CHECKING:
+    from textual.widget import Widget
+
     from tui.fullscreen.history import Entry
     from tui.session.options import RunOptions
 
@@ -265,8 +267,12 @@ class CcxApp(App[int]):
         block = block or self.query_one(Transcript).latest_expandable
         if block is not None and block.is_attached:
             block.action_toggle()
-            if block.expanded:
-                block.scroll_visible(animate=False)
+            if block.expanded:  # taller than the view: from its first line, to read it down
+                self.call_after_refresh(self._show_expanded, block)
+
+    def _show_expanded(self, block: Widget) -> None:
+        view = self.query_one(Transcript).scrollable_content_region.height
+        block.scroll_visible(animate=False, top=block.outer_size.height > view)
 
     def on_key(self, event: events.Key) -> None:
         """Typing goes to the prompt wherever the focus was left (a Tab to a block, a click)."""
