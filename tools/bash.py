@@ -43,7 +43,6 @@ from tools.sandbox.sandbox import unsandboxed
 DEFAULT_TIMEOUT_MS = 120_000
 MAX_TIMEOUT_MS = 600_000
 LABEL_CHARS = 80  # a command's first line is cut here in its label
-DISPLAY_LINES = 5
 
 _QUIET_ENV = {
     "PAGER": "cat",
@@ -323,10 +322,8 @@ class BashTool(Tool[BashParams]):
         if status:
             sections.append(status)
         output = "\n".join(sections)
-        display_lines = body.splitlines()[-DISPLAY_LINES:]
-        if status:
-            display_lines.append(status)
-        display = "\n".join(display_lines)
+        # The user's copy of the whole output (the front ends show its tail and expand to it).
+        display = "\n".join(filter(None, [captured.render_for_display() or "(no output)", status]))
         full_path = captured.full_output_path
         meta = {
             "command": command,
@@ -337,7 +334,6 @@ class BashTool(Tool[BashParams]):
             "cut": captured.cut,
             "full_output_path": str(full_path) if full_path else None,
             "cwd": str(self.cwd),
-            "display": display,
         }
         return ToolResult(output=output, display=display, is_error=bool(status), meta=meta)
 

@@ -39,6 +39,17 @@ class CapturedOutput:
         note = f"... [{self.chars_cut} characters{lines} cut] ..."
         return f"{self.head.rstrip()}\n\n{note}\n\n{self.tail.rstrip()}"
 
+    def render_for_display(self) -> str:
+        """What the user can expand to: the same head and tail, the cut told in the user's words."""
+        if not self.cut:
+            return self.head.rstrip()
+        where = f"; all of it is in {self.full_output_path}" if self.full_output_path else ""
+        note = (
+            f"… {self.lines_cut:,} lines not kept for display (only the first and last "
+            f"{_HALF // 1000} K characters are{where}) …"
+        )
+        return f"{self.head.rstrip()}\n{note}\n{self.tail.rstrip()}"
+
 
 class OutputCapture:
     """Streams output into a bounded head and tail; the middle is only counted.

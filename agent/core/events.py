@@ -153,6 +153,8 @@ class ToolFinished(Event):
     tool_use_id: str
     name: str
     is_error: bool
+    # The user's copies: the tool's own words (Bash: its whole output, capped) and the
+    # result's text (its first and last 16 K characters when longer); the model's is ``content``.
     display: str
     output_preview: str = ""
     meta: dict[str, Any] = field(default_factory=dict)

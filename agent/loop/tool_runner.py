@@ -23,6 +23,7 @@ from agent.loop.tool_hooks import PreToolVerdict, ToolHooks, check_gate
 from agent.permissions.gate import PermissionGate
 from agent.permissions.rules import Decision, Rule
 from tools.base import CURRENT_TOOL_USE, Tool, ToolContext, ToolParams, ToolResult
+from tools.shown_output import shown_output
 from tools.surrogates import escape_text, escape_value
 
 log = logging.getLogger(__name__)
@@ -138,7 +139,7 @@ class ToolRunner:
         content = _api_content(result)
         results[call.id] = tool_result_block(call.id, content, result.is_error)
         meta = dict(result.meta, duration_s=round(time.perf_counter() - started, 4))
-        preview = result.output_text()[:2000]
+        preview = shown_output(result.output_text())
         self.emit(
             ToolFinished(
                 call.id, call.use["name"], result.is_error, result.display, preview, meta, content

@@ -126,6 +126,18 @@ def test_continue_and_resume_keep_the_conversation(ccx: Ccx) -> None:
     assert len(ccx.transcripts()) == 1
 
 
+def test_copy_answers_with_the_last_reply(ccx: Ccx) -> None:
+    ccx.api.add(text_reply("First line.\nSecond line."))
+    ccx.run("-p", "say two lines")
+    copied = ccx.run("-c", "-p", "/copy")
+    assert copied.returncode == 0
+    assert copied.stdout.strip() == "First line.\nSecond line."  # the reply itself, no escapes
+    assert "\x1b" not in copied.stdout
+    empty = ccx.run("-p", "/copy")
+    assert empty.returncode == 1 and "no reply to copy" in empty.stdout + empty.stderr
+    assert len(ccx.api.requests) == 1  # /copy never asks the model
+
+
 def test_unknown_resume_id_is_a_clear_error(ccx: Ccx) -> None:
     run = ccx.run("-r", "no-such-session", "-p", "hi", "--output-format", "json")
     assert run.returncode == 1

@@ -68,7 +68,8 @@ async def test_output_and_meta(bash: BashTool, ctx: ToolContext) -> None:
     assert result.meta["command"] == "echo hi"
     assert result.meta["cut"] is False
     assert result.meta["full_output_path"] is None
-    assert result.meta["display"] == "hi"
+    assert result.display == "hi"  # the user's copy, kept out of meta (no second copy)
+    assert "display" not in result.meta
     assert 0 <= result.meta["duration_s"] < 5
 
 
@@ -176,6 +177,11 @@ async def test_huge_output_is_capped_streamed_and_saved(bash: BashTool, ctx: Too
     assert str(full) in text
     tail = text[match.end() :].split("\n[The full output")[0]
     assert set(tail.split("\n")) == {"y"}
+    # The user's copy is capped the same way and says so, in its own words.
+    assert len(result.display) < 31_000
+    note = re.search(r"\n… ([\d,]+) lines not kept for display \(.*15 K.*\) …\n", result.display)
+    assert note and int(note.group(1).replace(",", "")) > 24_000_000, result.display[14_900:15_200]
+    assert str(full) in note.group(0)
 
 
 async def test_long_line_cut_without_session_dir(bash: BashTool, ctx: ToolContext) -> None:
@@ -191,6 +197,7 @@ async def test_long_line_cut_without_session_dir(bash: BashTool, ctx: ToolContex
 async def test_output_under_the_cap_is_whole(bash: BashTool, ctx: ToolContext) -> None:
     result = await run(bash, ctx, "seq 1 5000")
     assert result.output == "\n".join(str(i) for i in range(1, 5001))
+    assert result.display == result.output  # every line kept for the user to expand to
     assert not (ctx.session_dir / "tool-outputs").exists()  # type: ignore[operator]
 
 

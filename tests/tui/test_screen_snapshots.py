@@ -99,6 +99,15 @@ def tools_scene(app: Scene) -> None:
     transcript.add(HistoryReply("The limit is now **5** and the 4 tests pass."))
 
 
+def long_output_scene(app: Scene) -> None:
+    transcript = app.query_one(Transcript)
+    transcript.add(UserPrompt("count to 300"))
+    bash = ToolBlock("toolu_1", "Bash", {"command": "seq 1 300"}, label="Bash seq 1 300")
+    transcript.add(bash)
+    bash.finish(False, "\n".join(str(n) for n in range(1, 301)), "", {"exit_code": 0})
+    transcript.add(HistoryReply("Counted to 300."))
+
+
 def compaction_scene(app: Scene) -> None:
     transcript = app.query_one(Transcript)
     transcript.add(UserPrompt("/compact keep the retry details"))
@@ -201,6 +210,7 @@ def project(tmp_path: Path) -> Path:
 
 SCENES: dict[str, Callable[[Path], Callable[[Scene], None]]] = {
     "tools": lambda _p: tools_scene,
+    "long_output": lambda _p: long_output_scene,
     "compaction_collapsed": lambda _p: compaction_scene,
     "compaction_expanded": lambda _p: expanded_compaction_scene,
     "context": lambda _p: context_scene,
@@ -210,6 +220,7 @@ SCENES: dict[str, Callable[[Path], Callable[[Scene], None]]] = {
 }
 MUST_SHOW = {
     "tools": ["Read src/app.py", "+RETRY_LIMIT = 5", "4 passed", "▸ +2 lines"],
+    "long_output": ["… +295 lines (ctrl+o to expand)", "296", "300", "Counted to 300."],
     "compaction_collapsed": ["Compacted (manual)", "restored files: src/app.py", "▸ +3 lines"],
     "compaction_expanded": ["Primary request: raise the retry limit", "Next: edit the constant"],
     "context": ["Context usage", "files re-read: src/app.py", "Messages"],

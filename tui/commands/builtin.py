@@ -1,5 +1,5 @@
-"""Slash commands (/compact, /context, /undo-compact, /cost, /clear, /model, /plan, /mcp, /tasks,
-/output-style, /help, /exit).
+"""Slash commands (/compact, /context, /undo-compact, /cost, /clear, /copy, /model, /plan, /mcp,
+/tasks, /output-style, /help, /exit).
 
 Shared by every front end through the session driver: each returns a
 ``CommandResult`` with text for the user, so headless mode can print it and
@@ -269,6 +269,17 @@ async def _clear(runtime: Runtime, _args: str) -> CommandResult:
     runtime.clear_conversation()
     await runtime.run_session_start("clear")
     return CommandResult(f"Cleared. New session {runtime.session.id}.")
+
+
+@command("copy", "/copy", "Copy the last reply to the clipboard")
+async def _copy(runtime: Runtime, _args: str) -> CommandResult:
+    """The text is the reply itself (headless prints it); the app and the plain REPL put
+    ``data["copy"]`` on the clipboard and say so instead of showing it again."""
+    for message in reversed(runtime.agent.messages):
+        if message.role == "assistant" and message.kind == "response" and message.text().strip():
+            reply = message.text().strip()
+            return CommandResult(reply, data={"copy": reply})
+    return CommandResult("There is no reply to copy yet.", is_error=True)
 
 
 @command("model", "/model [name] [effort]", "Show or switch the model and its effort level")

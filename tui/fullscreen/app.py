@@ -57,6 +57,7 @@ finally:
 
 if TYPE_CHECKING:
     from textual.driver import Driver
+    from textual.widget import Widget
 
     from tui.fullscreen.history import Entry
     from tui.session.options import RunOptions
@@ -256,7 +257,25 @@ class CcxApp(App[int]):
         if texts and not prompt.text:
             prompt.text = "\n".join(texts)  # queued prompts come back for editing
 
+    def on_text_selected(self, _event: events.TextSelected) -> None:
+        """A drag that selected text copies it, as selecting does in a terminal."""
+        self.copy_selection()
+
+    def copy_selection(self) -> bool:
+        """Put the selected text on the clipboard (OSC 52) and say so; False with none."""
+        text = self.screen.get_selected_text()
+        if not text:
+            return False
+        from tui.clipboard import copied_words
+
+        self.copy_to_clipboard(text)
+        self.query_one(StatusLine).note(copied_words(text, "the selection"), 3.0)
+        return True
+
     def action_interrupt_or_clear(self) -> None:
+        if self.copy_selection():  # ctrl+c over a selection copies it, as in a terminal
+            self.screen.clear_selection()
+            return
         if self.running is not None:
             self.action_interrupt()
             return
@@ -285,8 +304,12 @@ class CcxApp(App[int]):
         block = block or self.query_one(Transcript).latest_expandable
         if block is not None and block.is_attached:
             block.action_toggle()
-            if block.expanded:
-                block.scroll_visible(animate=False)
+            if block.expanded:  # taller than the view: from its first line, to read it down
+                self.call_after_refresh(self._show_expanded, block)
+
+    def _show_expanded(self, block: Widget) -> None:
+        view = self.query_one(Transcript).scrollable_content_region.height
+        block.scroll_visible(animate=False, top=block.outer_size.height > view)
 
     def on_key(self, event: events.Key) -> None:
         """Typing goes to the prompt wherever the focus was left (a Tab to a block, a click)."""

@@ -175,6 +175,13 @@ class EventView:
             self._pick_job(result.data["jobs"])
         if "compaction" in result.data and not result.is_error:
             return  # the CompactionFinished event already showed it
+        if "copy" in result.data and not result.is_error:
+            from tui.clipboard import copied_words
+
+            copied = result.data["copy"]
+            transcript.app.copy_to_clipboard(copied)  # OSC 52: the terminal's clipboard
+            transcript.add_line(copied_words(copied), "output")
+            return
         if result.command == "clear" and not result.is_error:
             await transcript.clear_all()
         if result.is_error:

@@ -87,6 +87,11 @@ def output_tail(text: str, limit: int = TAIL_CHARS) -> str:
     return last if len(last) <= limit else "…" + last[-(limit - 1) :]
 
 
+def hidden_lines(text: str) -> int:
+    """The lines of a tool's output the one-line summary leaves out (it shows the last)."""
+    return max(0, len([line for line in text.splitlines() if line.strip()]) - 1)
+
+
 # -- the renderer ---------------------------------------------------------------------------
 
 
@@ -187,10 +192,14 @@ class PlainRenderer:
         self.quiet_running(event.tool_use_id)
         name, label = self._tool_labels.pop(event.tool_use_id, (event.name, ""))
         mark, style = ("✗", "red") if event.is_error else ("✓", "green")
-        tail = output_tail(event.display or event.output_preview)
+        output = event.display or event.output_preview
+        tail = output_tail(output)
         text = f"[{style}]{mark}[/] [bold]{escape(name)}[/] {escape(label)}"
         if tail:
             text += f" [dim]· {escape(tail)}[/]"
+        hidden = hidden_lines(output)
+        if hidden:
+            text += f" [dim](+{hidden} lines)[/]"
         self.markup(text)
 
     # A subagent: one dim line per tool call it makes, under its Agent call, and its end.

@@ -28,6 +28,7 @@ from agent.core.context_state import ContextState
 from agent.core.events import Event, EventSink
 from agent.core.locations import config_dir
 from agent.loop.tool_runner import Answer, Choice, PermissionRequest
+from tui.clipboard import copied_words, osc52
 from tui.commands.builtin import builtin_commands
 from tui.commands.slash import BLANK_PROMPT, command_name, interactive_completions, is_exit
 from tui.plain.input import LineSource, PipedSource, PromptSource, toolbar_fragments
@@ -209,10 +210,23 @@ class PlainRepl:
 
             self.renderer.end_stream()
             self.console.print(help_table(result.data.get("help", []), KEYS_HELP))
+        elif "copy" in result.data and not result.is_error:
+            self._copy(result.data["copy"])
         elif result.command is not None and "compaction" not in result.data:
             # (a compaction's line came with its event)
             self.renderer.line(result.text, "red" if result.is_error else None)
         return not result.exit
+
+    def _copy(self, text: str) -> None:
+        """/copy: onto the terminal's clipboard (OSC 52); with no terminal, the reply printed."""
+        self.renderer.end_stream()
+        if not self.console.is_terminal:
+            self.console.print(text, markup=False, highlight=False)
+            self.renderer.line("(Not a terminal: the reply is printed instead of copied.)", "dim")
+            return
+        self.console.file.write(osc52(text))
+        self.console.file.flush()
+        self.renderer.line(copied_words(text), "dim")
 
     def _show_failure(self, failure: Failure) -> None:
         if failure.kind == "max_turns":

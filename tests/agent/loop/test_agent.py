@@ -23,6 +23,7 @@ from agent.permissions.gate import PermissionGate
 from tools.base import Tool, ToolContext, ToolParams, ToolResult
 from tools.file_state import FileStateCache
 from tools.registry import default_tools
+from tools.shown_output import shown_output
 from tui.fake_api import FakeApi, Fault, Stall, text_reply, tool_reply
 
 
@@ -321,6 +322,33 @@ async def test_a_tool_result_that_is_not_utf8_is_escaped_before_it_enters(
     finished = {e.name: e for e in events if isinstance(e, ToolFinished)}
     assert finished["Glob"].output_preview == shown
     assert finished["Read"].meta["path"] == shown  # what the user sees is escaped too
+
+
+async def test_the_user_gets_a_whole_copy_of_a_result_the_model_gets_unchanged(
+    api: FakeApi, tmp_path: Path, events: list[Event]
+) -> None:
+    (tmp_path / "big.txt").write_text("\n".join(f"line {i}" for i in range(1, 3001)))
+    api.add(tool_reply(("Grep", {"pattern": "line", "path": "big.txt", "output_mode": "content"})))
+    api.add(text_reply("seen"))
+    agent = make_agent(api, tmp_path, events)
+    await agent.submit("find")
+    sent = api.requests[1].messages[-1]["content"][0]["content"]
+    finished = next(e for e in events if isinstance(e, ToolFinished))
+    assert finished.content == sent  # the model's copy is the event's content, untouched
+    assert finished.output_preview == shown_output(sent)
+    assert sent.count("\n") >= 200  # far beyond the 2,000 characters a preview once had
+    first, last = sent.splitlines()[0], sent.splitlines()[-1]
+    assert first in finished.output_preview and last in finished.output_preview
+
+
+def test_the_users_copy_of_a_long_result_keeps_both_ends_and_says_what_is_left_out() -> None:
+    text = "\n".join(f"row {i}" for i in range(1, 20_001))
+    shown = shown_output(text, keep=1_000)
+    assert shown.startswith("row 1\n") and shown.endswith("row 20000")
+    middle = text[1_000:-1_000]
+    assert f"… {middle.count(chr(10)) + 1:,} lines ({len(middle):,} characters) not kept" in shown
+    assert len(shown) < 2_100
+    assert shown_output("short", keep=1_000) == "short"
 
 
 async def test_a_request_that_cannot_be_encoded_goes_out_escaped_and_heals_the_source(

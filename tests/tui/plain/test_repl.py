@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import io
 import json
@@ -32,6 +33,7 @@ from agent.core.events import (
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from compaction.thresholds import ContextLimits, context_state, warning_text
 from tests.fake_env import use_fake_api
+from tui.clipboard import copied_words, osc52
 from tui.commands.slash import BLANK_PROMPT
 from tui.fake_api import Drop, FakeApi, Reply, text_reply, tool_reply
 from tui.plain.input import PipedSource, SlashCommandCompleter, toolbar_fragments
@@ -134,6 +136,40 @@ async def test_prompt_tool_answer(workspace: tuple[FakeApi, Path]) -> None:
         assert "● It returns RETRY_LIMIT, which is 3." in session.text
         assert "RETRY_LIMIT = 3" in api.requests[-1].all_text()
     assert api.errors == []
+
+
+async def test_a_long_output_says_how_many_lines_its_summary_leaves_out(
+    workspace: tuple[FakeApi, Path],
+) -> None:
+    api, root = workspace
+    api.add(tool_reply(("Bash", {"command": "seq 1 300"})), text_reply("Counted."))
+    async with plain_session(root) as session:
+        await session.type("count to 300" + ENTER)
+        assert re.search(r"✓ Bash seq 1 300 · 300 \(\+299 lines\)", session.text), session.text
+    assert api.errors == []
+
+
+async def test_copy_without_a_terminal_prints_the_last_reply(
+    workspace: tuple[FakeApi, Path],
+) -> None:
+    api, root = workspace
+    api.add(text_reply("Copy me, please."))
+    async with plain_session(root) as session:
+        await session.type("/copy" + ENTER)
+        assert "There is no reply to copy yet." in session.text
+        await session.type("say it" + ENTER)
+        await session.type("/copy" + ENTER)
+        assert session.text.count("Copy me, please.") == 2  # the reply, then /copy's print
+        assert "Not a terminal: the reply is printed instead of copied." in session.text
+    assert api.errors == []
+
+
+def test_the_clipboard_sequence_carries_the_text_whole() -> None:
+    text = "naïve\nsecond line ✓"
+    sequence = osc52(text)
+    assert sequence.startswith("\x1b]52;c;") and sequence.endswith("\a")
+    assert base64.b64decode(sequence[len("\x1b]52;c;") : -1]).decode() == text
+    assert copied_words(text) == "Copied the last reply to the clipboard (19 characters, 2 lines)."
 
 
 async def test_compact_shows_progress_then_result(workspace: tuple[FakeApi, Path]) -> None:

@@ -65,6 +65,8 @@ class Expandable(Static, can_focus=True):
             previous.refresh_content()
 
     def on_click(self) -> None:
+        if self.screen.selections:
+            return  # the end of a drag that selected text: it is copied, the block stays
         self.action_toggle()
 
     # Not DOMNode's toggle of a named attribute: the block opens or closes itself.

@@ -25,6 +25,7 @@ from textual.widget import Widget
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from textual.selection import Selection
 
 FREEZE_CHARS = 400
 APPLY_INTERVAL_S = 0.2  # each apply costs a layout + repaint (~15-40 ms): five a second
@@ -88,7 +89,24 @@ class MarkdownLines(Widget):
     def render_line(self, y: int) -> Strip:
         width = self.content_size.width
         lines = self.lines(width)
-        return lines[y] if y < len(lines) else Strip.blank(width)
+        if y >= len(lines):
+            return Strip.blank(width)
+        line = lines[y]
+        selection = self.text_selection
+        span = selection.get_span(y) if selection is not None else None
+        if span is not None:
+            start, end = span
+            end = line.cell_length if end == -1 else min(end, line.cell_length)
+            if start < end:
+                before, chosen, after = line.divide([start, end, line.cell_length])
+                style = self.screen.get_component_rich_style("screen--selection")
+                line = Strip.join([before, chosen.apply_style(style), after])
+        return line.apply_offsets(0, y)  # where a drag starts and ends, for selecting
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected part of the reply as it is shown (a drag across it copies this)."""
+        lines = self.lines(self.content_size.width)
+        return selection.extract("\n".join(line.text.rstrip() for line in lines)), "\n"
 
 
 class HistoryReply(MarkdownLines):

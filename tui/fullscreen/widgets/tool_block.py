@@ -1,4 +1,9 @@
-"""A tool call in the transcript: one compact line that expands to its diff or output."""
+"""A tool call in the transcript: one compact line that expands to its diff or output.
+
+A finished call keeps the user's whole copy of what it returned (capped by the tool
+layer, which says so); collapsed, a block shows a few lines of it and how many more
+there are ("… +295 lines"), and ctrl+o or a click shows all of them.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +12,14 @@ from typing import Any
 from rich.text import Text
 
 from agent.core.events import SubagentEvent, SubagentFinished
+from tools.shown_output import shown_output
 from tui.fullscreen.widgets.agent_progress import AgentProgress
-from tui.fullscreen.widgets.expandable import Expandable
+from tui.fullscreen.widgets.expandable import HINT_EXPAND, Expandable
 
-BODY_LINES = 12
-DIFF_LINES = 40
+DIFF_LINES = 40  # a diff's first lines, shown collapsed (and in the permission dialog)
+OUTPUT_LINES = 5  # a command's or an error's last lines, shown collapsed
 ARG_WIDTH = 90
-EXPANDED_BY_DEFAULT = {"Edit", "Write", "MultiEdit", "Bash"}
+SHOWN_COLLAPSED = {"Edit", "Write", "MultiEdit", "Bash"}  # their first/last lines, unasked
 AGENT_TOOLS = {"Agent", "Task"}
 
 
@@ -22,7 +28,8 @@ def _fit(label: str) -> str:
     return label if len(label) <= ARG_WIDTH else label[: ARG_WIDTH - 1] + "…"
 
 
-def diff_text(diff: str, limit: int = DIFF_LINES) -> Text:
+def diff_text(diff: str, limit: int | None = DIFF_LINES) -> Text:
+    """The diff coloured; cut after ``limit`` lines with a count, or whole with ``None``."""
     lines = diff.rstrip("\n").splitlines()
     text = Text()
     for line in lines[:limit]:
@@ -37,19 +44,14 @@ def diff_text(diff: str, limit: int = DIFF_LINES) -> Text:
         else:
             style = "dim"
         text.append(line + "\n", style=style)
-    if len(lines) > limit:
+    if limit is not None and len(lines) > limit:
         text.append(f"… {len(lines) - limit} more lines\n", style="dim italic")
     text.rstrip()
     return text
 
 
-def tail_text(output: str, limit: int = BODY_LINES, style: str = "") -> Text:
-    lines = output.rstrip("\n").splitlines()
-    text = Text()
-    if len(lines) > limit:
-        text.append(f"… {len(lines) - limit} earlier lines\n", style="dim italic")
-    text.append("\n".join(lines[-limit:]), style=style)
-    return text
+def output_text(output: str, style: str = "") -> Text:
+    return Text(output.rstrip("\n"), style=style)
 
 
 def first_line(text: str) -> str:
@@ -101,7 +103,9 @@ class ToolBlock(Expandable):
         self.label = _fit(label or name)
         self.status = "running"
         self.summary = ""
-        self.body: Text | None = None
+        self.body: Text | None = None  # every line the user can expand to
+        # How many of the body's lines show while collapsed: its first ones (> 0), its last (< 0).
+        self.shown = 0
         # An Agent call: its subagent's latest calls and tokens, drawn under the label.
         self.progress = AgentProgress() if name in AGENT_TOOLS else None
 
@@ -115,16 +119,23 @@ class ToolBlock(Expandable):
             block.status = "error" if view.is_error else "done"
             block.summary = first_line(view.result) if view.is_error else ""
             if view.result.strip():
-                block.body = tail_text(view.result, style="red" if view.is_error else "")
+                style = "red" if view.is_error else ""
+                block.body = output_text(shown_output(view.result), style=style)
+                block.shown = -OUTPUT_LINES if view.is_error or view.name == "Bash" else 0
         block.set_class(block.status == "error", "-error")
         return block
 
     def can_expand(self) -> bool:
-        return self.body is not None or (self.progress is not None and self.progress.hidden() > 0)
+        return self.hidden_lines() > 0
 
     def hidden_lines(self) -> int:
-        hidden = self.progress.hidden() if self.progress is not None else 0
-        return hidden + (len(self.body.plain.splitlines()) if self.body is not None else 0)
+        return (self.progress.hidden() if self.progress is not None else 0) + self.body_hidden()
+
+    def body_hidden(self) -> int:
+        """The body's lines the collapsed block leaves out."""
+        if self.body is None:
+            return 0
+        return max(0, self.body.plain.count("\n") + 1 - abs(self.shown))
 
     def subagent(self, event: SubagentEvent | SubagentFinished) -> None:
         """A subagent's event, from under this Agent call."""
@@ -155,8 +166,8 @@ class ToolBlock(Expandable):
         else:
             self.summary = first_line(meta.get("display") or display)
         self.body = self._body(is_error, display, preview, meta)
-        if self.body is not None and (is_error or self.tool_name in EXPANDED_BY_DEFAULT):
-            self.expanded = True
+        if self.body is not None and (is_error or self.tool_name in SHOWN_COLLAPSED):
+            self.shown = DIFF_LINES if meta.get("diff") and not is_error else -OUTPUT_LINES
         self.claim_latest()
         self.refresh_content()
 
@@ -164,6 +175,7 @@ class ToolBlock(Expandable):
         self.status = "denied"
         self.summary = "denied"
         self.body = Text(reason, style="red")
+        self.shown = -OUTPUT_LINES
         self.set_class(True, "-error")
         self.claim_latest()
         self.refresh_content()
@@ -172,14 +184,13 @@ class ToolBlock(Expandable):
         self, is_error: bool, display: str, preview: str, meta: dict[str, Any]
     ) -> Text | None:
         if is_error:
-            return tail_text(preview or display, style="red") if (preview or display) else None
+            return output_text(preview or display, style="red") if (preview or display) else None
         if meta.get("diff"):
-            return diff_text(meta["diff"])
+            return diff_text(meta["diff"], limit=None)
         if self.tool_name == "Bash":
-            output = meta.get("display") or display
-            return tail_text(output) if output.strip() else None
+            return output_text(display) if display.strip() else None
         if preview.strip() and self.tool_name not in ("Read",):
-            return tail_text(preview)
+            return output_text(preview)
         return None
 
     def on_mount(self) -> None:
@@ -205,9 +216,25 @@ class ToolBlock(Expandable):
         ):
             text.append("\n")
             text.append_text(indented(self.progress.lines(self.expanded)))
-        if self.body is not None:
+        if self.body is not None and (self.expanded or not self.shown):
             text.append(self.marker(), style="dim")
             if self.expanded:
                 text.append("\n")
                 text.append_text(indented(self.body))
+        elif self.body is not None:
+            text.append("\n")
+            text.append_text(indented(self._collapsed_body()))
         self.update(text)
+
+    def _collapsed_body(self) -> Text:
+        """The body's first or last lines, and how many more there are."""
+        assert self.body is not None
+        lines = self.body.split("\n", allow_blank=True)
+        hidden = self.body_hidden()
+        if not hidden:
+            return self.body
+        words = f"… +{hidden} lines" + (f" ({HINT_EXPAND})" if self.is_latest else "")
+        note = Text(words, style="dim")
+        if self.shown > 0:
+            return Text("\n").join([*lines[: self.shown], note])
+        return Text("\n").join([note, *lines[self.shown :]])

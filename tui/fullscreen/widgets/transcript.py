@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from tui.fullscreen.widgets.expandable import Expandable
 
 PAGE = 100
+NEW_OUTPUT = "↓ new output below (ctrl+end)"
 LINE_STYLES = {
     "error": "red",
     "warning": "yellow",
@@ -58,6 +60,31 @@ class UserPrompt(Static):
         body.append(shown_prompt(text, self.SHOWN_HEAD_CHARS, self.SHOWN_TAIL_CHARS))
         super().__init__(body, classes="-queued" if queued else "")
         self.prompt = text
+
+
+class NewOutputHint(Static):
+    """Shown over the transcript's last row while the user reads further up and output arrives."""
+
+    DEFAULT_CSS = """
+    NewOutputHint {
+        dock: bottom;
+        width: auto;
+        height: 1;
+        padding: 0 1;
+        background: $primary-muted;
+        color: $text;
+        display: none;
+    }
+    NewOutputHint.-shown {
+        display: block;
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(NEW_OUTPUT, id="new-output")
+
+    def on_click(self) -> None:
+        self.parent.scroll_end(animate=False)  # type: ignore[union-attr]
 
 
 def shown_prompt(text: str, head: int, tail: int) -> str:
@@ -99,13 +126,39 @@ class Transcript(VerticalScroll):
         self.cwd: Path | None = None  # the project: paths inside it are shown relative to it
 
     def on_mount(self) -> None:
+        self.mount(NewOutputHint())
         self.anchor()
+
+    # -- following the output ------------------------------------------------------------
+
+    @property
+    def following(self) -> bool:
+        """Whether new output scrolls into view (the user has not scrolled up to read)."""
+        return not (self._anchored and self._anchor_released)
+
+    def follow(self) -> None:
+        """Back to the end, following what comes next (a prompt was sent)."""
+        self.scroll_end(animate=False)
+
+    def watch_virtual_size(self, old: Size, new: Size) -> None:
+        if new.height > old.height and not self.following and self.max_scroll_y > self.scroll_y:
+            self._hint(True)  # output arrived below where the user reads: it stays put
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if self.following or new >= self.max_scroll_y:
+            self._hint(False)
+
+    def _hint(self, shown: bool) -> None:
+        for hint in self.query_children(NewOutputHint):
+            hint.set_class(shown, "-shown")
 
     # -- live events ---------------------------------------------------------------------
 
     def add_user(self, text: str, queued: bool = False) -> UserPrompt:
         widget = UserPrompt(text, queued)
         self.mount(widget)
+        self.follow()  # a send shows the new turn, wherever the user had scrolled
         return widget
 
     def add_line(self, text: str, kind: str = "info") -> Static:
@@ -179,7 +232,8 @@ class Transcript(VerticalScroll):
         self._tools.clear()
         self._earlier = []
         self.latest_expandable = None
-        await self.remove_children([child for child in self.children if child.id != "welcome"])
+        keep = ("welcome", "new-output")
+        await self.remove_children([child for child in self.children if child.id not in keep])
 
     # -- history -------------------------------------------------------------------------
 
@@ -188,7 +242,9 @@ class Transcript(VerticalScroll):
         self._earlier = list(entries[:-PAGE]) if len(entries) > PAGE else []
         shown = entries[-PAGE:]
         widgets = [history_widget(entry) for entry in shown]
-        first = next((child for child in self.children if child.id != "welcome"), None)
+        first = next(
+            (child for child in self.children if child.id not in ("welcome", "new-output")), None
+        )
         if self._earlier:
             widgets.insert(0, self._load_button())
         if widgets:
