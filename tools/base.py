@@ -158,6 +158,11 @@ class Tool(Generic[P]):
         """
         return self.name
 
+    def precheck(self, params: P, ctx: ToolContext) -> ToolResult | None:
+        """An error the call would surely end in, found before anyone is asked to allow it
+        (an Edit of a file never read); None: nothing known against it. Cheap, no changes."""
+        return None
+
     async def run(self, params: P, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError
 
