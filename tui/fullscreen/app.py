@@ -209,6 +209,7 @@ class CcxApp(App[int]):
         if self.running is None:
             return
         self.bridge.interrupt()
+        self.query_one(StatusLine).show("Interrupting…", hint="")
         queued, self.queue = self.queue, []
         prompt = self.query_one(PromptInput)
         texts = [job.text for job in queued]
@@ -432,7 +433,9 @@ class CcxApp(App[int]):
 
     def on_permission_asked(self, message: PermissionAsked) -> None:
         if self.live:
-            show_permission(self, message.request, message.answer, self.options)
+            show_permission(
+                self, message.request, message.answer, self.options, self.action_interrupt
+            )
 
     def on_trust_asked(self, message: TrustAsked) -> None:
         if self.live:

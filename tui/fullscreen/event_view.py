@@ -103,6 +103,8 @@ class EventView:
             )
         elif isinstance(event, TurnFinished):
             transcript.end_text()
+            if event.interrupted:
+                transcript.tools_interrupted()
         else:
             await self._show_other(event)
 
@@ -147,6 +149,7 @@ class EventView:
         transcript = self.transcript
         if message.outcome == "interrupted":
             self.cancel_compaction()
+            transcript.tools_interrupted()
             transcript.add_line("⎿ Interrupted · tell ccx what to do instead", "interrupted")
             return
         if message.error is not None:

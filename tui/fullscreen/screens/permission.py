@@ -31,6 +31,7 @@ CONTENT_HEAD_LINES = 20
 MAX_PREVIEW_ROWS = 24
 PREVIEW_FILE_BYTES = 2_000_000  # larger files get the strings' own diff, not a read of the file
 ANSWERS = ("allow", "always", "deny")
+INTERRUPT = "interrupt"  # Esc: not an answer to this call, the end of the turn
 
 
 def edit_diff(tool_input: dict[str, Any], cwd: Path | None = None) -> str:
@@ -95,7 +96,7 @@ def permission_preview(tool_name: str, tool_input: dict[str, Any], cwd: Path | N
 
 
 class PermissionScreen(ModalScreen[str]):
-    """Dismissed with "allow", "always" or "deny"; Esc denies.
+    """Dismissed with "allow", "always" or "deny"; Esc with "interrupt" (the turn stops).
 
     The dialog fits the terminal at any height: the preview scrolls inside and
     gives up rows first, so the three choices and their keys stay in sight.
@@ -136,7 +137,8 @@ class PermissionScreen(ModalScreen[str]):
     BINDINGS = [
         Binding("1,y", "answer('allow')", "Allow once"),
         Binding("2,a", "answer('always')", "Always allow"),
-        Binding("3,n,escape", "answer('deny')", "Deny"),
+        Binding("3,n", "answer('deny')", "Deny"),
+        Binding("escape", "answer('interrupt')", "Stop the turn"),
     ]
 
     class Withdrawn(Message):
@@ -146,6 +148,7 @@ class PermissionScreen(ModalScreen[str]):
         super().__init__()
         self.request = request
         self.cwd = cwd
+        self.answered = False
 
     def compose(self) -> ComposeResult:
         request = self.request
@@ -190,7 +193,10 @@ class PermissionScreen(ModalScreen[str]):
         self.action_answer(event.option.id or "deny")
 
     def action_answer(self, answer: str) -> None:
-        self.dismiss(answer if answer in ANSWERS else "deny")
+        if self.answered:
+            return
+        self.answered = True
+        self.dismiss(answer if answer in (*ANSWERS, INTERRUPT) else "deny")
 
     def on_permission_screen_withdrawn(self, _event: Withdrawn) -> None:
-        self.dismiss("deny")
+        self.action_answer("deny")  # gone already if Esc here is what stopped the turn

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rich.text import Text
@@ -99,7 +100,8 @@ class ToolBlock(Expandable):
         self.tool_name = name
         self.tool_input = tool_input
         self.label = _fit(label or name)
-        self.status = "running"
+        self.status = "running"  # or "asking" (its permission question is open), "done"...
+        self.started = time.monotonic()
         self.summary = ""
         self.body: Text | None = None
         # An Agent call: its subagent's latest calls and tokens, drawn under the label.
@@ -160,6 +162,22 @@ class ToolBlock(Expandable):
         self.claim_latest()
         self.refresh_content()
 
+    def asking(self, waiting: bool) -> None:
+        """Its permission question is open (True), or was answered yes: it runs from now."""
+        if self.status not in ("running", "asking"):
+            return
+        self.status = "asking" if waiting else "running"
+        self.started = time.monotonic()
+        self.refresh_content()
+
+    def interrupt(self) -> None:
+        """The turn was stopped before this call finished: it never will."""
+        if self.status not in ("running", "asking"):
+            return
+        self.status, self.summary = "error", "interrupted"
+        self.set_class(True, "-error")
+        self.refresh_content()
+
     def deny(self, reason: str) -> None:
         self.status = "denied"
         self.summary = "denied"
@@ -185,10 +203,19 @@ class ToolBlock(Expandable):
     def on_mount(self) -> None:
         self.claim_latest()  # a block from a resumed session, mounted in order
         self.refresh_content()
+        if self.status == "running":
+            self._clock = self.set_interval(0.5, self._tick)
+
+    def _tick(self) -> None:
+        if self.status in ("running", "asking"):
+            self.refresh_content()
+        else:
+            self._clock.stop()
 
     def refresh_content(self) -> None:
         glyph, style = {
             "running": ("○", "dim"),
+            "asking": ("○", "yellow"),
             "done": ("●", "green"),
             "error": ("●", "red"),
             "denied": ("⊘", "red"),
@@ -197,7 +224,12 @@ class ToolBlock(Expandable):
         text.append(f"{glyph} ", style=style)
         text.append(self.label, style="bold")
         if self.status == "running":
-            text.append("  running…", style="dim italic")
+            took = time.monotonic() - self.started
+            text.append(
+                f"  running… {took:.0f}s" if took >= 1 else "  running…", style="dim italic"
+            )
+        elif self.status == "asking":
+            text.append("  waiting for permission", style="yellow italic")
         elif self.summary:
             text.append(f"  ⎿ {self.summary}", style="red" if self.status != "done" else "dim")
         if self.progress is not None and (

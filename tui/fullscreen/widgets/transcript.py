@@ -169,6 +169,17 @@ class Transcript(VerticalScroll):
         if block is not None:
             block.subagent(event)
 
+    def tool_asking(self, tool_use_id: str, waiting: bool) -> None:
+        block = self._tools.get(tool_use_id)
+        if block is not None:
+            block.asking(waiting)
+
+    def tools_interrupted(self) -> None:
+        """The turn stopped: every call still open shows it was interrupted, at once."""
+        for block in self._tools.values():
+            block.interrupt()
+        self._tools.clear()
+
     def tool_denied(self, tool_use_id: str, reason: str) -> None:
         block = self._tools.pop(tool_use_id, None)
         if block is not None:
