@@ -8,7 +8,7 @@ from pathlib import Path
 
 from agent.core.messages import INTERRUPTED_BY_USER
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
-from tests.tui.screen import screen_text
+from tests.tui.screen import screen_text, widget_text
 from tui.fake_api import FakeApi, text_reply, tool_reply
 from tui.fullscreen.widgets.prompt_box import PromptInput
 from tui.fullscreen.widgets.tool_block import ToolBlock
@@ -32,6 +32,8 @@ async def test_esc_during_a_bash_sleep_interrupts_and_the_session_continues(
         await wait_idle(pilot)
         assert time.monotonic() - started < 5, "the sleep was not killed"
         assert "Interrupted" in screen_text(app)
+        assert block.status == "error" and "interrupted" in widget_text(app, block)
+        assert "running…" not in screen_text(app)
         assert app.bridge.driver is not None
         runtime = app.bridge.driver.runtime
         assert INTERRUPTED_BY_USER in runtime.agent.messages[-1].text()
@@ -57,8 +59,12 @@ async def test_a_prompt_sent_while_busy_is_queued_then_runs(api: FakeApi, repo: 
         await pilot.pause()
         prompts = [(w.prompt, w.has_class("-queued")) for w in app.query(UserPrompt)]
         assert prompts == [("one", False), ("two", True)], (prompts, app.running, app.queue)
+        one, two = app.query(UserPrompt)
+        assert "queued" in widget_text(app, two) and "queued" not in widget_text(app, one)
+        assert two.styles.color != one.styles.color  # dim until sent
         await wait_idle(pilot)
         assert not any(w.has_class("-queued") for w in app.query(UserPrompt))
+        assert "queued" not in widget_text(app, two)
         assert "second answer" in screen_text(app)
     assert [
         r.last_user_text().split("\n")[0] for r in api.requests if r.path.endswith("/messages")

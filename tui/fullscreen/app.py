@@ -199,7 +199,7 @@ class CcxApp(App[int]):
             return
         job = self.running = self.queue.pop(0)
         if job.widget is not None:
-            job.widget.remove_class("-queued")
+            job.widget.sent()
         job.id = self.bridge.submit(job.kind, job.text)
         if self.ready:
             label = f"Running {job.text.split()[0]}…" if job.kind == "command" else "Thinking…"

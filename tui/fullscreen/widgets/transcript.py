@@ -54,10 +54,25 @@ class UserPrompt(Static):
     SHOWN_TAIL_CHARS = 1_000
 
     def __init__(self, text: str, queued: bool = False) -> None:
+        super().__init__(self._body(text, queued), classes="-queued" if queued else "")
+        self.prompt = text
+
+    @property
+    def queued(self) -> bool:
+        return self.has_class("-queued")
+
+    def sent(self) -> None:
+        """Its turn came: it reads as said, no longer dim with a "queued" label."""
+        if self.queued:
+            self.remove_class("-queued")
+            self.update(self._body(self.prompt, False))
+
+    def _body(self, text: str, queued: bool) -> Text:
         body = Text("> ", style="bold")
         body.append(shown_prompt(text, self.SHOWN_HEAD_CHARS, self.SHOWN_TAIL_CHARS))
-        super().__init__(body, classes="-queued" if queued else "")
-        self.prompt = text
+        if queued:
+            body.append("  · queued, sent when ccx is free (esc takes it back)", style="bold")
+        return body
 
 
 def shown_prompt(text: str, head: int, tail: int) -> str:
