@@ -192,11 +192,33 @@ async def test_every_answer_shows_at_80x24(api: FakeApi, repo: Path) -> None:
         shown = screen_words(app)
         for choice in ("1. Yes, allow once (y)", "(a)", "3. No, deny (n)"):
             assert choice in shown, screen_text(app)
-        assert (
-            "@@ -1,4 +1,4 @@" in shown and "a/src/app.py" in shown
-        )  # the real place, 3 lines after
+        assert "@@ -1,4 +1,4 @@" in shown  # the real place, 3 lines after
+        assert "Edit src/app.py" in shown and "+++ " not in shown  # the title names the file
         assert "def main():" in shown and "always allow Edit(src/app.py)" in shown
         assert str(repo) not in shown  # paths as the user reads them: relative
+
+
+async def test_the_keyboard_scrolls_the_preview_at_60x16(api: FakeApi, repo: Path) -> None:
+    script(api)
+    app = make_app(repo)
+    async with app.run_test(size=(60, 16)) as pilot:
+        screen = await run_until_asked(pilot, app)
+        preview = screen.query_one("#permission-preview")
+        await wait_for(pilot, lambda: "PgUp/PgDn to scroll" in screen_text(app))
+        assert "@@ -1,4 +1,4 @@" in screen_text(app) and "def main():" not in screen_text(app)
+        for choice in ("(y)", "(a)", "3. No, deny (n)"):
+            assert choice in screen_words(app)
+        await pilot.press("pagedown")
+        await wait_for(pilot, lambda: "def main():" in screen_text(app))
+        assert preview.scroll_y > 0
+        await pilot.press("pageup")
+        await wait_for(pilot, lambda: "@@ -1,4 +1,4 @@" in screen_text(app))
+        await pilot.press("shift+down")
+        await wait_for(pilot, lambda: preview.scroll_y == 1)
+        assert isinstance(app.screen, PermissionScreen)  # scrolling answers nothing
+        await pilot.press("n")
+        await wait_idle(pilot)
+    assert (repo / "src" / "app.py").read_text().startswith("RETRY_LIMIT = 3")
 
 
 async def test_always_allow_names_the_edited_file(api: FakeApi, repo: Path) -> None:

@@ -68,6 +68,11 @@ def _small_text(path: Path) -> str | None:
         return None
 
 
+def _without_file_lines(diff: str) -> str:
+    lines = diff.splitlines(keepends=True)
+    return "".join(line for line in lines if not line.startswith(("--- ", "+++ ")))
+
+
 def permission_preview(tool_name: str, tool_input: dict[str, Any], cwd: Path | None = None) -> Text:
     """What the call would do: the command, the diff, or the head of the new content."""
     if tool_name == "Bash":
@@ -76,8 +81,8 @@ def permission_preview(tool_name: str, tool_input: dict[str, Any], cwd: Path | N
         if tool_input.get("description"):
             text.append(f"\n{tool_input['description']}", style="dim")
         return text
-    if tool_name == "Edit":
-        return diff_text(edit_diff(tool_input, cwd))
+    if tool_name == "Edit":  # the title names the file: its ---/+++ lines would only take rows
+        return diff_text(_without_file_lines(edit_diff(tool_input, cwd)))
     if tool_name == "Write":
         content = str(tool_input.get("content", ""))
         lines = content.splitlines()
@@ -99,7 +104,8 @@ class PermissionScreen(ModalScreen[str]):
     """Dismissed with "allow", "always" or "deny"; Esc with "interrupt" (the turn stops).
 
     The dialog fits the terminal at any height: the preview scrolls inside and
-    gives up rows first, so the three choices and their keys stay in sight.
+    gives up rows first, so the three choices and their keys stay in sight. The
+    keyboard scrolls it (PageUp/PageDown, shift+arrows or left/right; up/down pick).
     """
 
     DEFAULT_CSS = """
@@ -121,13 +127,14 @@ class PermissionScreen(ModalScreen[str]):
     PermissionScreen #permission-preview {
         height: auto;
         max-height: 24;
+        overflow-x: hidden;
         border: round $primary 40%;
         padding: 0 1;
     }
     PermissionScreen #permission-reason {
         color: $text-muted;
     }
-    PermissionScreen OptionList {
+    PermissionScreen OptionList, PermissionScreen OptionList:focus {
         height: auto;
         border: none;
         padding: 0;
@@ -139,6 +146,13 @@ class PermissionScreen(ModalScreen[str]):
         Binding("2,a", "answer('always')", "Always allow"),
         Binding("3,n", "answer('deny')", "Deny"),
         Binding("escape", "answer('interrupt')", "Stop the turn"),
+        # Priority: the choices' list would otherwise take these to page through three options.
+        Binding("pageup", "scroll_preview('page_up')", "Scroll up", show=False, priority=True),
+        Binding(
+            "pagedown", "scroll_preview('page_down')", "Scroll down", show=False, priority=True
+        ),
+        Binding("shift+up,left", "scroll_preview('up')", "Scroll up", show=False),
+        Binding("shift+down,right", "scroll_preview('down')", "Scroll down", show=False),
     ]
 
     class Withdrawn(Message):
@@ -178,15 +192,28 @@ class PermissionScreen(ModalScreen[str]):
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
         self.call_after_refresh(self._fit_preview)
+        self.set_interval(0.2, self._say_it_scrolls)
 
     def on_resize(self, _event: Resize) -> None:
         self.call_after_refresh(self._fit_preview)
 
     def _fit_preview(self) -> None:
         dialog = self.query_one("#permission-dialog")
-        fit_body(
-            self, dialog, self.query_one("#permission-preview", VerticalScroll), MAX_PREVIEW_ROWS
-        )
+        preview = self.query_one("#permission-preview", VerticalScroll)
+        fit_body(self, dialog, preview, MAX_PREVIEW_ROWS)
+
+    def _say_it_scrolls(self) -> None:  # on a timer: the layout settles some frames later
+        preview = self.query_one("#permission-preview", VerticalScroll)
+        preview.border_subtitle = "PgUp/PgDn to scroll" if preview.max_scroll_y > 0 else ""
+
+    def action_scroll_preview(self, where: str) -> None:
+        preview = self.query_one("#permission-preview", VerticalScroll)
+        {
+            "page_up": preview.scroll_page_up,
+            "page_down": preview.scroll_page_down,
+            "up": preview.scroll_up,
+            "down": preview.scroll_down,
+        }[where](animate=False)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
