@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from pathlib import Path
@@ -18,54 +17,17 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tools.edit import plan_edit
 from tools.paths import short_path
-from tools.write import unified_diff
+from tui.call_preview import CONTENT_HEAD_LINES, edit_diff
 from tui.fullscreen.screens.fit import fit_body
 from tui.fullscreen.widgets.tool_block import diff_text
 
 if TYPE_CHECKING:
     from agent.loop.tool_runner import PermissionRequest
 
-CONTENT_HEAD_LINES = 20
 MAX_PREVIEW_ROWS = 24
-PREVIEW_FILE_BYTES = 2_000_000  # larger files get the strings' own diff, not a read of the file
 ANSWERS = ("allow", "always", "deny")
 INTERRUPT = "interrupt"  # Esc: not an answer to this call, the end of the turn
-
-
-def edit_diff(tool_input: dict[str, Any], cwd: Path | None = None) -> str:
-    """The diff the edit would make, at its real place in the file with 3 lines of context.
-
-    When the file cannot be read or the edit would not apply (the tool will say
-    why), the two strings are diffed on their own, still under the file's name.
-    """
-    base = cwd or Path.cwd()
-    path = base / str(tool_input.get("file_path", "file"))
-    old = str(tool_input.get("old_string", ""))
-    new = str(tool_input.get("new_string", ""))
-    text = _small_text(path)
-    if text is not None:
-        plan = plan_edit(text, old, new, bool(tool_input.get("replace_all")))
-        if not isinstance(plan, str):
-            return unified_diff(text, plan.text, path, base) or ""
-    label = short_path(str(path), base)
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True),
-        new.splitlines(keepends=True),
-        fromfile=f"a/{label}",
-        tofile=f"b/{label}",
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
-def _small_text(path: Path) -> str | None:
-    try:
-        if path.stat().st_size > PREVIEW_FILE_BYTES:
-            return None
-        return path.read_text(encoding="utf-8")
-    except (OSError, ValueError):  # missing, a directory, not UTF-8, a NUL in the name
-        return None
 
 
 def _without_file_lines(diff: str) -> str:
