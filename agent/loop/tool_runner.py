@@ -16,7 +16,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from agent.core.events import EventSink, PermissionDenied, ToolFinished, ToolStarted
+from agent.core.events import (
+    EventSink,
+    PermissionDenied,
+    ToolFinished,
+    ToolProgress,
+    ToolStarted,
+)
 from agent.core.messages import ToolResultBlock, ToolResultPart, ToolUseBlock, tool_result_block
 from agent.core.sendable import tool_result_content
 from agent.loop.tool_hooks import PreToolVerdict, ToolHooks, check_gate
@@ -107,6 +113,8 @@ class ToolRunner:
         self.stop_turn: str | None = None  # a denial that ends the turn (Reply.interrupt)
         self._asking: set[str] = set()  # calls whose permission prompt is open
         self.before_run: Callable[[Tool, ToolParams], None] | None = None  # e.g. checkpoints
+        if ctx.on_output_lines is None:
+            ctx.on_output_lines = lambda tool_use_id, lines: emit(ToolProgress(tool_use_id, lines))
 
     def api_tools(self) -> list[dict[str, Any]]:
         return [tool.to_api() for tool in self.tools.values()]

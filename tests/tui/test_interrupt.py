@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -45,6 +46,25 @@ async def test_esc_during_a_bash_sleep_interrupts_and_the_session_continues(
     assert api.errors == []  # the interrupted tool_use was answered
     records = [json.loads(line) for line in runtime.session.path.read_text().splitlines()]
     assert any(INTERRUPTED_BY_USER in json.dumps(r) for r in records)
+
+
+async def test_a_running_bash_shows_its_time_and_lines_so_far(api: FakeApi, repo: Path) -> None:
+    command = "for i in 1 2 3; do echo $i; done; sleep 30"
+    api.add(tool_reply(("Bash", {"command": command})), text_reply("stopped"))
+    app = make_app(repo, permission_mode="bypassPermissions")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "count")
+        block = await wait_for(
+            pilot, lambda: app.query(ToolBlock).first() if app.query(ToolBlock) else None
+        )
+        await wait_for(pilot, lambda: "· 3 lines" in widget_text(app, block))
+        await wait_for(
+            pilot, lambda: re.search(r"running… \d+s · 3 lines", widget_text(app, block))
+        )
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        assert "interrupted" in widget_text(app, block) and "running…" not in screen_text(app)
 
 
 async def test_a_prompt_sent_while_busy_is_queued_then_runs(api: FakeApi, repo: Path) -> None:

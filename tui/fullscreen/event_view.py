@@ -26,6 +26,7 @@ from agent.core.events import (
     TextDelta,
     ThinkingDelta,
     ToolFinished,
+    ToolProgress,
     ToolStarted,
     TurnFinished,
     Usage,
@@ -85,6 +86,8 @@ class EventView:
             transcript.tool_finished(
                 event.tool_use_id, event.is_error, event.display, event.output_preview, event.meta
             )
+        elif isinstance(event, ToolProgress):
+            transcript.tool_progress(event.tool_use_id, event.lines)
         elif isinstance(event, PermissionDenied):
             transcript.tool_denied(event.tool_use_id, event.reason)
         elif isinstance(event, (SubagentEvent, SubagentFinished)):

@@ -106,3 +106,17 @@ async def test_a_reply_that_stops_the_turn_asks_about_nothing_after_it(tmp_path:
     assert len(asked) == 1
     assert text_of(results["a"]) == "stop here" and text_of(results["b"]) == AFTER_STOP
     assert runner.take_stop() == "stop here"
+
+
+async def test_a_running_bash_reports_its_lines_so_far(tmp_path: Path) -> None:
+    from agent.core.events import ToolProgress
+
+    events: list[Event] = []
+    ctx = ToolContext(cwd=tmp_path, file_state=FileStateCache())
+    gate = PermissionGate("bypassPermissions", [], [], [], cwd=tmp_path)
+    runner = ToolRunner(default_tools(), ctx, gate, events.append)
+    results: dict[str, ToolResultBlock] = {}
+    command = "for i in 1 2 3; do echo $i; done; sleep 1.2"
+    await runner.run([use("b", "Bash", command=command)], {}, results)  # type: ignore[list-item]
+    progress = [e for e in events if isinstance(e, ToolProgress)]
+    assert progress and progress[-1] == ToolProgress("b", 3)

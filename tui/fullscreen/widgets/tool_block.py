@@ -102,6 +102,7 @@ class ToolBlock(Expandable):
         self.label = _fit(label or name)
         self.status = "running"  # or "asking" (its permission question is open), "done"...
         self.started = time.monotonic()
+        self.output_lines = 0  # a running command's lines so far (ToolProgress)
         self.summary = ""
         self.body: Text | None = None
         # An Agent call: its subagent's latest calls and tokens, drawn under the label.
@@ -225,9 +226,10 @@ class ToolBlock(Expandable):
         text.append(self.label, style="bold")
         if self.status == "running":
             took = time.monotonic() - self.started
-            text.append(
-                f"  running… {took:.0f}s" if took >= 1 else "  running…", style="dim italic"
-            )
+            words = f"  running… {took:.0f}s" if took >= 1 else "  running…"
+            if self.output_lines:
+                words += f" · {self.output_lines} line{'s' if self.output_lines != 1 else ''}"
+            text.append(words, style="dim italic")
         elif self.status == "asking":
             text.append("  waiting for permission", style="yellow italic")
         elif self.summary:

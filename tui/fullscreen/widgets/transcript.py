@@ -189,6 +189,12 @@ class Transcript(VerticalScroll):
         if block is not None:
             block.asking(waiting)
 
+    def tool_progress(self, tool_use_id: str, lines: int) -> None:
+        block = self._tools.get(tool_use_id)
+        if block is not None:
+            block.output_lines = lines
+            block.refresh_content()
+
     def tools_interrupted(self) -> None:
         """The turn stopped: every call still open shows it was interrupted, at once."""
         for block in self._tools.values():

@@ -28,6 +28,7 @@ from agent.core.events import (
     TextDelta,
     ThinkingDelta,
     ToolFinished,
+    ToolProgress,
     TurnFinished,
 )
 from agent.core.messages import ContentBlock
@@ -37,7 +38,7 @@ from tui.headless.stream_json.subagent_lines import subagent_lines
 CCX_PREFIX = "ccx_"
 # Said by Claude Code's own lines instead: system/init, the result; the deltas are in the
 # raw stream events (``stream_event``) with --include-partial-messages.
-NOT_SENT = (SessionStarted, TurnFinished, TextDelta, ThinkingDelta)
+NOT_SENT = (SessionStarted, TurnFinished, TextDelta, ThinkingDelta, ToolProgress)
 
 
 def new_uuid() -> str:
