@@ -67,6 +67,8 @@ class ToolContext:
     session_dir: Path | None = None
     # Files a deny rule keeps from the model: Grep and Glob leave them out of what they return.
     read_denied: Callable[[str], bool] | None = None
+    # A running command's output so far, for the user: (tool_use id, lines). Set by the loop.
+    on_output_lines: Callable[[str, int], None] | None = None
 
     def hidden(self, path: str | Path) -> bool:
         return self.read_denied is not None and self.read_denied(str(path))
@@ -157,6 +159,11 @@ class Tool(Generic[P]):
         default: the process's) when they lie inside it.
         """
         return self.name
+
+    def precheck(self, params: P, ctx: ToolContext) -> ToolResult | None:
+        """An error the call would surely end in, found before anyone is asked to allow it
+        (an Edit of a file never read); None: nothing known against it. Cheap, no changes."""
+        return None
 
     async def run(self, params: P, ctx: ToolContext) -> ToolResult:
         raise NotImplementedError

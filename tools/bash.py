@@ -26,7 +26,15 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
+from tools.base import (
+    CURRENT_TOOL_USE,
+    StrPath,
+    Tool,
+    ToolContext,
+    ToolParams,
+    ToolResult,
+    one_line,
+)
 from tools.bash_background import (
     DEFAULT_BACKGROUND_TIMEOUT_MS,
     MAX_BACKGROUND_TIMEOUT_MS,
@@ -145,6 +153,7 @@ class BashTool(Tool[BashParams]):
         fd, cwd_file = tempfile.mkstemp(prefix="ccx-cwd-", suffix=".txt")
         os.close(fd)
         started = time.monotonic()
+        watcher = _watch_lines(ctx, capture)
         try:
             try:
                 outcome = await self._execute(
@@ -156,6 +165,8 @@ class BashTool(Tool[BashParams]):
                 return ToolResult.error(_sandbox_failed(exc))
             self.cwd = self._learn_cwd(cwd_file, cwd, ctx, notes)
         finally:
+            if watcher is not None:
+                watcher.cancel()
             launch.close()
             capture.close()
             with contextlib.suppress(OSError):
@@ -386,3 +397,23 @@ def _status_line(outcome: Outcome, timeout_ms: int) -> str:
             name = f"signal {-code}"
         return f"Exit code {128 - code} (killed by {name})"
     return f"Exit code {code}"
+
+
+LINES_REPORT_S = 0.5
+
+
+def _watch_lines(ctx: ToolContext, capture: OutputCapture) -> asyncio.Task[None] | None:
+    """While the command runs, tell the user how many lines it has printed (as they change)."""
+    report, tool_use_id = ctx.on_output_lines, CURRENT_TOOL_USE.get()
+    if report is None or tool_use_id is None:
+        return None
+
+    async def watch() -> None:
+        shown = 0
+        while True:
+            await asyncio.sleep(LINES_REPORT_S)
+            if capture.total_newlines != shown:
+                shown = capture.total_newlines
+                report(tool_use_id, shown)
+
+    return asyncio.get_running_loop().create_task(watch())

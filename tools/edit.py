@@ -20,7 +20,14 @@ from tools.atomic_file import atomic_write
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
 from tools.paths import missing_file_message, short_path, unusable_path
 from tools.read_text import BINARY_SNIFF_BYTES, number_lines
-from tools.write import count_lines, freshness_problem, remember_written, unified_diff, uses_crlf
+from tools.write import (
+    count_lines,
+    freshness_problem,
+    remember_written,
+    unified_diff,
+    unread_problem,
+    uses_crlf,
+)
 
 SNIPPET_CONTEXT = 4
 SNIPPET_MAX_LINES = 40
@@ -60,6 +67,9 @@ class EditTool(Tool[EditParams]):
 
     def label(self, params: EditParams, cwd: StrPath | None = None) -> str:
         return f"Edit {one_line(short_path(params.file_path, cwd))}"
+
+    def precheck(self, params: EditParams, ctx: ToolContext) -> ToolResult | None:
+        return unread_problem(ctx, ctx.resolve(params.file_path))
 
     async def run(self, params: EditParams, ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(params.file_path)

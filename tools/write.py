@@ -36,6 +36,9 @@ class WriteTool(Tool[WriteParams]):
     def label(self, params: WriteParams, cwd: StrPath | None = None) -> str:
         return f"Write {one_line(short_path(params.file_path, cwd))}"
 
+    def precheck(self, params: WriteParams, ctx: ToolContext) -> ToolResult | None:
+        return unread_problem(ctx, ctx.resolve(params.file_path))
+
     async def run(self, params: WriteParams, ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(params.file_path)
         try:
@@ -82,6 +85,21 @@ class WriteTool(Tool[WriteParams]):
                 "display": display,
             },
         )
+
+
+def unread_problem(ctx: ToolContext, path: Path) -> ToolResult | None:
+    """Changing an existing file the model never read fails: say so before it is asked about."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None  # missing or not a file: the tool's own run says what it makes of that
+    except (OSError, ValueError):
+        return None
+    if ctx.file_state.peek(path) is not None:
+        return None
+    return ToolResult.error(
+        f"{path} has not been read in this session. Read it first, then retry: changes to an "
+        "existing file must start from its current content."
+    )
 
 
 def freshness_problem(ctx: ToolContext, path: Path, st: os.stat_result, current: str) -> str | None:

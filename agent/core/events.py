@@ -163,6 +163,15 @@ class ToolFinished(Event):
 
 
 @dataclass
+class ToolProgress(Event):
+    """A running call's output so far (Bash: lines printed), for the user while it runs."""
+
+    type: ClassVar[str] = "tool_progress"
+    tool_use_id: str
+    lines: int
+
+
+@dataclass
 class PermissionDenied(Event):
     type: ClassVar[str] = "permission_denied"
     tool_use_id: str

@@ -16,7 +16,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from agent.core.events import EventSink, PermissionDenied, ToolFinished, ToolStarted
+from agent.core.events import (
+    EventSink,
+    PermissionDenied,
+    ToolFinished,
+    ToolProgress,
+    ToolStarted,
+)
 from agent.core.messages import ToolResultBlock, ToolResultPart, ToolUseBlock, tool_result_block
 from agent.core.sendable import tool_result_content
 from agent.loop.tool_hooks import PreToolVerdict, ToolHooks, check_gate
@@ -65,6 +71,11 @@ HEADLESS_DENIAL = (
 USER_DENIAL = (
     "The user denied permission to use {tool}. Do not retry it; ask the user how to proceed."
 )
+STOPPED_AT_PROMPT = (
+    "The user stopped the turn at the permission prompt for this call (Esc): it did not run. "
+    "Wait for the user to say what to do instead."
+)
+AFTER_STOP = "Not run: the user stopped the turn at an earlier permission prompt."
 
 
 @dataclass
@@ -101,7 +112,10 @@ class ToolRunner:
         self.remember = remember
         self.hooks = hooks
         self.stop_turn: str | None = None  # a denial that ends the turn (Reply.interrupt)
+        self._asking: set[str] = set()  # calls whose permission prompt is open
         self.before_run: Callable[[Tool, ToolParams], None] | None = None  # e.g. checkpoints
+        if ctx.on_output_lines is None:
+            ctx.on_output_lines = lambda tool_use_id, lines: emit(ToolProgress(tool_use_id, lines))
 
     def api_tools(self) -> list[dict[str, Any]]:
         return [tool.to_api() for tool in self.tools.values()]
@@ -134,7 +148,12 @@ class ToolRunner:
         token = CURRENT_TOOL_USE.set(call.id)
         try:
             result = escape_result(await self._execute(call, params, label))
+        except asyncio.CancelledError:
+            if call.id in self._asking:  # interrupted at its prompt: the model learns it never ran
+                results[call.id] = tool_result_block(call.id, STOPPED_AT_PROMPT, True)
+            raise
         finally:
+            self._asking.discard(call.id)
             CURRENT_TOOL_USE.reset(token)
         content = _api_content(result)
         results[call.id] = tool_result_block(call.id, content, result.is_error)
@@ -171,6 +190,8 @@ class ToolRunner:
         if isinstance(params, ToolResult):
             return params
         assert call.tool is not None  # _parse gives params only for a tool it knows
+        if self.stop_turn is not None:  # a prompt before this one stopped the turn: ask no more
+            return ToolResult.error(AFTER_STOP)
         verdict = PreToolVerdict(params)
         if self.hooks is not None:
             checked = await self.hooks.before(call.tool, call.use, params)
@@ -189,6 +210,13 @@ class ToolRunner:
             took_ms = round((time.perf_counter() - started) * 1000)
             await self.hooks.after(call.tool, call.use, verdict.params, result, took_ms)
         return result
+
+    def _precheck(self, tool: Tool, params: ToolParams) -> ToolResult | None:
+        try:
+            return tool.precheck(params, self.ctx)
+        except Exception:  # a bug in a check must not stop the call: run decides then
+            log.exception("tool %s could not check its call", tool.name)
+            return None
 
     async def _run_tool(self, tool: Tool, params: ToolParams) -> ToolResult:
         try:
@@ -214,6 +242,8 @@ class ToolRunner:
             )
         if decision.behavior == "allow":
             return None
+        if decision.behavior == "ask" and (doomed := self._precheck(call.tool, verdict.params)):
+            return doomed  # it would fail anyway: nobody is asked to allow it
         suggestion = self.gate.suggest_rule(call.tool.name, tool_input)
         if decision.behavior == "ask" and self.ask is not None:
             request = PermissionRequest(
@@ -224,7 +254,9 @@ class ToolRunner:
                 decision.reason,
                 suggestion,
             )
+            self._asking.add(call.id)
             answer = await self.ask(request)
+            self._asking.discard(call.id)
             reply = answer if isinstance(answer, Reply) else Reply(answer)
             if reply.behavior == "always":
                 self.gate.allow_always(suggestion)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
 from agent.core.messages import INTERRUPTED_BY_USER
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
-from tests.tui.screen import screen_text
+from tests.tui.screen import screen_text, widget_text
 from tui.fake_api import FakeApi, text_reply, tool_reply
 from tui.fullscreen.widgets.prompt_box import PromptInput
 from tui.fullscreen.widgets.tool_block import ToolBlock
@@ -32,6 +33,8 @@ async def test_esc_during_a_bash_sleep_interrupts_and_the_session_continues(
         await wait_idle(pilot)
         assert time.monotonic() - started < 5, "the sleep was not killed"
         assert "Interrupted" in screen_text(app)
+        assert block.status == "error" and "interrupted" in widget_text(app, block)
+        assert "running…" not in screen_text(app)
         assert app.bridge.driver is not None
         runtime = app.bridge.driver.runtime
         assert INTERRUPTED_BY_USER in runtime.agent.messages[-1].text()
@@ -43,6 +46,25 @@ async def test_esc_during_a_bash_sleep_interrupts_and_the_session_continues(
     assert api.errors == []  # the interrupted tool_use was answered
     records = [json.loads(line) for line in runtime.session.path.read_text().splitlines()]
     assert any(INTERRUPTED_BY_USER in json.dumps(r) for r in records)
+
+
+async def test_a_running_bash_shows_its_time_and_lines_so_far(api: FakeApi, repo: Path) -> None:
+    command = "for i in 1 2 3; do echo $i; done; sleep 30"
+    api.add(tool_reply(("Bash", {"command": command})), text_reply("stopped"))
+    app = make_app(repo, permission_mode="bypassPermissions")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.ready)
+        await submit(pilot, "count")
+        block = await wait_for(
+            pilot, lambda: app.query(ToolBlock).first() if app.query(ToolBlock) else None
+        )
+        await wait_for(pilot, lambda: "· 3 lines" in widget_text(app, block))
+        await wait_for(
+            pilot, lambda: re.search(r"running… \d+s · 3 lines", widget_text(app, block))
+        )
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        assert "interrupted" in widget_text(app, block) and "running…" not in screen_text(app)
 
 
 async def test_a_prompt_sent_while_busy_is_queued_then_runs(api: FakeApi, repo: Path) -> None:
@@ -57,8 +79,12 @@ async def test_a_prompt_sent_while_busy_is_queued_then_runs(api: FakeApi, repo: 
         await pilot.pause()
         prompts = [(w.prompt, w.has_class("-queued")) for w in app.query(UserPrompt)]
         assert prompts == [("one", False), ("two", True)], (prompts, app.running, app.queue)
+        one, two = app.query(UserPrompt)
+        assert "queued" in widget_text(app, two) and "queued" not in widget_text(app, one)
+        assert two.styles.color != one.styles.color  # dim until sent
         await wait_idle(pilot)
         assert not any(w.has_class("-queued") for w in app.query(UserPrompt))
+        assert "queued" not in widget_text(app, two)
         assert "second answer" in screen_text(app)
     assert [
         r.last_user_text().split("\n")[0] for r in api.requests if r.path.endswith("/messages")

@@ -232,11 +232,62 @@ MUST_SHOW = {
 
 async def settle(pilot, scene: str) -> None:  # type: ignore[no-untyped-def]
     """Until the scene's words are on the screen (mounts and refreshes land in a few frames)."""
+    await settle_on(pilot, MUST_SHOW[scene])
+
+
+async def settle_on(pilot, phrases: list[str]) -> None:  # type: ignore[no-untyped-def]
     for _ in range(200):
         await pilot.pause(0.02)
         words = screen_words(pilot.app).replace("█ ", "")
-        if all(phrase in words for phrase in MUST_SHOW[scene]):
+        if all(phrase in words for phrase in phrases):
             return
+
+
+def bash_permission_scene(app: Scene) -> None:
+    tools_scene(app)
+    command = "pytest -q tests/test_app.py && git add -A && git commit -m 'Raise the retry limit'"
+    request = PermissionRequest(
+        "toolu_10",
+        "Bash",
+        {"command": command, "description": "Run the tests, then commit the change"},
+        command,
+        "`git add -A` needs approval (no allow rule matches it)",
+        Rule("Bash", "git add *", "session"),
+    )
+    app.push_screen(PermissionScreen(request, PROJECT))
+
+
+# At 60x16 the dialog still shows where the diff starts and every choice; the preview scrolls.
+SMALL_DIALOGS: dict[str, tuple[Callable[[Path], Callable[[Scene], None]], list[str]]] = {
+    "edit": (
+        permission_scene,
+        ["@@ -1,4 +1,4 @@", "-RETRY_LIMIT = 3", "(y)", "(a)", "3. No, deny (n)", "PgUp/PgDn"],
+    ),
+    "bash": (lambda _p: bash_permission_scene, ["$ pytest -q", "(y)", "(a)", "3. No, deny (n)"]),
+}
+
+
+@pytest.mark.parametrize("dialog", list(SMALL_DIALOGS))
+def test_dialog_at_60x16(snap_compare, project: Path, dialog: str) -> None:  # type: ignore[no-untyped-def]
+    scene, phrases = SMALL_DIALOGS[dialog]
+
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await settle_on(pilot, phrases)
+
+    assert snap_compare(Scene(scene(project)), terminal_size=(60, 16), run_before=run_before)
+
+
+@pytest.mark.parametrize("dialog", list(SMALL_DIALOGS))
+async def test_dialog_at_60x16_shows_the_start_and_every_choice(project: Path, dialog: str) -> None:
+    scene, phrases = SMALL_DIALOGS[dialog]
+    app = Scene(scene(project))
+    async with app.run_test(size=(60, 16)) as pilot:
+        await settle_on(pilot, phrases)
+        words = screen_words(app)
+        for phrase in phrases:
+            assert phrase in words, f"{phrase!r} not on the screen:\n" + "\n".join(
+                screen_lines(app)
+            )
 
 
 @pytest.mark.parametrize("size", list(SIZES))

@@ -238,7 +238,7 @@ class CcxApp(App[int]):
             return
         job = self.running = self.queue.pop(0)
         if job.widget is not None:
-            job.widget.remove_class("-queued")
+            job.widget.sent()
         job.id = self.bridge.submit(job.kind, job.text)
         if self.ready:
             label = f"Running {job.text.split()[0]}…" if job.kind == "command" else "Thinking…"
@@ -248,6 +248,7 @@ class CcxApp(App[int]):
         if self.running is None:
             return
         self.bridge.interrupt()
+        self.query_one(StatusLine).show("Interrupting…", hint="")
         queued, self.queue = self.queue, []
         prompt = self.query_one(PromptInput)
         texts = [job.text for job in queued]
@@ -514,7 +515,9 @@ class CcxApp(App[int]):
 
     def on_permission_asked(self, message: PermissionAsked) -> None:
         if self.live:
-            show_permission(self, message.request, message.answer, self.options)
+            show_permission(
+                self, message.request, message.answer, self.options, self.action_interrupt
+            )
 
     def on_trust_asked(self, message: TrustAsked) -> None:
         if self.live:

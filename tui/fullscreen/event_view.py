@@ -26,6 +26,7 @@ from agent.core.events import (
     TextDelta,
     ThinkingDelta,
     ToolFinished,
+    ToolProgress,
     ToolStarted,
     TurnFinished,
     Usage,
@@ -85,6 +86,8 @@ class EventView:
             transcript.tool_finished(
                 event.tool_use_id, event.is_error, event.display, event.output_preview, event.meta
             )
+        elif isinstance(event, ToolProgress):
+            transcript.tool_progress(event.tool_use_id, event.lines)
         elif isinstance(event, PermissionDenied):
             transcript.tool_denied(event.tool_use_id, event.reason)
         elif isinstance(event, (SubagentEvent, SubagentFinished)):
@@ -103,6 +106,8 @@ class EventView:
             )
         elif isinstance(event, TurnFinished):
             transcript.end_text()
+            if event.interrupted:
+                transcript.tools_interrupted()
         else:
             await self._show_other(event)
 
@@ -148,6 +153,7 @@ class EventView:
         transcript = self.transcript
         if message.outcome == "interrupted":
             self.cancel_compaction()
+            transcript.tools_interrupted()
             transcript.add_line("⎿ Interrupted · tell ccx what to do instead", "interrupted")
             return
         if message.error is not None:

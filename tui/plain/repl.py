@@ -28,6 +28,7 @@ from agent.core.context_state import ContextState
 from agent.core.events import Event, EventSink
 from agent.core.locations import config_dir
 from agent.loop.tool_runner import Answer, Choice, PermissionRequest
+from tui.call_preview import edit_diff, write_head
 from tui.clipboard import copied_words, osc52
 from tui.commands.builtin import builtin_commands
 from tui.commands.slash import BLANK_PROMPT, command_name, interactive_completions, is_exit
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from tui.session.folder_trust import TrustAnswer, TrustQuestion
 
 T = TypeVar("T")
+PREVIEW_LINES = 40  # an Edit's diff lines shown before the question
+_DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 KEYS_HELP = (
     "Enter sends · Shift-Enter, Esc-Enter, Ctrl-J or a trailing \\ adds a line · "
     "Ctrl-R searches past prompts · Tab completes /commands · "
@@ -334,6 +337,7 @@ class PlainRepl:
         if isinstance(command, str) and command.strip() != label:
             for line in command.strip().splitlines():  # the whole of what would run
                 self.renderer.line(f"  $ {line}")
+        self._show_change(request)
         if request.reason:
             self.renderer.line(f"  {request.reason}", "dim")
         self.renderer.line(f"  y = yes, once · a = always allow {rule} · n = no (Esc)", "dim")
@@ -348,6 +352,22 @@ class PlainRepl:
         }
         self.renderer.line(*words[reply])
         return reply
+
+    def _show_change(self, request: PermissionRequest) -> None:
+        """An Edit's diff or the head of a Write's content: what the answer is about."""
+        if request.tool_name == "Edit":
+            diff = edit_diff(request.tool_input, self.options.cwd).splitlines()
+            lines = [line for line in diff if not line.startswith(("--- ", "+++ "))]
+            for line in lines[:PREVIEW_LINES]:
+                self.renderer.line(f"    {line}", _DIFF_STYLES.get(line[:1], "dim"))
+            if len(lines) > PREVIEW_LINES:
+                self.renderer.line(f"    … {len(lines) - PREVIEW_LINES} more lines", "dim")
+        elif request.tool_name == "Write":
+            head, more = write_head(request.tool_input)
+            for line in head:
+                self.renderer.line(f"    {line}", "green")
+            if more:
+                self.renderer.line(f"    … {more} more lines", "dim")
 
     async def _approve_plan(self, plan: str) -> bool:
         """ExitPlanMode: show the plan, and leave plan mode only when the user says yes."""

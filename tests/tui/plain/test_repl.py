@@ -306,6 +306,39 @@ async def test_a_permission_question_shows_every_line_that_would_run(
     assert api.errors == []
 
 
+async def test_an_edit_or_write_question_shows_the_change(
+    workspace: tuple[FakeApi, Path],
+) -> None:
+    api, root = workspace
+    (root / "app.py").write_text("LIMIT = 3\n")
+    content = "".join(f"line {n}\n" for n in range(1, 31))
+    api.add(
+        tool_reply(("Read", {"file_path": "app.py"})),
+        tool_reply(
+            ("Edit", {"file_path": "app.py", "old_string": "LIMIT = 3", "new_string": "LIMIT = 5"})
+        ),
+        tool_reply(("Write", {"file_path": "notes.txt", "content": content})),
+        text_reply("Done."),
+    )
+    async with plain_session(root) as session:
+        await session.until(lambda: session.repl.waiting == "prompt")
+        session.pipe.send_text("change it" + ENTER)
+        await session.until(lambda: session.repl.waiting == "permission")
+        assert "? Allow Edit" in session.text
+        assert "-LIMIT = 3" in session.text and "+LIMIT = 5" in session.text
+        assert "@@ -1 +1 @@" in session.text
+        session.pipe.send_text("y")
+        await session.until(lambda: "? Allow Write" in session.text)
+        await session.until(lambda: session.repl.waiting == "permission")
+        assert "line 20" in session.text and "line 21" not in session.text
+        assert "… 10 more lines" in session.text
+        session.pipe.send_text("n")
+        await session.until(lambda: "Done." in session.text)
+    assert (root / "app.py").read_text() == "LIMIT = 5\n"
+    assert not (root / "notes.txt").exists()
+    assert api.errors == []
+
+
 async def test_ctrl_c_interrupts_a_running_bash(
     workspace: tuple[FakeApi, Path], tmp_path: Path
 ) -> None:

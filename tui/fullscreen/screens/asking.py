@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import concurrent.futures
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
@@ -18,11 +19,15 @@ def ask_on_screen(
     screen: ModalScreen[Any],
     answer: concurrent.futures.Future[Any],
     withdrawn: type[Message],
+    answered: Callable[[Any], bool] | None = None,
 ) -> None:
     """Show ``screen``; its result resolves ``answer``. If the agent withdraws the question
-    (the turn was interrupted and the future cancelled), the screen gets ``withdrawn()``."""
+    (the turn was interrupted and the future cancelled), the screen gets ``withdrawn()``.
+    ``answered(value)`` sees the result first; False: it took care of it, nothing is sent."""
 
     def resolve(value: Any) -> None:
+        if answered is not None and not answered(value):
+            return
         if not answer.done():
             try:
                 answer.set_result(value)
@@ -38,15 +43,38 @@ def ask_on_screen(
 
 
 def show_permission(
-    app: App[Any], request: Any, answer: concurrent.futures.Future[Any], options: Any
+    app: App[Any],
+    request: Any,
+    answer: concurrent.futures.Future[Any],
+    options: Any,
+    interrupt: Callable[[], None],
 ) -> None:
-    """The permission dialog for ``request`` (a PermissionRequest), paths relative to the project."""
-    from tui.fullscreen.screens.permission import PermissionScreen
+    """The permission dialog for ``request`` (a PermissionRequest), paths relative to the project.
+
+    Allowed, the status line says the call runs; Esc (``"interrupt"``) stops the whole turn
+    through ``interrupt``, as Esc does while the agent works: no later call is asked about.
+    """
+    from tui.fullscreen.screens.permission import INTERRUPT, PermissionScreen
     from tui.fullscreen.widgets.status_line import StatusLine
+    from tui.fullscreen.widgets.transcript import Transcript
+
+    status, transcript = app.query_one(StatusLine), app.query_one(Transcript)
+
+    def answered(value: Any) -> bool:
+        if value == INTERRUPT:
+            interrupt()
+            return False
+        if value in ("allow", "always"):
+            transcript.tool_asking(request.tool_use_id, False)
+            status.show(f"Running {request.summary or request.tool_name}…")
+        else:
+            status.show("Thinking…")
+        return True
 
     screen = PermissionScreen(request, options.cwd if options else None)
-    app.query_one(StatusLine).show(f"Waiting for permission to use {request.tool_name}…")
-    ask_on_screen(app, screen, answer, PermissionScreen.Withdrawn)
+    status.show(f"Waiting for permission to use {request.tool_name}…")
+    transcript.tool_asking(request.tool_use_id, True)
+    ask_on_screen(app, screen, answer, PermissionScreen.Withdrawn, answered)
 
 
 def show_trust(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from pathlib import Path
@@ -18,53 +17,22 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from tools.edit import plan_edit
 from tools.paths import short_path
-from tools.write import unified_diff
+from tui.call_preview import CONTENT_HEAD_LINES, edit_diff
 from tui.fullscreen.screens.fit import fit_body
 from tui.fullscreen.widgets.tool_block import diff_text
 
 if TYPE_CHECKING:
     from agent.loop.tool_runner import PermissionRequest
 
-CONTENT_HEAD_LINES = 20
 MAX_PREVIEW_ROWS = 24
-PREVIEW_FILE_BYTES = 2_000_000  # larger files get the strings' own diff, not a read of the file
 ANSWERS = ("allow", "always", "deny")
+INTERRUPT = "interrupt"  # Esc: not an answer to this call, the end of the turn
 
 
-def edit_diff(tool_input: dict[str, Any], cwd: Path | None = None) -> str:
-    """The diff the edit would make, at its real place in the file with 3 lines of context.
-
-    When the file cannot be read or the edit would not apply (the tool will say
-    why), the two strings are diffed on their own, still under the file's name.
-    """
-    base = cwd or Path.cwd()
-    path = base / str(tool_input.get("file_path", "file"))
-    old = str(tool_input.get("old_string", ""))
-    new = str(tool_input.get("new_string", ""))
-    text = _small_text(path)
-    if text is not None:
-        plan = plan_edit(text, old, new, bool(tool_input.get("replace_all")))
-        if not isinstance(plan, str):
-            return unified_diff(text, plan.text, path, base) or ""
-    label = short_path(str(path), base)
-    lines = difflib.unified_diff(
-        old.splitlines(keepends=True),
-        new.splitlines(keepends=True),
-        fromfile=f"a/{label}",
-        tofile=f"b/{label}",
-    )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
-
-
-def _small_text(path: Path) -> str | None:
-    try:
-        if path.stat().st_size > PREVIEW_FILE_BYTES:
-            return None
-        return path.read_text(encoding="utf-8")
-    except (OSError, ValueError):  # missing, a directory, not UTF-8, a NUL in the name
-        return None
+def _without_file_lines(diff: str) -> str:
+    lines = diff.splitlines(keepends=True)
+    return "".join(line for line in lines if not line.startswith(("--- ", "+++ ")))
 
 
 def permission_preview(tool_name: str, tool_input: dict[str, Any], cwd: Path | None = None) -> Text:
@@ -75,8 +43,8 @@ def permission_preview(tool_name: str, tool_input: dict[str, Any], cwd: Path | N
         if tool_input.get("description"):
             text.append(f"\n{tool_input['description']}", style="dim")
         return text
-    if tool_name == "Edit":
-        return diff_text(edit_diff(tool_input, cwd))
+    if tool_name == "Edit":  # the title names the file: its ---/+++ lines would only take rows
+        return diff_text(_without_file_lines(edit_diff(tool_input, cwd)))
     if tool_name == "Write":
         content = str(tool_input.get("content", ""))
         lines = content.splitlines()
@@ -95,10 +63,11 @@ def permission_preview(tool_name: str, tool_input: dict[str, Any], cwd: Path | N
 
 
 class PermissionScreen(ModalScreen[str]):
-    """Dismissed with "allow", "always" or "deny"; Esc denies.
+    """Dismissed with "allow", "always" or "deny"; Esc with "interrupt" (the turn stops).
 
     The dialog fits the terminal at any height: the preview scrolls inside and
-    gives up rows first, so the three choices and their keys stay in sight.
+    gives up rows first, so the three choices and their keys stay in sight. The
+    keyboard scrolls it (PageUp/PageDown, shift+arrows or left/right; up/down pick).
     """
 
     DEFAULT_CSS = """
@@ -120,13 +89,14 @@ class PermissionScreen(ModalScreen[str]):
     PermissionScreen #permission-preview {
         height: auto;
         max-height: 24;
+        overflow-x: hidden;
         border: round $primary 40%;
         padding: 0 1;
     }
     PermissionScreen #permission-reason {
         color: $text-muted;
     }
-    PermissionScreen OptionList {
+    PermissionScreen OptionList, PermissionScreen OptionList:focus {
         height: auto;
         border: none;
         padding: 0;
@@ -136,7 +106,15 @@ class PermissionScreen(ModalScreen[str]):
     BINDINGS = [
         Binding("1,y", "answer('allow')", "Allow once"),
         Binding("2,a", "answer('always')", "Always allow"),
-        Binding("3,n,escape", "answer('deny')", "Deny"),
+        Binding("3,n", "answer('deny')", "Deny"),
+        Binding("escape", "answer('interrupt')", "Stop the turn"),
+        # Priority: the choices' list would otherwise take these to page through three options.
+        Binding("pageup", "scroll_preview('page_up')", "Scroll up", show=False, priority=True),
+        Binding(
+            "pagedown", "scroll_preview('page_down')", "Scroll down", show=False, priority=True
+        ),
+        Binding("shift+up,left", "scroll_preview('up')", "Scroll up", show=False),
+        Binding("shift+down,right", "scroll_preview('down')", "Scroll down", show=False),
     ]
 
     class Withdrawn(Message):
@@ -146,6 +124,7 @@ class PermissionScreen(ModalScreen[str]):
         super().__init__()
         self.request = request
         self.cwd = cwd
+        self.answered = False
 
     def compose(self) -> ComposeResult:
         request = self.request
@@ -175,22 +154,38 @@ class PermissionScreen(ModalScreen[str]):
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
         self.call_after_refresh(self._fit_preview)
+        self.set_interval(0.2, self._say_it_scrolls)
 
     def on_resize(self, _event: Resize) -> None:
         self.call_after_refresh(self._fit_preview)
 
     def _fit_preview(self) -> None:
         dialog = self.query_one("#permission-dialog")
-        fit_body(
-            self, dialog, self.query_one("#permission-preview", VerticalScroll), MAX_PREVIEW_ROWS
-        )
+        preview = self.query_one("#permission-preview", VerticalScroll)
+        fit_body(self, dialog, preview, MAX_PREVIEW_ROWS)
+
+    def _say_it_scrolls(self) -> None:  # on a timer: the layout settles some frames later
+        preview = self.query_one("#permission-preview", VerticalScroll)
+        preview.border_subtitle = "PgUp/PgDn to scroll" if preview.max_scroll_y > 0 else ""
+
+    def action_scroll_preview(self, where: str) -> None:
+        preview = self.query_one("#permission-preview", VerticalScroll)
+        {
+            "page_up": preview.scroll_page_up,
+            "page_down": preview.scroll_page_down,
+            "up": preview.scroll_up,
+            "down": preview.scroll_down,
+        }[where](animate=False)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
         self.action_answer(event.option.id or "deny")
 
     def action_answer(self, answer: str) -> None:
-        self.dismiss(answer if answer in ANSWERS else "deny")
+        if self.answered:
+            return
+        self.answered = True
+        self.dismiss(answer if answer in (*ANSWERS, INTERRUPT) else "deny")
 
     def on_permission_screen_withdrawn(self, _event: Withdrawn) -> None:
-        self.dismiss("deny")
+        self.action_answer("deny")  # gone already if Esc here is what stopped the turn

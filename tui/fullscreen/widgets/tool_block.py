@@ -7,6 +7,7 @@ there are ("… +295 lines"), and ctrl+o or a click shows all of them.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from rich.text import Text
@@ -101,7 +102,9 @@ class ToolBlock(Expandable):
         self.tool_name = name
         self.tool_input = tool_input
         self.label = _fit(label or name)
-        self.status = "running"
+        self.status = "running"  # or "asking" (its permission question is open), "done"...
+        self.started = time.monotonic()
+        self.output_lines = 0  # a running command's lines so far (ToolProgress)
         self.summary = ""
         self.body: Text | None = None  # every line the user can expand to
         # How many of the body's lines show while collapsed: its first ones (> 0), its last (< 0).
@@ -171,6 +174,22 @@ class ToolBlock(Expandable):
         self.claim_latest()
         self.refresh_content()
 
+    def asking(self, waiting: bool) -> None:
+        """Its permission question is open (True), or was answered yes: it runs from now."""
+        if self.status not in ("running", "asking"):
+            return
+        self.status = "asking" if waiting else "running"
+        self.started = time.monotonic()
+        self.refresh_content()
+
+    def interrupt(self) -> None:
+        """The turn was stopped before this call finished: it never will."""
+        if self.status not in ("running", "asking"):
+            return
+        self.status, self.summary = "error", "interrupted"
+        self.set_class(True, "-error")
+        self.refresh_content()
+
     def deny(self, reason: str) -> None:
         self.status = "denied"
         self.summary = "denied"
@@ -196,10 +215,19 @@ class ToolBlock(Expandable):
     def on_mount(self) -> None:
         self.claim_latest()  # a block from a resumed session, mounted in order
         self.refresh_content()
+        if self.status == "running":
+            self._clock = self.set_interval(0.5, self._tick)
+
+    def _tick(self) -> None:
+        if self.status in ("running", "asking"):
+            self.refresh_content()
+        else:
+            self._clock.stop()
 
     def refresh_content(self) -> None:
         glyph, style = {
             "running": ("○", "dim"),
+            "asking": ("○", "yellow"),
             "done": ("●", "green"),
             "error": ("●", "red"),
             "denied": ("⊘", "red"),
@@ -208,7 +236,13 @@ class ToolBlock(Expandable):
         text.append(f"{glyph} ", style=style)
         text.append(self.label, style="bold")
         if self.status == "running":
-            text.append("  running…", style="dim italic")
+            took = time.monotonic() - self.started
+            words = f"  running… {took:.0f}s" if took >= 1 else "  running…"
+            if self.output_lines:
+                words += f" · {self.output_lines} line{'s' if self.output_lines != 1 else ''}"
+            text.append(words, style="dim italic")
+        elif self.status == "asking":
+            text.append("  waiting for permission", style="yellow italic")
         elif self.summary:
             text.append(f"  ⎿ {self.summary}", style="red" if self.status != "done" else "dim")
         if self.progress is not None and (

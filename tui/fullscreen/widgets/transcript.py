@@ -56,10 +56,25 @@ class UserPrompt(Static):
     SHOWN_TAIL_CHARS = 1_000
 
     def __init__(self, text: str, queued: bool = False) -> None:
+        super().__init__(self._body(text, queued), classes="-queued" if queued else "")
+        self.prompt = text
+
+    @property
+    def queued(self) -> bool:
+        return self.has_class("-queued")
+
+    def sent(self) -> None:
+        """Its turn came: it reads as said, no longer dim with a "queued" label."""
+        if self.queued:
+            self.remove_class("-queued")
+            self.update(self._body(self.prompt, False))
+
+    def _body(self, text: str, queued: bool) -> Text:
         body = Text("> ", style="bold")
         body.append(shown_prompt(text, self.SHOWN_HEAD_CHARS, self.SHOWN_TAIL_CHARS))
-        super().__init__(body, classes="-queued" if queued else "")
-        self.prompt = text
+        if queued:
+            body.append("  · queued, sent when ccx is free (esc takes it back)", style="bold")
+        return body
 
 
 class NewOutputHint(Static):
@@ -221,6 +236,23 @@ class Transcript(VerticalScroll):
         block = self._tools.get(event.tool_use_id)
         if block is not None:
             block.subagent(event)
+
+    def tool_asking(self, tool_use_id: str, waiting: bool) -> None:
+        block = self._tools.get(tool_use_id)
+        if block is not None:
+            block.asking(waiting)
+
+    def tool_progress(self, tool_use_id: str, lines: int) -> None:
+        block = self._tools.get(tool_use_id)
+        if block is not None:
+            block.output_lines = lines
+            block.refresh_content()
+
+    def tools_interrupted(self) -> None:
+        """The turn stopped: every call still open shows it was interrupted, at once."""
+        for block in self._tools.values():
+            block.interrupt()
+        self._tools.clear()
 
     def tool_denied(self, tool_use_id: str, reason: str) -> None:
         block = self._tools.pop(tool_use_id, None)

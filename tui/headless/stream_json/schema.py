@@ -30,6 +30,7 @@ from agent.core.events import (
     TextDelta,
     ThinkingDelta,
     ToolFinished,
+    ToolProgress,
     ToolStarted,
     TurnFinished,
     Usage,
@@ -41,7 +42,7 @@ from tui.headless.stream_json.subagent_lines import subagent_lines
 CCX_PREFIX = "ccx_"
 # Said by Claude Code's own lines instead: system/init, the result; the deltas are in the
 # raw stream events (``stream_event``) with --include-partial-messages.
-NOT_SENT = (SessionStarted, TurnFinished, TextDelta, ThinkingDelta)
+NOT_SENT = (SessionStarted, TurnFinished, TextDelta, ThinkingDelta, ToolProgress)
 # ccx's own lines every request or tool call would add: sent only when asked for.
 CHATTY = (RequestStarted, Usage, ContextUpdate, ToolStarted)
 
