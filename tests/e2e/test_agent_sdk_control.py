@@ -256,3 +256,22 @@ def test_a_failing_sdk_hook_with_on_failure_block_blocks_the_call(ccx: Ccx) -> N
     (blocked,) = tool_results(messages)
     assert blocked.is_error and "guard crashed" in str(blocked.content)
     assert not (ccx.repo / "made.txt").exists()
+
+
+def test_can_use_tool_gets_file_paths_absolute(ccx: Ccx) -> None:
+    """The model names a file relative to the session's folder; the client's callback sees it
+    absolute, as Claude Code gives it (rules compare absolute paths); the write lands there."""
+    ccx.api.add(
+        tool_reply(("Write", {"file_path": "notes/plan.md", "content": "step 1\n"})),
+        text_reply("Written."),
+    )
+    seen: list[str] = []
+
+    async def record(name: str, tool_input: dict[str, Any], _context: Any) -> Any:
+        seen.append(tool_input["file_path"])
+        return PermissionResultAllow()
+
+    messages = run_query(ccx, one_prompt("write the plan"), can_use_tool=record)
+    assert seen == [str(ccx.repo / "notes" / "plan.md")]
+    assert messages[-1].result == "Written."
+    assert (ccx.repo / "notes" / "plan.md").read_text() == "step 1\n"

@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.loop.tool_runner import PermissionRequest, Reply
@@ -41,6 +42,24 @@ def reply_of(answer: dict[str, Any]) -> Reply:
         message=message if isinstance(message, str) else "",
         interrupt=answer.get("interrupt") is True,
     )
+
+
+PATH_KEYS = ("file_path", "notebook_path")  # the file tools' path parameters
+
+
+def absolute_paths(tool_input: dict[str, Any], driver: SessionDriver | None) -> dict[str, Any]:
+    """The call's input with its file path absolute, as Claude Code hands it to
+    ``can_use_tool`` (the model may give it relative to the session's folder, and a client's
+    rules compare absolute paths); the tool itself still gets what the model sent."""
+    if driver is None:
+        return tool_input
+    shown = dict(tool_input)
+    for key in PATH_KEYS:
+        value = shown.get(key)
+        if isinstance(value, str) and value:
+            path = Path(value).expanduser()
+            shown[key] = str(path if path.is_absolute() else Path(driver.cwd) / path)
+    return shown
 
 
 def suggestions(request: PermissionRequest) -> list[dict[str, Any]]:

@@ -183,7 +183,7 @@ class StreamSession:
         body = {
             "subtype": "can_use_tool",
             "tool_name": request.tool_name,
-            "input": request.tool_input,
+            "input": control.absolute_paths(request.tool_input, self.driver),
             "tool_use_id": request.tool_use_id,
             "permission_suggestions": control.suggestions(request),
             "decision_reason": request.reason,
