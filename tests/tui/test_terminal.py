@@ -64,6 +64,21 @@ class Terminal:
             time.sleep(0.1)
 
 
+def ccx_in_clean_env() -> str:
+    """The shell command that starts `ccx` with only what a test session needs: the fake
+    API, a test key, the test's config folder and home, a terminal type and PATH."""
+    env = {
+        "ANTHROPIC_BASE_URL": os.environ["ANTHROPIC_BASE_URL"],
+        "ANTHROPIC_API_KEY": "test-key",
+        "CCX_CONFIG_DIR": os.environ["CCX_CONFIG_DIR"],
+        "HOME": os.environ["HOME"],
+        "TERM": "xterm-256color",
+        "PATH": os.environ.get("PATH", ""),
+    }
+    assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    return f"env -i {assignments} {shlex.quote(str(CCX))}"
+
+
 @pytest.fixture
 def terminal(tmp_path: Path) -> Iterator[Terminal]:
     term = Terminal(f"ccx-test-{os.getpid()}-{tmp_path.name}")
@@ -84,17 +99,8 @@ def test_task_compact_and_quit_in_tmux(
         text_reply("<analysis>notes</analysis><summary>RETRY_LIMIT is 3.</summary>"),
     )
     exit_file = tmp_path / "exit-code"
-    env = {
-        "ANTHROPIC_BASE_URL": os.environ["ANTHROPIC_BASE_URL"],
-        "ANTHROPIC_API_KEY": "test-key",
-        "CCX_CONFIG_DIR": os.environ["CCX_CONFIG_DIR"],
-        "HOME": os.environ["HOME"],
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-    }
-    assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
     command = (
-        f"env -i {assignments} {shlex.quote(str(CCX))}; echo $? > {shlex.quote(str(exit_file))}; "
+        f"{ccx_in_clean_env()}; echo $? > {shlex.quote(str(exit_file))}; "
         "sleep 30"  # keep the pane, so the line printed after the exit can be read
     )
     terminal.tmux(

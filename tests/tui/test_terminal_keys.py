@@ -7,14 +7,12 @@ Esc then Enter (Alt+Enter), and what tmux itself forwards for S-Enter and M-Ente
 
 from __future__ import annotations
 
-import os
-import shlex
 from itertools import pairwise
 from pathlib import Path
 
 import pytest
 
-from tests.tui.test_terminal import CCX, Terminal, terminal  # noqa: F401  (the fixture)
+from tests.tui.test_terminal import CCX, Terminal, ccx_in_clean_env, terminal  # noqa: F401  (the fixture)
 from tui.fake_api import FakeApi, text_reply
 
 pytestmark = pytest.mark.e2e
@@ -34,16 +32,7 @@ def two_rows(screen: str) -> bool:
 
 
 def start_ccx(terminal: Terminal, repo: Path) -> None:  # noqa: F811
-    env = {
-        "ANTHROPIC_BASE_URL": os.environ["ANTHROPIC_BASE_URL"],
-        "ANTHROPIC_API_KEY": "test-key",
-        "CCX_CONFIG_DIR": os.environ["CCX_CONFIG_DIR"],
-        "HOME": os.environ["HOME"],
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-    }
-    assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-    command = f"env -i {assignments} {shlex.quote(str(CCX))}; sleep 30"
+    command = f"{ccx_in_clean_env()}; sleep 30"
     terminal.tmux("new-session", "-d", "-s", "ccx", "-x", "80", "-y", "24", "-c", str(repo))
     # tmux forwards S-Enter as xterm's modified key only with extended keys on
     terminal.tmux("set-option", "-s", "extended-keys", "always")

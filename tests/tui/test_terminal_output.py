@@ -4,25 +4,14 @@ application copies with OSC 52 as a paste buffer when set-clipboard is on)."""
 
 from __future__ import annotations
 
-import os
-import shlex
 from pathlib import Path
 
-from tests.tui.test_terminal import CCX, Terminal, pytestmark, terminal  # noqa: F401
+from tests.tui.test_terminal import CCX, Terminal, ccx_in_clean_env, pytestmark, terminal  # noqa: F401
 from tui.fake_api import FakeApi, text_reply, tool_reply
 
 
 def launch(terminal: Terminal, repo: Path) -> None:  # noqa: F811
-    env = {
-        "ANTHROPIC_BASE_URL": os.environ["ANTHROPIC_BASE_URL"],
-        "ANTHROPIC_API_KEY": "test-key",
-        "CCX_CONFIG_DIR": os.environ["CCX_CONFIG_DIR"],
-        "HOME": os.environ["HOME"],
-        "TERM": "xterm-256color",
-        "PATH": os.environ.get("PATH", ""),
-    }
-    assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
-    command = f"env -i {assignments} {shlex.quote(str(CCX))}; sleep 30"
+    command = f"{ccx_in_clean_env()}; sleep 30"
     terminal.tmux(
         "new-session", "-d", "-s", "ccx", "-x", "80", "-y", "24", "-c", str(repo),
         "sh", "-c", command,
