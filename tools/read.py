@@ -18,6 +18,7 @@ from pydantic import Field
 
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
 from tools.file_state import FileState
+from tools.notebook import NotebookError, parse_notebook, render
 from tools.paths import missing_file_message, short_path, unusable_path
 from tools.read_image import IMAGE_TYPES, read_image
 from tools.read_text import (
@@ -33,6 +34,9 @@ from tools.read_text import (
 )
 
 MAX_OUTPUT_TOKENS = 25_000
+MAX_NOTEBOOK_BYTES = (
+    20 * 1024 * 1024
+)  # outputs make notebooks big; beyond this, read the JSON in parts
 # How an unchanged re-read answers; compaction/ recognizes it (the full read it points to stays).
 UNCHANGED_STUB_PREFIX = "File unchanged since your last Read of it"
 
@@ -93,6 +97,8 @@ class ReadTool(Tool[ReadParams]):
             stub = _unchanged_stub(ctx, path, st)
             if stub is not None:
                 return stub
+            if suffix == ".ipynb":
+                return await asyncio.to_thread(_read_notebook, ctx, path, st)
         limit = params.limit or DEFAULT_LIMIT
         if st.st_size > MAX_FULL_READ_BYTES:
             if whole_file:
@@ -152,6 +158,38 @@ def _finish(ctx: ToolContext, path: Path, st: os.stat_result, sl: TextSlice) -> 
             "total_lines": sl.total,
             "display": display,
         },
+    )
+
+
+def _read_notebook(ctx: ToolContext, path: Path, st: os.stat_result) -> ToolResult:
+    """A notebook as cells; recorded as a full read of its JSON, which is what NotebookEdit
+    and Edit check freshness against. offset/limit read the raw JSON instead."""
+    if st.st_size > MAX_NOTEBOOK_BYTES:
+        return ToolResult.error(
+            f"{path} is {st.st_size / 1_048_576:.1f} MB, too large to show as cells (most of it is "
+            "usually outputs). Read parts of its JSON with offset and limit, or Grep it."
+        )
+    try:
+        text = path.read_bytes().decode("utf-8")
+        notebook = parse_notebook(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        return ToolResult.error(f"Cannot read {path} as a notebook: {exc}")
+    except NotebookError as exc:
+        return ToolResult.error(f"{path} {exc}. Read it with offset and limit to see the JSON.")
+    body = render(notebook)
+    tokens = len(body) // 4
+    if tokens > MAX_OUTPUT_TOKENS:
+        return ToolResult.error(
+            f"The cells of {path} come to about {tokens:,} tokens, over the {MAX_OUTPUT_TOKENS:,}"
+            "-token limit for one Read. Read parts of its JSON with offset and limit, or Grep it."
+        )
+    _remember(ctx, path, st, text, None, None, partial=False)
+    count = len(notebook.cells)
+    display = f"Read {count} cell{'s' if count != 1 else ''}"
+    return ToolResult(
+        output=body or f"(The notebook {path} has no cells.)",
+        display=display,
+        meta={"path": str(path), "cells": count, "display": display},
     )
 
 

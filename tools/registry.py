@@ -12,6 +12,7 @@ from tools.edit import EditTool
 from tools.glob import GlobTool
 from tools.grep import GrepTool
 from tools.jobs import JobRegistry
+from tools.notebook_edit import NotebookEditTool
 from tools.read import ReadTool
 from tools.sandbox import SandboxPolicy
 from tools.task_tools import TaskOutputTool, TaskStopTool
@@ -31,6 +32,7 @@ def default_tools(
         ReadTool(),
         WriteTool(),
         EditTool(),
+        NotebookEditTool(),
         BashTool(sandbox=sandbox, command_env=command_env, jobs=jobs),
         GlobTool(),
         GrepTool(),
