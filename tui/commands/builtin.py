@@ -366,6 +366,16 @@ async def _tasks(runtime: Runtime, args: str) -> CommandResult:
     return CommandResult(f"Stopped job {job.id} ({job.description}).")
 
 
+@command("todos", "/todos", "The model's task list for this session")
+async def _todos(runtime: Runtime, _args: str) -> CommandResult:
+    tasks = runtime.tasks
+    if not tasks.tasks():
+        text = "No tasks yet: the model keeps a task list (TaskCreate) for work of several steps."
+    else:
+        text = tasks.render()
+    return CommandResult(text, data={"tasks": tasks.rows()})
+
+
 @command("output-style", "/output-style [name]", "Show the output styles, or switch to one")
 async def _output_style(runtime: Runtime, args: str) -> CommandResult:
     current = runtime.output_style
