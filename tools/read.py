@@ -21,6 +21,7 @@ from tools.file_state import FileState
 from tools.notebook import NotebookError, parse_notebook, render
 from tools.paths import missing_file_message, short_path, unusable_path
 from tools.read_image import IMAGE_TYPES, read_image
+from tools.read_pdf import read_pdf
 from tools.read_text import (
     BINARY_EXTENSIONS,
     DEFAULT_LIMIT,
@@ -55,6 +56,11 @@ class ReadParams(ToolParams):
         ge=1,
         description="Lines to read (default 2000); only for files too large to read at once",
     )
+    pages: str | None = Field(
+        default=None,
+        description='PDF only: the pages to read, e.g. "3" or "1-5" (at most 20); needed for '
+        "PDFs over 10 pages",
+    )
 
 
 class ReadTool(Tool[ReadParams]):
@@ -67,6 +73,8 @@ class ReadTool(Tool[ReadParams]):
             start = max(params.offset or 1, 1)
             end = f"{start + params.limit - 1}" if params.limit else ""
             label += f" (lines {start}-{end})"
+        if params.pages:
+            label += f" (pages {one_line(params.pages)})"
         return label
 
     async def run(self, params: ReadParams, ctx: ToolContext) -> ToolResult:
@@ -88,6 +96,10 @@ class ReadTool(Tool[ReadParams]):
         suffix = path.suffix.lower()
         if suffix in IMAGE_TYPES:
             return await read_image(path, st.st_size)
+        if suffix == ".pdf":
+            return await read_pdf(path, params.pages)
+        if params.pages is not None:
+            return ToolResult.error(f"pages is only for PDF files; {path} is not one.")
         if suffix in BINARY_EXTENSIONS:
             return ToolResult.error(binary_message(path))
 
