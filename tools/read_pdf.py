@@ -32,9 +32,7 @@ def parse_pages(spec: str, page_count: int) -> tuple[int, int]:
     """``"3"`` or ``"2-5"`` -> the first and last page (1-based, inclusive), checked."""
     match = _RANGE.fullmatch(spec)
     if match is None:
-        raise PageRangeError(
-            f'pages must be one page or a range, like "3" or "1-5"; got "{spec}".'
-        )
+        raise PageRangeError(f'pages must be one page or a range, like "3" or "1-5"; got "{spec}".')
     first = int(match.group(1))
     last = int(match.group(2) or first)
     if first < 1 or last < first:
