@@ -17,6 +17,7 @@ from tools.read import ReadTool
 from tools.sandbox import SandboxPolicy
 from tools.task_tools import TaskOutputTool, TaskStopTool
 from tools.web_fetch import WebFetchTool
+from tools.web_search import WebSearchTool
 from tools.write import WriteTool
 
 
@@ -37,6 +38,7 @@ def default_tools(
         GlobTool(),
         GrepTool(),
         WebFetchTool(),  # its page reader is connected by the runtime (tui/session/page_reader.py)
+        WebSearchTool(),  # and its searcher (tui/session/web_searcher.py)
     ]
     if jobs is not None:
         tools += [TaskOutputTool(jobs), TaskStopTool(jobs)]

@@ -14,6 +14,7 @@ def test_default_tools() -> None:
         "Glob",
         "Grep",
         "WebFetch",
+        "WebSearch",
     ]
     mutating = {t.name for t in tools if t.is_mutating}
     assert mutating == {"Write", "Edit", "NotebookEdit", "Bash"}

@@ -229,6 +229,7 @@ PURPOSE_LABELS = {
     "summary": "compaction summaries",
     "notes": "session notes (background)",
     "web_fetch": "WebFetch page reading",
+    "web_search": "WebSearch",
     "subagent": "subagents",
 }
 

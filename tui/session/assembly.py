@@ -82,6 +82,7 @@ from tui.session.session_setup import (
 )
 from tui.session.subagents import ParentSession, Subagents
 from tui.session.system_prompt import SystemPrompt
+from tui.session.web_searcher import WebSearcher, connect_web_search
 
 ApprovePlan = Callable[[str], Awaitable[bool]]
 
@@ -321,6 +322,7 @@ def assemble_runtime(
         prompt_folder=lambda: current.session.folder,
     )
     connect_web_fetch(shaped.tools, PageReader(lambda: client.client, lambda: costs))
+    connect_web_search(shaped.tools, WebSearcher(lambda: client.client, lambda: costs))
     if loaded is not None:
         current.context.restore_history(loaded.segments, loaded.boundaries, live=loaded.messages)
         current.context.restore_calibration(loaded.events)
