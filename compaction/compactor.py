@@ -338,6 +338,12 @@ class Compactor:
             restoration.items.append(
                 text_item("plan", path, f"The current plan, from {path}:\n{content}")
             )
+        if tasks := services.task_list():
+            restoration.items.append(
+                text_item(
+                    "task_list", "task list", f"Your task list (TaskList shows it again):\n{tasks}"
+                )
+            )
         if reminder := services.plan_reminder():
             restoration.items.append(text_item("plan_mode", "plan mode", reminder))
         for announcement in services.announcements():

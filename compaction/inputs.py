@@ -19,6 +19,7 @@ from compaction.markers import CLEARED_PREFIX
 INPUT_FIELDS: dict[str, tuple[str, ...]] = {
     "Write": ("content",),
     "Edit": ("old_string", "new_string"),
+    "NotebookEdit": ("new_source",),
 }
 CHARS_PER_TOKEN = 4
 

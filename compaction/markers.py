@@ -46,6 +46,6 @@ def marker_for(
     if saved_path:
         lines = f" ({line_count} lines)" if line_count else ""
         return f"{CLEARED_PREFIX}: output{lines}. Saved in full at {saved_path}; Read or Grep it if needed.]"
-    if tool in ("Edit", "Write"):
+    if tool in ("Edit", "Write", "NotebookEdit"):
         return f"{CLEARED_PREFIX}: {'failed' if candidate.is_error else 'succeeded'}.]"
     return f"{CLEARED_PREFIX}: old output.]"

@@ -90,7 +90,18 @@ from compaction.cost_model import ClearOption, Situation, choose
 from compaction.result_index import Candidate, ResultIndex
 
 COMPACTABLE_TOOLS = frozenset(
-    {"Read", "Bash", "Grep", "Glob", "Edit", "Write", "WebFetch", "WebSearch", "TaskOutput"}
+    {
+        "Read",
+        "Bash",
+        "Grep",
+        "Glob",
+        "Edit",
+        "Write",
+        "NotebookEdit",
+        "WebFetch",
+        "WebSearch",
+        "TaskOutput",
+    }
 )
 
 Reason = Literal["none", "time", "cost", "pressure"]

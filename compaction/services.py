@@ -36,6 +36,7 @@ class CompactionServices:
     invoked_skills: Callable[[], list[tuple[str, str, str]]] = list
     plan: Callable[[], tuple[str, str] | None] = lambda: None
     plan_reminder: Callable[[], str | None] = lambda: None
+    task_list: Callable[[], str | None] = lambda: None  # the model's task list, as text
     excluded_paths: Callable[[], set[str]] = set
     background_tasks: Callable[[], list[str]] = list  # processes foreground commands left
     # Background jobs still running or ended and unread (tools.jobs.JobRegistry), and the

@@ -18,8 +18,10 @@ from pydantic import Field
 
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
 from tools.file_state import FileState
+from tools.notebook import NotebookError, parse_notebook, render
 from tools.paths import missing_file_message, short_path, unusable_path
 from tools.read_image import IMAGE_TYPES, read_image
+from tools.read_pdf import read_pdf
 from tools.read_text import (
     BINARY_EXTENSIONS,
     DEFAULT_LIMIT,
@@ -33,6 +35,9 @@ from tools.read_text import (
 )
 
 MAX_OUTPUT_TOKENS = 25_000
+MAX_NOTEBOOK_BYTES = (
+    20 * 1024 * 1024
+)  # outputs make notebooks big; beyond this, read the JSON in parts
 # How an unchanged re-read answers; compaction/ recognizes it (the full read it points to stays).
 UNCHANGED_STUB_PREFIX = "File unchanged since your last Read of it"
 
@@ -51,6 +56,11 @@ class ReadParams(ToolParams):
         ge=1,
         description="Lines to read (default 2000); only for files too large to read at once",
     )
+    pages: str | None = Field(
+        default=None,
+        description='PDF only: the pages to read, e.g. "3" or "1-5" (at most 20); needed for '
+        "PDFs over 10 pages",
+    )
 
 
 class ReadTool(Tool[ReadParams]):
@@ -63,6 +73,8 @@ class ReadTool(Tool[ReadParams]):
             start = max(params.offset or 1, 1)
             end = f"{start + params.limit - 1}" if params.limit else ""
             label += f" (lines {start}-{end})"
+        if params.pages:
+            label += f" (pages {one_line(params.pages)})"
         return label
 
     async def run(self, params: ReadParams, ctx: ToolContext) -> ToolResult:
@@ -84,6 +96,10 @@ class ReadTool(Tool[ReadParams]):
         suffix = path.suffix.lower()
         if suffix in IMAGE_TYPES:
             return await read_image(path, st.st_size)
+        if suffix == ".pdf":
+            return await read_pdf(path, params.pages)
+        if params.pages is not None:
+            return ToolResult.error(f"pages is only for PDF files; {path} is not one.")
         if suffix in BINARY_EXTENSIONS:
             return ToolResult.error(binary_message(path))
 
@@ -93,6 +109,8 @@ class ReadTool(Tool[ReadParams]):
             stub = _unchanged_stub(ctx, path, st)
             if stub is not None:
                 return stub
+            if suffix == ".ipynb":
+                return await asyncio.to_thread(_read_notebook, ctx, path, st)
         limit = params.limit or DEFAULT_LIMIT
         if st.st_size > MAX_FULL_READ_BYTES:
             if whole_file:
@@ -152,6 +170,38 @@ def _finish(ctx: ToolContext, path: Path, st: os.stat_result, sl: TextSlice) -> 
             "total_lines": sl.total,
             "display": display,
         },
+    )
+
+
+def _read_notebook(ctx: ToolContext, path: Path, st: os.stat_result) -> ToolResult:
+    """A notebook as cells; recorded as a full read of its JSON, which is what NotebookEdit
+    and Edit check freshness against. offset/limit read the raw JSON instead."""
+    if st.st_size > MAX_NOTEBOOK_BYTES:
+        return ToolResult.error(
+            f"{path} is {st.st_size / 1_048_576:.1f} MB, too large to show as cells (most of it is "
+            "usually outputs). Read parts of its JSON with offset and limit, or Grep it."
+        )
+    try:
+        text = path.read_bytes().decode("utf-8")
+        notebook = parse_notebook(text)
+    except (OSError, UnicodeDecodeError) as exc:
+        return ToolResult.error(f"Cannot read {path} as a notebook: {exc}")
+    except NotebookError as exc:
+        return ToolResult.error(f"{path} {exc}. Read it with offset and limit to see the JSON.")
+    body = render(notebook)
+    tokens = len(body) // 4
+    if tokens > MAX_OUTPUT_TOKENS:
+        return ToolResult.error(
+            f"The cells of {path} come to about {tokens:,} tokens, over the {MAX_OUTPUT_TOKENS:,}"
+            "-token limit for one Read. Read parts of its JSON with offset and limit, or Grep it."
+        )
+    _remember(ctx, path, st, text, None, None, partial=False)
+    count = len(notebook.cells)
+    display = f"Read {count} cell{'s' if count != 1 else ''}"
+    return ToolResult(
+        output=body or f"(The notebook {path} has no cells.)",
+        display=display,
+        meta={"path": str(path), "cells": count, "display": display},
     )
 
 

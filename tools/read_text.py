@@ -156,10 +156,7 @@ _PREFIXES = [f"{n}\t" for n in range(DEFAULT_LIMIT + 2)]
 
 
 def binary_message(path: Path) -> str:
-    hint = ""
-    if path.suffix.lower() == ".pdf":
-        hint = " For a PDF, extract its text through Bash (e.g. `pdftotext file.pdf -`)."
-    return f"{path} is a binary file; Read only shows text files and images.{hint}"
+    return f"{path} is a binary file; Read shows text, images, PDFs and notebooks."
 
 
 def too_large_message(path: Path, st: os.stat_result) -> str:

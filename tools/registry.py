@@ -12,10 +12,12 @@ from tools.edit import EditTool
 from tools.glob import GlobTool
 from tools.grep import GrepTool
 from tools.jobs import JobRegistry
+from tools.notebook_edit import NotebookEditTool
 from tools.read import ReadTool
 from tools.sandbox import SandboxPolicy
 from tools.task_tools import TaskOutputTool, TaskStopTool
 from tools.web_fetch import WebFetchTool
+from tools.web_search import WebSearchTool
 from tools.write import WriteTool
 
 
@@ -31,10 +33,12 @@ def default_tools(
         ReadTool(),
         WriteTool(),
         EditTool(),
+        NotebookEditTool(),
         BashTool(sandbox=sandbox, command_env=command_env, jobs=jobs),
         GlobTool(),
         GrepTool(),
         WebFetchTool(),  # its page reader is connected by the runtime (tui/session/page_reader.py)
+        WebSearchTool(),  # and its searcher (tui/session/web_searcher.py)
     ]
     if jobs is not None:
         tools += [TaskOutputTool(jobs), TaskStopTool(jobs)]

@@ -21,6 +21,11 @@ from tools.surrogates import escape_text, escape_value
 
 log = logging.getLogger(__name__)
 
+# Blocks whose input streams as input_json_delta: the model's tool calls, and the calls of
+# server tools (web search) the API runs itself.
+JSON_INPUT_TYPES = frozenset({"tool_use", "server_tool_use"})
+SERVER_TOOL_TYPES = frozenset({"server_tool_use", "web_search_tool_result"})
+
 
 @dataclass
 class StreamedResponse:
@@ -36,6 +41,9 @@ class StreamedResponse:
     applied_edits: list[dict[str, Any]] = field(default_factory=list)
     # the request could not be encoded as it was and went out with its text escaped
     request_escaped: bool = False
+    # a server tool's calls and results (web search), kept apart: the conversation never
+    # holds them, the caller that offered the tool reads them
+    server_blocks: list[dict[str, Any]] = field(default_factory=list)
 
 
 class Accumulator:
@@ -61,7 +69,7 @@ class Accumulator:
             self._delta(event.index, event.delta)
         elif kind == "content_block_start":
             block = event.content_block.model_dump(exclude_none=True)
-            if block["type"] == "tool_use":
+            if block["type"] in JSON_INPUT_TYPES:  # the input streams as JSON deltas
                 block["input"] = {}
                 self.partial_json[event.index] = []
             self.blocks[event.index] = block
@@ -97,7 +105,7 @@ class Accumulator:
 
     def _finish_block(self, index: int) -> None:
         block = self.blocks.get(index)
-        if block is None or block["type"] != "tool_use":
+        if block is None or block["type"] not in JSON_INPUT_TYPES:
             return
         raw = "".join(self.partial_json.pop(index, []))
         if not raw.strip():
@@ -127,6 +135,7 @@ class Accumulator:
 
     def result(self) -> StreamedResponse:
         content: list[ResponseBlock] = []
+        server: list[dict[str, Any]] = []
         invalid: dict[str, str] = {}
         for index in sorted(self.blocks):
             # Lone surrogates from the model's JSON (text, thinking, tool input) are escaped
@@ -136,6 +145,9 @@ class Accumulator:
                 block = escape_value(block)
             if raw := block.pop("_invalid_input", None):
                 invalid[block["id"]] = raw
+            if block["type"] in SERVER_TOOL_TYPES:
+                server.append(block)
+                continue
             if not is_response_block(block):
                 log.warning(
                     "left out a response block of a type ccx does not know: %r", block.get("type")
@@ -152,6 +164,7 @@ class Accumulator:
             self.usage,
             invalid,
             applied_edits=self.applied_edits,
+            server_blocks=server,
         )
 
 

@@ -138,6 +138,8 @@ class PermissionGate:
             return Decision("deny", PLAN_MODE_DENIAL)
         if rule := self.matching_rule(self.allow, tool_name, path, True, aliases):
             return Decision("allow", f"allowed by the rule {rule.describe()}", rule)
+        if tool_name == "WebSearch":  # changes nothing here, but the query leaves the machine
+            return Decision("ask", "WebSearch sends the query to the API's web search")
         if not is_mutating:
             if tool_name in READ_TOOLS and path is not None and not self.readable(path):
                 return Decision("ask", f"{path} is outside the working directory {self.cwd}")

@@ -240,6 +240,31 @@ def add_permission_rule(path: Path, behavior: str, rule: str) -> None:
         )
 
 
+def remove_permission_rule(path: Path, rule: str) -> bool:
+    """Remove ``rule`` from every permissions list of the settings file at ``path``; True
+    when it was there. Same locking and atomic replacement as ``add_permission_rule``."""
+    path = Path(path)
+    if not path.exists():
+        return False
+    text = str(Rule.parse(rule))
+    with _directory_lock(path.parent):
+        data = read_settings_object(path)
+        permissions = data.get("permissions")
+        if not isinstance(permissions, dict):
+            return False
+        removed = False
+        for behavior in RULE_LISTS:
+            rules = permissions.get(behavior)
+            if isinstance(rules, list) and (text in rules or rule in rules):
+                permissions[behavior] = [r for r in rules if r not in (text, rule)]
+                removed = True
+        if removed:
+            atomic_write(
+                path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode(), durable=True
+            )
+        return removed
+
+
 def read_settings_object(path: Path) -> dict[str, Any]:
     """A settings file's JSON object ({} when there is none), for a writer about to change it;
     ValueError when it is not one."""

@@ -5,6 +5,7 @@ Each rule: the bad request is refused in the API's words, the fixed one is accep
 
 from __future__ import annotations
 
+import base64
 import re
 from typing import Any
 
@@ -23,6 +24,16 @@ MEDIA_TYPES = "Input should be 'image/jpeg', 'image/png', 'image/gif' or 'image/
 
 def image(media_type: str) -> dict[str, Any]:
     return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": "AAAA"}}
+
+
+def pdf(media_type: str, data: str) -> dict[str, Any]:
+    return {
+        "type": "document",
+        "source": {"type": "base64", "media_type": media_type, "data": data},
+    }
+
+
+PDF_DATA = base64.b64encode(b"%PDF-1.4\n%%EOF\n").decode()
 
 
 def result(tool_id: str, content: Any) -> dict[str, Any]:
@@ -57,6 +68,19 @@ CASES = [
         request(messages=tool_loop(text("the screenshot"), image("image/bmp"))),
         f"messages.2.content.0.tool_result.content.1.image.source.base64.media_type: {MEDIA_TYPES}",
         request(messages=tool_loop(text("the screenshot"), image("image/webp"))),
+    ),
+    (
+        "a document in a media type other than PDF",
+        request(messages=tool_loop(text("PDF a.pdf"), pdf("application/msword", PDF_DATA))),
+        "messages.2.content.0.tool_result.content.1.document.source.base64.media_type: "
+        "Input should be 'application/pdf'",
+        request(messages=tool_loop(text("PDF a.pdf"), pdf("application/pdf", PDF_DATA))),
+    ),
+    (
+        "a document whose bytes are not a PDF",
+        request(messages=[user(pdf("application/pdf", "aGVsbG8gd29ybGQ="), text("Sum it up"))]),
+        "messages.0.content.0.document.source.base64.data: The PDF specified was not valid.",
+        request(messages=[user(pdf("application/pdf", PDF_DATA), text("Sum it up"))]),
     ),
     (
         "unknown block type inside a tool result",

@@ -133,7 +133,11 @@ async def test_directory_points_to_glob(ctx: ToolContext, call: Call) -> None:
 
 @pytest.mark.parametrize(
     ("name", "data"),
-    [("blob.dat", b"abc\x00def"), ("tool.exe", b"plain text really"), ("doc.pdf", b"%PDF-1.4")],
+    [
+        ("blob.dat", b"abc\x00def"),
+        ("tool.exe", b"plain text really"),
+        ("doc.docx", b"PK\x03\x04 zip"),
+    ],
 )
 async def test_binary_files_are_refused(
     ctx: ToolContext, call: Call, name: str, data: bytes

@@ -89,7 +89,7 @@ async def test_help_lists_resume_and_wraps_beside_the_usage_at_80_columns(
     api: FakeApi, repo: Path
 ) -> None:
     app = make_app(repo)
-    async with app.run_test(size=(80, 40)) as pilot:
+    async with app.run_test(size=(80, 70)) as pilot:
         await wait_for(pilot, lambda: app.ready)
         await submit(pilot, "/help")
         await wait_for(pilot, lambda: "/resume [id]" in screen_text(app))

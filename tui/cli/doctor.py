@@ -151,7 +151,7 @@ def warm_worker() -> list[Finding]:
 
 
 def terminal() -> list[Finding]:
-    from tui.cli.interactive import plain_reason
+    from tui.cli.terminal_fit import plain_reason
 
     size = shutil.get_terminal_size((80, 24))
     term = os.environ.get("TERM", "unset")

@@ -1,5 +1,6 @@
 """Slash commands (/compact, /context, /undo-compact, /cost, /clear, /copy, /model, /plan, /mcp,
-/tasks, /output-style, /help, /exit).
+/tasks, /todos, /output-style, /help, /exit), and how a line finds its command; the commands
+of tui.commands.inspect and tui.commands.prompted join them.
 
 Shared by every front end through the session driver: each returns a
 ``CommandResult`` with text for the user, so headless mode can print it and
@@ -10,9 +11,7 @@ here too. Which lines are commands is ``tui.commands.slash``'s rule.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent.core.compaction_record import CompactionRecord
 from agent.core.context_state import ContextState
@@ -20,41 +19,12 @@ from compaction.breakdown import Breakdown, context_breakdown, render_breakdown
 from compaction.full import CompactionError
 from compaction.summary import PartialMode, latest_request
 from compaction.thresholds import format_tokens
+from tui.commands.registry import COMMANDS, Command, CommandResult, command
 from tui.commands.slash import EXIT_NAMES, command_name, interactive_completions
 
 if TYPE_CHECKING:
     from agent.instructions.custom_commands import CustomCommand
     from tui.session.runtime import Runtime
-
-
-@dataclass
-class CommandResult:
-    text: str
-    is_error: bool = False
-    data: dict[str, Any] = field(default_factory=dict)
-    exit: bool = False
-
-
-Handler = Callable[["Runtime", str], Awaitable[CommandResult]]
-
-
-@dataclass(frozen=True)
-class Command:
-    name: str
-    usage: str
-    help: str
-    handler: Handler
-
-
-COMMANDS: dict[str, Command] = {}
-
-
-def command(name: str, usage: str, help_text: str) -> Callable[[Handler], Handler]:
-    def register(handler: Handler) -> Handler:
-        COMMANDS[name] = Command(name, usage, help_text, handler)
-        return handler
-
-    return register
 
 
 def builtin_commands() -> list[tuple[str, str]]:
@@ -259,6 +229,7 @@ PURPOSE_LABELS = {
     "summary": "compaction summaries",
     "notes": "session notes (background)",
     "web_fetch": "WebFetch page reading",
+    "web_search": "WebSearch",
     "subagent": "subagents",
 }
 
@@ -366,6 +337,16 @@ async def _tasks(runtime: Runtime, args: str) -> CommandResult:
     return CommandResult(f"Stopped job {job.id} ({job.description}).")
 
 
+@command("todos", "/todos", "The model's task list for this session")
+async def _todos(runtime: Runtime, _args: str) -> CommandResult:
+    tasks = runtime.tasks
+    if not tasks.tasks():
+        text = "No tasks yet: the model keeps a task list (TaskCreate) for work of several steps."
+    else:
+        text = tasks.render()
+    return CommandResult(text, data={"tasks": tasks.rows()})
+
+
 @command("output-style", "/output-style [name]", "Show the output styles, or switch to one")
 async def _output_style(runtime: Runtime, args: str) -> CommandResult:
     current = runtime.output_style
@@ -398,3 +379,8 @@ async def _help(runtime: Runtime, _args: str) -> CommandResult:
     width = max(len(usage) for usage, _ in rows)
     lines = [f"{usage.ljust(width)}  {words}" for usage, words in rows]
     return CommandResult("\n".join(lines), data={"help": rows})
+
+
+# The other commands register after these, so /help lists the core ones first.
+from tui.commands import inspect as _inspect  # noqa: E402, F401
+from tui.commands import prompted as _prompted  # noqa: E402, F401

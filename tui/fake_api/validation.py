@@ -6,6 +6,7 @@ and a message in the real API's wording, or None when the request is fine.
 
 from __future__ import annotations
 
+import base64
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -274,7 +275,25 @@ def _check_block(where: str, block: dict[str, Any], known: tuple[str, ...]) -> R
         and source.get("media_type") not in IMAGE_MEDIA_TYPES
     ):
         return _invalid(f"{where}.image.source.base64.media_type: {_MEDIA_TYPES_WORDING}")
+    if kind == "document" and isinstance(source, dict) and source.get("type") == "base64":
+        if source.get("media_type") != "application/pdf":
+            return _invalid(
+                f"{where}.document.source.base64.media_type: Input should be 'application/pdf'"
+            )
+        if not _is_pdf(source.get("data")):
+            return _invalid(
+                f"{where}.document.source.base64.data: The PDF specified was not valid."
+            )
     return None
+
+
+def _is_pdf(data: Any) -> bool:
+    if not isinstance(data, str):
+        return False
+    try:
+        return base64.b64decode(data[:16], validate=True).startswith(b"%PDF-")
+    except ValueError:
+        return False
 
 
 def _ends_with_whitespace(content: Any) -> bool:

@@ -48,6 +48,7 @@ try:
     from tui.fullscreen.widgets.footer import StatusFooter
     from tui.fullscreen.widgets.prompt_box import PromptBox, PromptInput
     from tui.fullscreen.widgets.status_line import StatusLine
+    from tui.fullscreen.widgets.task_panel import TaskPanel
     from tui.fullscreen.widgets.transcript import Transcript, UserPrompt
     from tui.fullscreen.widgets.warning_bar import WarningBar
     from tui.fullscreen.widgets.welcome import Welcome
@@ -139,6 +140,7 @@ class CcxApp(App[int]):
     def compose(self) -> ComposeResult:
         yield Transcript(typing=self._typing, id="transcript")
         yield StatusLine(id="status-line")
+        yield TaskPanel(id="task-panel")
         yield WarningBar(id="warning-bar")
         yield PromptBox(id="prompt")
         yield StatusFooter(id="footer")
@@ -171,6 +173,7 @@ class CcxApp(App[int]):
             self.query_one(StatusLine),
             footer,
             self.query_one(WarningBar),
+            self.query_one(TaskPanel),
         )
         self.view.show_cost = options is None or options.show_cost
         self.query_one(PromptInput).focus()

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from tui.fullscreen.agent_messages import JobFinished
     from tui.fullscreen.widgets.footer import StatusFooter
     from tui.fullscreen.widgets.status_line import StatusLine
+    from tui.fullscreen.widgets.task_panel import TaskPanel
     from tui.fullscreen.widgets.transcript import Transcript
     from tui.fullscreen.widgets.warning_bar import WarningBar
 
@@ -52,8 +53,10 @@ class EventView:
         status: StatusLine,
         footer: StatusFooter,
         warning: WarningBar,
+        tasks: TaskPanel | None = None,
     ) -> None:
         self.transcript = transcript
+        self.tasks = tasks
         self.status = status
         self.footer = footer
         self.warning = warning
@@ -86,6 +89,8 @@ class EventView:
             transcript.tool_finished(
                 event.tool_use_id, event.is_error, event.display, event.output_preview, event.meta
             )
+            if self.tasks is not None and isinstance(rows := event.meta.get("tasks"), list):
+                self.tasks.show_tasks(rows)
         elif isinstance(event, ToolProgress):
             transcript.tool_progress(event.tool_use_id, event.lines)
         elif isinstance(event, PermissionDenied):
@@ -190,6 +195,8 @@ class EventView:
             return
         if result.command == "clear" and not result.is_error:
             await transcript.clear_all()
+        if self.tasks is not None and result.command in ("clear", "todos"):
+            self.tasks.show_tasks(result.data.get("tasks", []))
         if result.is_error:
             self.cancel_compaction()
         transcript.add_line(result.text, "error" if result.is_error else "output")

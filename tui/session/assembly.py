@@ -42,6 +42,8 @@ from tools.file_state import FileStateCache
 from tools.registry import default_tools
 from tools.sandbox import Sandbox
 from tools.skill import SkillInfo, SkillTool
+from tools.task_list import TaskList, task_list_path
+from tools.task_list_tools import task_list_tools
 from tools.watching import FileWatcher
 from tui.session.after_tools import AfterTools
 from tui.session.context_setup import ContextParts, WindowSettings, build_subagent_context
@@ -80,6 +82,7 @@ from tui.session.session_setup import (
 )
 from tui.session.subagents import ParentSession, Subagents
 from tui.session.system_prompt import SystemPrompt
+from tui.session.web_searcher import WebSearcher, connect_web_search
 
 ApprovePlan = Callable[[str], Awaitable[bool]]
 
@@ -142,6 +145,9 @@ def assemble_runtime(
     for warning in custom_commands.warnings:
         notify(warning)
     plan = PlanState(plan_file_path(config_dir(), session.id), active=gate.mode == "plan")
+    tasks = TaskList(task_list_path(config_dir(), session.id))
+    if tasks.load_problem:
+        notify(tasks.load_problem)
     gate.plan_file = plan.path
     hooks = HookRunner(
         settings.hooks,
@@ -224,6 +230,7 @@ def assemble_runtime(
         *default_tools(sandbox.policy, env_for_command, jobs),
         *subagents.tools(),
         SkillTool(skills, on_invoke=record_skill),
+        *task_list_tools(tasks),
         ExitPlanModeTool(
             lambda: plan.path,
             approve_plan,
@@ -263,6 +270,7 @@ def assemble_runtime(
             file_state,
             invoked_skills,
             plan,
+            tasks,
             memory,
             jobs,
             bash_tools,
@@ -314,6 +322,7 @@ def assemble_runtime(
         prompt_folder=lambda: current.session.folder,
     )
     connect_web_fetch(shaped.tools, PageReader(lambda: client.client, lambda: costs))
+    connect_web_search(shaped.tools, WebSearcher(lambda: client.client, lambda: costs))
     if loaded is not None:
         current.context.restore_history(loaded.segments, loaded.boundaries, live=loaded.messages)
         current.context.restore_calibration(loaded.events)
@@ -341,6 +350,7 @@ def assemble_runtime(
         custom_commands=custom_commands,
         styles=styles,
         plan=plan,
+        tasks=tasks,
         hooks=hooks,
         session_hooks=session_hooks,
         prompt=prompt,

@@ -33,6 +33,7 @@ from compaction.thresholds import ContextLimits, resolve_window
 from tools.bash import BashTool
 from tools.file_state import FileStateCache, normalize_path
 from tools.jobs import JobRegistry
+from tools.task_list import TaskList
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,7 @@ class ContextParts:
     file_state: FileStateCache
     invoked_skills: InvokedSkills
     plan: PlanState
+    tasks: TaskList
     memory: MemoryFiles
     jobs: JobRegistry
     bash_tools: list[BashTool]  # the session's shells, for what they left running
@@ -84,6 +86,7 @@ def build_context_manager(parts: ContextParts, session: Session, model: str) -> 
         ],
         plan=lambda: _plan(parts.plan),
         plan_reminder=parts.plan.reminder,
+        task_list=lambda: parts.tasks.render() if parts.tasks.tasks() else None,
         excluded_paths=lambda: _excluded(parts.memory, parts.plan),
         background_tasks=lambda: _background(parts.bash_tools),
         background_jobs=parts.jobs.unread,

@@ -179,6 +179,8 @@ class SessionDriver:
                 return await self._run_skill(line, name, skill, uuid)
             if name is not None:
                 result = await run_command(self.runtime, line.strip())
+                if result.prompt is not None and not result.is_error:
+                    return await self._run_prompted(line, result.prompt, uuid)
                 return LineResult(
                     line, name, result.text, result.is_error, data=result.data, exit=result.exit
                 )
@@ -239,6 +241,16 @@ class SessionDriver:
         if loaded.is_error or not isinstance(loaded.output, str):
             return LineResult(line, name, str(loaded.output), True)
         reminder = f"<system-reminder>\n{loaded.output}\n</system-reminder>"
+        content: list[UserBlock] = [text_block(line.strip()), text_block(reminder)]
+        outcome = await self.runtime.agent.submit(content, uuid)
+        return LineResult(line, None, outcome.result)
+
+    async def _run_prompted(self, line: str, instructions: str, uuid: str | None) -> LineResult:
+        """A built-in command the model carries out: the user's line and ccx's instructions
+        for it, as one turn (hooks see the line as the user typed it)."""
+        if (blocked := await self.runtime.submit_hooks(line)) is not None:
+            return LineResult(line, None, blocked)
+        reminder = f"<system-reminder>\n{instructions}\n</system-reminder>"
         content: list[UserBlock] = [text_block(line.strip()), text_block(reminder)]
         outcome = await self.runtime.agent.submit(content, uuid)
         return LineResult(line, None, outcome.result)

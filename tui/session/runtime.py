@@ -42,6 +42,7 @@ from tools.file_checkpoints import FileCheckpoints
 from tools.file_state import FileStateCache
 from tools.jobs import JobRegistry
 from tools.structured_output import StructuredOutputTool
+from tools.task_list import TaskList, task_list_path
 from tools.watching import FileWatcher
 from tui.session.current_session import CurrentSession
 from tui.session.mcp_setup import start_mcp_servers
@@ -72,6 +73,7 @@ class Runtime:
     custom_commands: DiscoveredCommands
     styles: OutputStyleChoice  # /output-style
     plan: PlanState
+    tasks: TaskList  # the model's task list (TaskCreate / TaskUpdate), /todos
     hooks: HookRunner
     session_hooks: SessionHooks
     prompt: SystemPrompt  # rebuilt when the model, the style or the memory files change
@@ -259,6 +261,7 @@ class Runtime:
         self.invoked_skills.clear()
         self.plan.path = plan_file_path(config_dir(), session.id)
         self.gate.plan_file = self.plan.path
+        self.tasks.reset(task_list_path(config_dir(), session.id))
         self.hooks.session_id = session.id
         self.hooks.transcript_path = session.path
         self.current.restart(session, self.model)

@@ -94,7 +94,7 @@ def checkpoint_edits(
     checkpoints = FileCheckpoints()
 
     def before_run(tool: Tool[Any], params: ToolParams) -> None:
-        path = getattr(params, "file_path", None)
+        path = getattr(params, "file_path", None) or getattr(params, "notebook_path", None)
         uuids = prompts()
         if tool.is_mutating and isinstance(path, str) and uuids:
             checkpoints.before_write(uuids[-1], resolve(path))
