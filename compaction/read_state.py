@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from agent.core.messages import Message
 from compaction.restore import restored_file_paths
 from compaction.result_index import is_unchanged_stub
-from tools.file_state import FileState, normalize_path
+from tools.file_state import FileState, FileStateCache, normalize_path
 
 # The tools whose successful result leaves a file-state entry behind.
 READING_TOOLS = frozenset({"Read", "Edit", "Write"})
@@ -99,3 +99,22 @@ def reread_notice(paths: list[str], shown: int = 8) -> str | None:
         f"Earlier reads of these files were summarized away, so Read a file again before "
         f"editing it: {names}{more}."
     )
+
+
+def settle_resumed(
+    cache: FileStateCache, messages: list[Message], resolve: Callable[[str], str] = normalize_path
+) -> list[str]:
+    """After a resume, the same rule: an entry recorded before the last compaction stays only
+    if its latest read is in the loaded conversation (kept by that compaction or restored by
+    it); the others are marked summarized away. Returns those, oldest first.
+
+    ``rebuild_file_state`` marks an entry recorded before the last boundary as out of
+    context; an entry read since is in the conversation by definition.
+    """
+    shown = latest_reads(messages, resolve)
+    entries = cache.snapshot().items()
+    dropped = [key for key, state in entries if not state.in_context and key not in shown]
+    for key in dropped:
+        cache.delete(key)
+    cache.mark_summarized(dropped)
+    return dropped

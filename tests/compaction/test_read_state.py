@@ -7,9 +7,9 @@ from typing import Any
 
 from agent.core.messages import Message
 from compaction.markers import CLEARED_PREFIX
-from compaction.read_state import kept_reads, latest_reads, reread_notice
+from compaction.read_state import kept_reads, latest_reads, reread_notice, settle_resumed
 from compaction.restore import restore_files, restored_file_paths
-from tools.file_state import FileState
+from tools.file_state import FileState, FileStateCache, normalize_path
 from tools.read import UNCHANGED_STUB_PREFIX
 
 _ids = itertools.count()
@@ -104,3 +104,14 @@ def test_the_notice_names_the_files_once_in_one_short_line() -> None:
     line = reread_notice([f"/r/m{i}.py" for i in range(10)], shown=3)
     assert line is not None and "\n" not in line
     assert "/r/m0.py, /r/m1.py, /r/m2.py and 7 more" in line and "/r/m3.py" not in line
+
+
+def test_a_resume_keeps_what_the_loaded_conversation_justifies() -> None:
+    cache = FileStateCache()
+    kept = call("Read", "/r/kept.py")  # read before the last compaction, kept by it
+    cache.set("/r/kept.py", state(in_context=False))
+    cache.set("/r/gone.py", state(in_context=False))  # read before it, summarized away
+    cache.set("/r/new.py", state(in_context=True))  # read since
+    assert settle_resumed(cache, kept) == [normalize_path("/r/gone.py")]
+    assert cache.paths() == [normalize_path("/r/kept.py"), normalize_path("/r/new.py")]
+    assert cache.was_summarized("/r/gone.py")

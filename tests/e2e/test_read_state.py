@@ -145,3 +145,25 @@ def test_an_edit_whose_read_a_full_compaction_summarized_away_is_refused_naming_
     notice = next(line for line in carrying.all_text().splitlines() if NOTICE in line)
     assert str(ccx.repo / target) in notice
     assert ccx.api.errors == []
+
+
+def test_a_resumed_session_follows_the_same_rule(ccx: Ccx) -> None:
+    ccx.env["CCX_SESSION_MEMORY"] = "0"
+    names = modules(ccx, 10, lines=600)
+    script_compactions(ccx)
+    ccx.api.add(*[read(name) for name in names], text_reply("read them"))
+    flags = ("--output-format", "json", "--autocompact", "30000", "--tools", "Read,Edit",
+             "--permission-mode", "acceptEdits")  # fmt: skip
+    first = ccx.run("-p", "Read the modules.", *flags)
+    assert first.returncode == 0, first.stderr
+    assert "summary" in [c["method"] for c in first.json()["compactions"]]
+    last = len(names) - 1  # read after the compaction
+    ccx.api.add(edit(names[0], 0), edit(names[last], last), text_reply("tried both"))
+    second = ccx.run("-c", "-p", "Annotate the first and the last.", *flags)
+    assert second.returncode == 0, second.stderr
+    refused = [text for text, _read_there in refused_edits(ccx).values()]
+    assert len(refused) == 1 and str(ccx.repo / names[0]) in refused[0], refused
+    assert "summarized away" in refused[0]
+    assert f"LIMIT_{last}: int =" in (ccx.repo / names[last]).read_text()
+    assert "LIMIT_0 = 0" in (ccx.repo / names[0]).read_text()
+    assert ccx.api.errors == []
