@@ -27,6 +27,8 @@ from compaction.restore import restored_file_paths
 from compaction.result_index import is_unchanged_stub
 from tools.file_state import FileState, FileStateCache, normalize_path
 
+# How the line naming the files to read again opens (the demo's scripted model skips it).
+REREAD_OPENING = "Earlier reads of these files were summarized away"
 # The tools whose successful result leaves a file-state entry behind.
 READING_TOOLS = frozenset({"Read", "Edit", "Write"})
 
@@ -95,10 +97,7 @@ def reread_notice(paths: list[str], shown: int = 8) -> str | None:
         return None
     names = ", ".join(paths[:shown])
     more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
-    return (
-        f"Earlier reads of these files were summarized away, so Read a file again before "
-        f"editing it: {names}{more}."
-    )
+    return f"{REREAD_OPENING}, so Read a file again before editing it: {names}{more}."
 
 
 def settle_resumed(
