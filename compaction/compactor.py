@@ -37,7 +37,7 @@ from agent.core.messages import Message
 from agent.core.thinking import drop_earlier_thinking
 from compaction.full import SUMMARY_MAX_OUTPUT, CompactionError, SummaryResult, summarize
 from compaction.grouping import adjust_start_index, group_by_api_round
-from compaction.read_state import KeptReads, kept_reads, reread_notice
+from compaction.read_state import KeptReads, kept_reads, latest_reads, reread_notice
 from compaction.restore import (
     FILE_TOKENS,
     FILES_BUDGET,
@@ -389,7 +389,8 @@ class Compactor:
                 in_context=True,
             )
             cache.set(item.label, state)
-        cache.mark_summarized([*summarized_before, *reversed(replacement.reads.dropped)])
+        dropped = {key: snapshot[key] for key in reversed(replacement.reads.dropped)}
+        cache.mark_summarized({**summarized_before, **dropped})
 
     def undo(self, agent: ConversationHost) -> bool:
         """Bring back the conversation from before the last compaction; later turns stay after it.
@@ -408,6 +409,11 @@ class Compactor:
         # Reads taken back from the snapshot are recorded before the undo record, as ever.
         self.services.file_state.merge(snapshot.file_state)
         agent.conversation.undo(Undone(snapshot.messages, later))
+        # A snapshot from the transcript has no cache: the reads back in the conversation
+        # (summarized away by this compaction, e.g. before a resume) come back from their marks.
+        self.services.file_state.bring_back(
+            latest_reads(agent.conversation.messages, self.services.resolve_path)
+        )
         self.replaced()
         return True
 

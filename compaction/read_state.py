@@ -112,8 +112,8 @@ def settle_resumed(
     """
     shown = latest_reads(messages, resolve)
     entries = cache.snapshot().items()
-    dropped = [key for key, state in entries if not state.in_context and key not in shown]
+    dropped = {k: state for k, state in entries if not state.in_context and k not in shown}
     for key in dropped:
         cache.delete(key)
     cache.mark_summarized(dropped)
-    return dropped
+    return list(dropped)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -57,7 +57,7 @@ class FileStateCache:
         self._bytes = 0
         self._listeners: list[Callable[[str], None]] = []
         # Paths read earlier whose reads a compaction summarized away (insertion ordered).
-        self._summarized: dict[str, None] = {}
+        self._summarized: dict[str, FileState] = {}
 
     def add_listener(self, listener: Callable[[str], None]) -> None:
         """Called with the normalized path whenever an entry is set (the file watcher uses this)."""
@@ -163,24 +163,38 @@ class FileStateCache:
         self._bytes = 0
         self._summarized.clear()
 
-    def mark_summarized(self, paths: Iterable[str | os.PathLike[str]]) -> None:
+    def mark_summarized(self, entries: Mapping[str, FileState]) -> None:
         """These files were read, but their reads are no longer in the conversation: an Edit
-        must ask for a new Read and say why. A later ``set`` of a path takes its mark away."""
-        for path in paths:
+        must ask for a new Read and say why. A later ``set`` of a path takes its mark away.
+
+        Each mark keeps its entry's mtime (not its content), so a conversation that brings
+        the read back (``bring_back``) can trust it again as long as the file is unchanged.
+        """
+        for path, state in entries.items():
             key = normalize_path(path)
             if key in self._entries:
                 continue
             self._summarized.pop(key, None)
-            self._summarized[key] = None
+            self._summarized[key] = replace(
+                state, content="", is_partial_view=True, in_context=False
+            )
         while len(self._summarized) > MAX_SUMMARIZED:
             del self._summarized[next(iter(self._summarized))]
 
     def was_summarized(self, path: str | os.PathLike[str]) -> bool:
         return normalize_path(path) in self._summarized
 
-    def summarized(self) -> list[str]:
-        """Oldest mark first."""
-        return list(self._summarized)
+    def summarized(self) -> dict[str, FileState]:
+        """The marks, oldest first (a copy)."""
+        return dict(self._summarized)
+
+    def bring_back(self, keys: Iterable[str]) -> list[str]:
+        """Entries again for the marked ``keys`` (their reads are back in the conversation,
+        e.g. after /undo-compact): as partial views, so only an unchanged mtime passes."""
+        back = [key for key in keys if key in self._summarized and key not in self._entries]
+        for key in back:
+            self.set(key, self._summarized[key])
+        return back
 
     def _evict(self) -> None:
         while self._entries and (

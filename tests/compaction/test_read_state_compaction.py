@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 from compaction.microcompact import MicrocompactConfig
+from compaction.undo import Snapshot
 from tests.compaction.manager_harness import Setup
 from tools.file_state import normalize_path
 from tui.fake_api import text_reply, tool_reply
@@ -86,9 +87,30 @@ async def test_undo_brings_back_the_reads_a_full_compaction_summarized_away(api,
     assert record.kind == "full" and len(record.restored["files"]) == 5
     assert setup.file_state.peek(key) is None and setup.file_state.was_summarized(key)
     assert setup.manager.undo(setup.agent)
-    assert setup.file_state.peek(key) == before[key] and setup.file_state.summarized() == []
+    assert setup.file_state.peek(key) == before[key] and setup.file_state.summarized() == {}
     api.add(edit(setup, 0), text_reply("done"))
     await setup.agent.submit("annotate m00")
     assert not last_result(setup).get("is_error"), last_result(setup)
     assert "FACT_0: int =" in (setup.repo / "m00.py").read_text()
     assert api.errors == []
+
+
+async def test_undo_from_the_transcript_brings_the_reads_back_from_their_marks(
+    api, tmp_path
+) -> None:
+    setup = Setup(api, tmp_path)
+    await read_eight(setup)
+    key = normalize_path(setup.repo / "m00.py")
+    mtime = setup.file_state.peek(key).mtime  # type: ignore[union-attr]
+    api.add(text_reply("<summary>read them</summary>"))
+    await setup.manager.compact(setup.agent)
+    # A resumed session's snapshot comes from the transcript, which holds no cache.
+    history = setup.manager.compactor.history
+    history[-1] = Snapshot(history[-1].messages, history[-1].last_uuid, history[-1].replaced_count)
+    assert setup.manager.undo(setup.agent)
+    back = setup.file_state.peek(key)
+    assert back is not None and back.mtime == mtime and back.is_partial_view
+    api.add(edit(setup, 0), text_reply("done"))
+    await setup.agent.submit("annotate m00")
+    assert not last_result(setup).get("is_error"), last_result(setup)
+    assert "FACT_0: int =" in (setup.repo / "m00.py").read_text()

@@ -166,4 +166,14 @@ def test_a_resumed_session_follows_the_same_rule(ccx: Ccx) -> None:
     assert "summarized away" in refused[0]
     assert f"LIMIT_{last}: int =" in (ccx.repo / names[last]).read_text()
     assert "LIMIT_0 = 0" in (ccx.repo / names[0]).read_text()
+    # /undo-compact in a later run brings the read back with the conversation, so the same
+    # Edit now goes through after another resume (in a window the conversation fits in, or
+    # it would be compacted again at once).
+    undo = ccx.run("-c", "-p", "/undo-compact", "--output-format", "json")
+    assert undo.returncode == 0 and "Restored" in undo.json()["result"], undo.stdout
+    ccx.api.add(edit(names[0], 0), text_reply("annotated"))
+    third = ccx.run("-c", "-p", "Annotate the first again.", *flags[:2], *flags[4:])
+    assert third.returncode == 0, third.stderr
+    assert len(refused_edits(ccx)) == 1
+    assert "LIMIT_0: int =" in (ccx.repo / names[0]).read_text()
     assert ccx.api.errors == []

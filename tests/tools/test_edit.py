@@ -9,6 +9,7 @@ from tests.tools.conftest import Call
 from tests.tools.helpers import assert_schema_matches_snapshot, bump_mtime
 from tools.base import ToolContext, ToolResult
 from tools.edit import EditParams, EditTool, match_quote_style
+from tools.file_state import FileState
 from tools.read import ReadTool
 
 READ, EDIT = ReadTool(), EditTool()
@@ -109,7 +110,8 @@ async def test_requires_prior_read(ctx: ToolContext, call: Call) -> None:
 async def test_a_read_summarized_away_is_named_as_such(ctx: ToolContext, call: Call) -> None:
     path = ctx.cwd / "x.py"
     path.write_text("a = 1\n")
-    ctx.file_state.mark_summarized([path])  # what a compaction leaves for a dropped read
+    # What a compaction leaves for a read it summarized away.
+    ctx.file_state.mark_summarized({path: FileState("a = 1\n", path.stat().st_mtime, 0.0)})
     params = EditParams(file_path="x.py", old_string="a = 1", new_string="a = 2")
     for problem in (EDIT.precheck(params, ctx), await call(EDIT, **params.model_dump())):
         assert problem is not None and problem.is_error
