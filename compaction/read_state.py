@@ -48,10 +48,11 @@ def latest_reads(
     (a tool_use id, or an attachment's uuid and the path for a restored file)."""
     calls: dict[str, tuple[str, str]] = {}
     latest: dict[str, str] = {}
+    keys: dict[str, str] = {}  # each path resolved once: a long session names few files often
     for message in messages:
         if message.kind == "attachment":
             for restored in restored_file_paths(message):
-                key = resolve(restored)
+                key = keys.get(restored) or keys.setdefault(restored, resolve(restored))
                 latest[key] = f"{message.uuid}:{key}"
         for block in message.content:
             if block["type"] == "tool_use" and block["name"] in READING_TOOLS:
@@ -62,7 +63,8 @@ def latest_reads(
                 name, path = calls[block["tool_use_id"]]
                 if block.get("is_error") or (name == "Read" and is_unchanged_stub(block)):
                     continue
-                latest[resolve(path)] = block["tool_use_id"]
+                key = keys.get(path) or keys.setdefault(path, resolve(path))
+                latest[key] = block["tool_use_id"]
     return latest
 
 
