@@ -91,8 +91,10 @@ async def test_an_interrupt_stops_the_compaction_and_keeps_the_conversation(
             took = await interrupt_when(lambda: notes.waited, task)
         else:  # the compaction's own summary request is held open
             took = await interrupt_when(
-                lambda: held.arrived.is_set()
-                and any(isinstance(e, CompactionStarted) for e in setup.events),
+                lambda: (
+                    held.arrived.is_set()
+                    and any(isinstance(e, CompactionStarted) for e in setup.events)
+                ),
                 task,
             )
         sent = len(api.requests)
