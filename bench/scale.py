@@ -63,20 +63,27 @@ from bench.session_overhead import CCX, precompile, user_environment
 
 CONCURRENT = 4
 NO_WINDOW = 1_000_000
+LAUNCH = "import sys; sys.argv[0] = 'ccx'; from tui.cli.launcher import main; main()"
 
 
 @dataclass
 class Client:
-    name: str  # "ccx" or "claude"
+    name: str  # its key in the report: "ccx", "claude", or "ccx_before" (--ccx-before)
     binary: str
+    source: str | None = None  # ccx_before: a ccx source tree, run with this Python
+
+    @property
+    def is_ccx(self) -> bool:
+        return self.name != "claude"
 
     @property
     def label(self) -> str:
-        return "ccx" if self.name == "ccx" else "Claude Code"
+        return {"ccx": "ccx", "claude": "Claude Code"}.get(self.name, "ccx (before)")
 
     def command(self, prompt: str, window: int | None, *extra: str) -> list[str]:
-        if self.name == "ccx":
-            argv = [self.binary, "-p", prompt, "--permission-mode", "bypassPermissions"]
+        if self.is_ccx:
+            head = [sys.executable, "-c", LAUNCH] if self.source else [self.binary]
+            argv = [*head, "-p", prompt, "--permission-mode", "bypassPermissions"]
             argv += ["--output-format", "json", "--model", CCX_MODEL]
         else:
             argv = [self.binary, "-p", prompt, "--dangerously-skip-permissions"]
@@ -88,7 +95,9 @@ class Client:
         env = {k: v for k, v in env.items() if not k.startswith("CLAUDE")}
         env["HOME"] = str(work / "home")
         (work / "home").mkdir(parents=True, exist_ok=True)
-        if self.name == "ccx":
+        if self.source:
+            env["PYTHONPATH"] = self.source  # ahead of this venv's editable install
+        if self.is_ccx:
             return env | {"CCX_CONFIG_DIR": str(work / "ccxhome"), "CCX_WARM": "0"}
         return env | {
             "IS_SANDBOX": "1",
@@ -98,10 +107,10 @@ class Client:
         }
 
     def transcripts(self, work: Path) -> Path:
-        return work / ("ccxhome" if self.name == "ccx" else "home/.claude") / "projects"
+        return work / ("ccxhome" if self.is_ccx else "home/.claude") / "projects"
 
     def server_window(self, window: int) -> int:
-        return window if self.name == "ccx" else NO_WINDOW
+        return window if self.is_ccx else NO_WINDOW
 
 
 @contextmanager
@@ -466,6 +475,12 @@ def main() -> None:
     parser.add_argument("--cold-runs", type=int, default=None)
     parser.add_argument("--kb", type=int, default=None, help="size of a session's units (KiB)")
     parser.add_argument("--concurrent-edits", type=int, default=None)
+    parser.add_argument(
+        "--ccx-before",
+        default=None,
+        help="also run this ccx source tree (e.g. `git archive main | tar -x -C DIR`) as a "
+        "client, for before/after figures from one run",
+    )
     parser.add_argument("--out", default="/tmp/ccx-bench-scale")
     parser.add_argument("--json", default=None, help="also write the whole report here")
     parser.add_argument("--keep", action="store_true", help="keep the referee's logs")
@@ -479,6 +494,9 @@ def main() -> None:
     edits = args.concurrent_edits or (10 if quick else 25)
     only = set(args.only.split(","))
     clients = []
+    if args.ccx_before:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", args.ccx_before], check=True)
+        clients.append(Client("ccx_before", sys.executable, source=args.ccx_before))
     for name in args.clients.split(","):
         if name == "ccx":
             clients.append(Client("ccx", CCX))
