@@ -27,6 +27,7 @@ def table(report: dict[str, Any], clients: list[tuple[str, str]]) -> str:
         row("resume (-c -p) to first request (s)", lambda r: str(r["resume_first_request_s"]))
     for name, cold in report.get("cold", {}).items():
         rows.append((f"cold -p to first request, {name} repo (s)", *(_median(cold, c[0]) for c in clients)))  # fmt: skip
+        rows.append((f"  CPU used by then, {name} repo (s)", *(_median(cold, c[0], "cpu_median_s") for c in clients)))  # fmt: skip
     if "concurrent" in report:
         conc = report["concurrent"]
         rows.append(("4 sessions, one file: lost updates", *(_conc(conc, c[0], "lost_updates") for c in clients)))  # fmt: skip
@@ -48,8 +49,8 @@ def _refused(figures: dict[str, Any]) -> str:
     )
 
 
-def _median(cold: dict[str, Any], client: str) -> str:
-    return str(cold[client]["median_s"]) if client in cold else "-"
+def _median(cold: dict[str, Any], client: str, key: str = "median_s") -> str:
+    return str(cold[client].get(key, "-")) if client in cold else "-"
 
 
 def _conc(conc: dict[str, Any], client: str, key: str) -> str:
