@@ -491,11 +491,17 @@ def edit_results(log: Path) -> Iterator[tuple[dict[str, Any], bool]]:
 
 
 def grep_rows(repo: Path, quick: bool) -> list[tuple[str, str, str]]:
-    """The grep rows of the table: bench/grep_scale.py's, or one row saying it is not there."""
+    """The grep rows of the table: bench/grep_scale.py's, or one row saying it is not there.
+
+    The hook: ``bench.grep_scale.grep_rows(repo: Path, quick: bool)`` returns rows of
+    (label, ccx's figure, Claude Code's figure), measured on ``repo`` (bench/big_repo.py).
+    """
     try:
         from bench import grep_scale  # type: ignore[attr-defined]
     except ImportError:
-        return [("grep on the big repository", "(bench/grep_scale.py not present)", "")]
+        return [
+            ("grep on the big repository", "(no bench/grep_scale.py)", "(no bench/grep_scale.py)")
+        ]
     return [tuple(map(str, row)) for row in grep_scale.grep_rows(repo, quick=quick)]  # type: ignore[misc]
 
 

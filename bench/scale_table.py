@@ -33,7 +33,8 @@ def table(report: dict[str, Any], clients: list[tuple[str, str]]) -> str:
         rows.append(("4 sessions, one file: lost updates", *(_conc(conc, c[0], "lost_updates") for c in clients)))  # fmt: skip
         rows.append(("4 sessions: edits done / given", *(_conc(conc, c[0], "done") for c in clients)))  # fmt: skip
         rows.append(("4 sessions: peak memory, sum (MB)", *(_conc(conc, c[0], "peak_rss_mb_sum") for c in clients)))  # fmt: skip
-    rows += [tuple(r) for r in report.get("grep", [])]
+    for label, ccx, claude in report.get("grep", []):  # measured by ccx and Claude Code only
+        rows.append((label, *({"ccx": ccx, "claude": claude}.get(c[0], "-") for c in clients)))
     header = ("", *(c[1] for c in clients))
     widths = [max(len(str(r[i])) if i < len(r) else 0 for r in [header, *rows]) for i in range(len(header))]  # fmt: skip
     lines = [" | ".join(str(c).ljust(w) for c, w in zip(header, widths, strict=False))]
