@@ -55,7 +55,7 @@ from compaction.services import CompactionServices, ConversationHost
 from compaction.summary import PartialMode, latest_request, summary_message_text
 from compaction.thresholds import ContextLimits
 from compaction.tokens import PADDING, estimate_message
-from compaction.undo import Snapshot, snapshots_from_transcript
+from compaction.undo import Snapshot, UndoHistory, snapshots_from_transcript
 from compaction.user_messages import for_summary
 from tools.file_state import FileState
 
@@ -108,8 +108,11 @@ class Compactor:
     estimate: Callable[[ConversationHost, list[Message]], int]
     replaced: Callable[[], None]  # tells the manager the conversation was swapped
     clock: Callable[[], float] = time.time
-    history: list[Snapshot] = field(default_factory=list)
+    history: UndoHistory = field(default_factory=UndoHistory)
     running: bool = False
+
+    def __post_init__(self) -> None:
+        self.history.load = self._snapshots_in_transcript
 
     async def compact(
         self,
@@ -311,7 +314,7 @@ class Compactor:
             last_uuid=new[-1].uuid,
             at=time.time(),
         )
-        self.history.append(Snapshot(previous, new[-1].uuid, len(new), replacement.file_state))
+        self.history.push(Snapshot(previous, new[-1].uuid, len(new), replacement.file_state))
         # The re-read files are recorded before the boundary, as they always were.
         self._refill_file_state(replacement)
         agent.conversation.replace(Compacted(new, record))
@@ -404,9 +407,9 @@ class Compactor:
         Refuses (False) when what the compaction put in place can no longer be
         found, e.g. after a prompt-too-long retry dropped the oldest rounds.
         """
-        if not self.history:
+        snapshot = self.history.last()
+        if snapshot is None:
             return False
-        snapshot = self.history[-1]
         end = snapshot.end_in(list(agent.conversation.messages))
         if end is None:
             return False
@@ -429,7 +432,20 @@ class Compactor:
         boundaries: list[dict[str, Any]],
         live: list[Message] | None = None,
     ) -> None:
-        self.history = snapshots_from_transcript(segments, boundaries, live)
+        self.history.replace(snapshots_from_transcript(segments, boundaries, live))
+
+    def _snapshots_in_transcript(self) -> list[Snapshot]:
+        """The undo snapshots the transcript has in effect now (older ones memory let go)."""
+        from agent.sessions.session import SessionError, load_session
+
+        path = self.services.transcript_path
+        if path is None:
+            return []
+        try:
+            loaded = load_session(path)
+        except SessionError:
+            return []
+        return snapshots_from_transcript(loaded.segments, loaded.boundaries, loaded.messages)
 
     async def _pre_compact_hook(self, trigger: CompactionTrigger, instructions: str | None) -> None:
         if self.services.run_hook is None:
