@@ -8,6 +8,9 @@ message with what was restored. The conversation's owner
 (``agent.core.conversation``) puts it in place and records a
 ``compact_boundary`` followed by those messages; the previous conversation and
 file-state cache are kept as a snapshot so /undo-compact can bring them back.
+The cache follows the new conversation (``read_state``): entries whose reads
+are kept stay as they were, restored files are read anew, and the files whose
+reads were summarized away are marked so, and named once in the attachment.
 
 A compaction is worked out first (``prepare``: the summary message, the files
 re-read, nothing changed yet) and then committed (``commit``), so an interrupt
@@ -18,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent.core.compaction_record import CompactionKind, CompactionRecord, CompactionTrigger
@@ -34,6 +37,7 @@ from agent.core.messages import Message
 from agent.core.thinking import drop_earlier_thinking
 from compaction.full import SUMMARY_MAX_OUTPUT, CompactionError, SummaryResult, summarize
 from compaction.grouping import adjust_start_index, group_by_api_round
+from compaction.read_state import KeptReads, kept_reads, latest_reads, reread_notice
 from compaction.restore import (
     FILE_TOKENS,
     FILES_BUDGET,
@@ -51,7 +55,7 @@ from compaction.services import CompactionServices, ConversationHost
 from compaction.summary import PartialMode, latest_request, summary_message_text
 from compaction.thresholds import ContextLimits
 from compaction.tokens import PADDING, estimate_message
-from compaction.undo import Snapshot, snapshots_from_transcript
+from compaction.undo import Snapshot, UndoHistory, snapshots_from_transcript
 from compaction.user_messages import for_summary
 from tools.file_state import FileState
 
@@ -83,6 +87,7 @@ class Replacement:
     file_state: dict[str, FileState]  # the cache as it was, for /undo-compact
     trigger: CompactionTrigger
     kind: CompactionKind
+    reads: KeptReads = field(default_factory=KeptReads)  # entries kept, files summarized away
 
     def messages(self) -> list[Message]:
         """The new conversation. Every prompt byte after the system prompt is written again,
@@ -103,8 +108,11 @@ class Compactor:
     estimate: Callable[[ConversationHost, list[Message]], int]
     replaced: Callable[[], None]  # tells the manager the conversation was swapped
     clock: Callable[[], float] = time.time
-    history: list[Snapshot] = field(default_factory=list)
+    history: UndoHistory = field(default_factory=UndoHistory)
     running: bool = False
+
+    def __post_init__(self) -> None:
+        self.history.load = self._snapshots_in_transcript
 
     async def compact(
         self,
@@ -246,6 +254,14 @@ class Compactor:
             kept = drop_earlier_thinking([*kept_before, summary_message, *kept_after])
             cap = max(0, int(restore_room(kept) / PADDING))
         restoration = self.restoration(file_state, kept_before + kept_after, limits, cap)
+        reads = kept_reads(
+            previous, kept_before + kept_after, file_state, self.services.resolve_path
+        )
+        restored = {item.label for item in restoration.of_kind("file")}
+        reads.dropped = [key for key in reads.dropped if key not in restored]
+        excluded = {self.services.resolve_path(path) for path in self.services.excluded_paths()}
+        if notice := reread_notice([key for key in reads.dropped if key not in excluded]):
+            restoration.items.append(text_item("reads", "files to read again", notice))
         return Replacement(
             previous,
             kept_before,
@@ -256,6 +272,7 @@ class Compactor:
             file_state,
             trigger,
             kind,
+            reads,
         )
 
     async def commit(
@@ -297,9 +314,9 @@ class Compactor:
             last_uuid=new[-1].uuid,
             at=time.time(),
         )
-        self.history.append(Snapshot(previous, new[-1].uuid, len(new), replacement.file_state))
+        self.history.push(Snapshot(previous, new[-1].uuid, len(new), replacement.file_state))
         # The re-read files are recorded before the boundary, as they always were.
-        self._refill_file_state(replacement.restoration, replacement.file_state)
+        self._refill_file_state(replacement)
         agent.conversation.replace(Compacted(new, record))
         self.replaced()
         self.services.on_compacted()
@@ -358,10 +375,16 @@ class Compactor:
         if context := getattr(outcome, "additional_context", []):
             restoration.items.append(text_item("hook", "SessionStart", "\n".join(context)))
 
-    def _refill_file_state(self, restoration: Restoration, snapshot: dict[str, FileState]) -> None:
-        """Only the re-read files are in context now: Edit may use them without another Read."""
+    def _refill_file_state(self, replacement: Replacement) -> None:
+        """The files whose reads the new conversation holds (kept or re-read) stay editable;
+        the others need a new Read, and a refused Edit says why."""
+        restoration, snapshot = replacement.restoration, replacement.file_state
         cache = self.services.file_state
+        summarized_before, now = cache.summarized(), cache.snapshot()
         cache.clear()
+        # In their LRU order, as they are now (a file watcher may have marked one stale since).
+        for key, kept in replacement.reads.kept.items():
+            cache.set(key, now.get(key) or replace(kept))
         # Oldest first, so the newest ends most recent in the LRU.
         for item in reversed(restoration.of_kind("file")):
             if item.content is None or item.mtime is None:
@@ -375,6 +398,8 @@ class Compactor:
                 in_context=True,
             )
             cache.set(item.label, state)
+        dropped = {key: snapshot[key] for key in reversed(replacement.reads.dropped)}
+        cache.mark_summarized({**summarized_before, **dropped})
 
     def undo(self, agent: ConversationHost) -> bool:
         """Bring back the conversation from before the last compaction; later turns stay after it.
@@ -382,9 +407,9 @@ class Compactor:
         Refuses (False) when what the compaction put in place can no longer be
         found, e.g. after a prompt-too-long retry dropped the oldest rounds.
         """
-        if not self.history:
+        snapshot = self.history.last()
+        if snapshot is None:
             return False
-        snapshot = self.history[-1]
         end = snapshot.end_in(list(agent.conversation.messages))
         if end is None:
             return False
@@ -393,6 +418,11 @@ class Compactor:
         # Reads taken back from the snapshot are recorded before the undo record, as ever.
         self.services.file_state.merge(snapshot.file_state)
         agent.conversation.undo(Undone(snapshot.messages, later))
+        # A snapshot from the transcript has no cache: the reads back in the conversation
+        # (summarized away by this compaction, e.g. before a resume) come back from their marks.
+        self.services.file_state.bring_back(
+            latest_reads(agent.conversation.messages, self.services.resolve_path)
+        )
         self.replaced()
         return True
 
@@ -402,7 +432,20 @@ class Compactor:
         boundaries: list[dict[str, Any]],
         live: list[Message] | None = None,
     ) -> None:
-        self.history = snapshots_from_transcript(segments, boundaries, live)
+        self.history.replace(snapshots_from_transcript(segments, boundaries, live))
+
+    def _snapshots_in_transcript(self) -> list[Snapshot]:
+        """The undo snapshots the transcript has in effect now (older ones memory let go)."""
+        from agent.sessions.session import SessionError, load_session
+
+        path = self.services.transcript_path
+        if path is None:
+            return []
+        try:
+            loaded = load_session(path)
+        except SessionError:
+            return []
+        return snapshots_from_transcript(loaded.segments, loaded.boundaries, loaded.messages)
 
     async def _pre_compact_hook(self, trigger: CompactionTrigger, instructions: str | None) -> None:
         if self.services.run_hook is None:

@@ -208,11 +208,15 @@ class SessionNotes:
     # -- at compaction ----------------------------------------------------------------
 
     async def settle(self) -> None:
-        """Wait for an update in flight (bounded); its failure is already recorded."""
+        """Wait for an update in flight (bounded); its failure is already recorded.
+
+        The update keeps running past the bound. An interrupt of the caller (Ctrl-C, a
+        signal) stops the wait at once and goes on up: the compaction that waits is
+        abandoned, the conversation unchanged (the update itself is ended at close).
+        """
         if self.task is None or self.task.done():
             return
-        with contextlib.suppress(TimeoutError, asyncio.CancelledError):
-            await asyncio.wait_for(asyncio.shield(self.task), self.settle_timeout_s)
+        await asyncio.wait({self.task}, timeout=self.settle_timeout_s)
 
     async def try_compact(
         self, messages: list[Message], limits: ContextLimits

@@ -24,6 +24,9 @@ FILES_BUDGET = 50_000
 SKILL_TOKENS = 5_000
 SKILLS_BUDGET = 25_000
 CHARS_PER_TOKEN = 4
+# A restored file's text opens with these words around its path (``restored_file_paths`` reads it back).
+RESTORED_OPENING = "Contents of "
+RESTORED_AFTER_PATH = ", re-read from disk after the compaction"
 
 
 @dataclass
@@ -93,6 +96,21 @@ def visible_read_paths(
             ):
                 shown.add(resolve(reads[block["tool_use_id"]]))
     return shown
+
+
+def restored_file_paths(message: Message) -> list[str]:
+    """The files an attachment message (a compaction's restored items) carries, as restored."""
+    if message.kind != "attachment":
+        return []
+    paths = []
+    for block in message.content:
+        if block["type"] != "text" or not block["text"].startswith(RESTORED_OPENING):
+            continue
+        first = block["text"].split("\n", 1)[0]
+        path, found, _rest = first[len(RESTORED_OPENING) :].rpartition(RESTORED_AFTER_PATH)
+        if found and path:
+            paths.append(path)
+    return paths
 
 
 def visible_skill_names(messages: Iterable[Message]) -> set[str]:
@@ -165,7 +183,7 @@ def restore_files(
         if not body:
             break
         note = " (only the start fits; Read the file with offset for the rest)" if cut else ""
-        rendered = f"Contents of {path}, re-read from disk after the compaction{note}:\n{body}"
+        rendered = f"{RESTORED_OPENING}{path}{RESTORED_AFTER_PATH}{note}:\n{body}"
         tokens = tokens_of(rendered)
         items.append(RestoredItem("file", path, rendered, tokens, cut, text, mtime))
         spent += tokens

@@ -126,6 +126,16 @@ class EstimateMemo:
         self._current.clear()
         self._previous.clear()
 
+    def retain(self, messages: Iterable[Message]) -> None:
+        """Keep only the entries of ``messages``: after a compaction the others are gone from
+        the context, and each entry holds its message's content alive."""
+        kept: dict[str, tuple[list[Any], int, float]] = {}
+        for message in messages:
+            entry = self._current.get(message.uuid) or self._previous.get(message.uuid)
+            if entry is not None:
+                kept[message.uuid] = entry
+        self._current, self._previous = kept, {}
+
     def __len__(self) -> int:
         return len(self._current.keys() | self._previous.keys())
 
@@ -193,6 +203,7 @@ class TokenCounter:
         self.source = "estimate"
         self.observations = 0
         self._anchor: Anchor | None = None
+        self._replaced = False  # the conversation was replaced since the last count
 
     @property
     def anchor(self) -> Anchor | None:
@@ -240,6 +251,9 @@ class TokenCounter:
 
     def count(self, messages: Sequence[Message], overhead_estimate: float) -> int:
         """Tokens the next request with these messages would take (before its output)."""
+        if self._replaced:
+            self._replaced = False
+            _MEMO.retain(messages)
         anchor = self._anchor
         if (
             anchor is not None
@@ -269,8 +283,10 @@ class TokenCounter:
             self._anchor = Anchor(tokens, self._anchor.uuid, self._anchor.index)
 
     def invalidate(self) -> None:
-        """Forget the anchor, e.g. after a compaction replaced the conversation."""
+        """Forget the anchor, e.g. after a compaction replaced the conversation; the next count
+        also lets the memo forget the messages that left it."""
         self._anchor = None
+        self._replaced = True
 
 
 def _clamp(value: float) -> float:

@@ -5,15 +5,24 @@ place may since have been rewritten at the head (a prompt-too-long retry drops
 the oldest rounds, an invariant repair patches them), so a snapshot finds its
 place again by the uuid of the last of them, not by a count; when that
 message is gone there is nothing it can safely undo.
+
+Memory holds only the last ``UNDO_IN_MEMORY`` snapshots (each is a whole
+conversation from before a compaction: keeping all of them grew a long
+session's memory by every message it ever had). The older ones are in the
+transcript, which keeps everything, and are read back from it when
+/undo-compact reaches them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent.core.messages import Message
 from tools.file_state import FileState
+
+UNDO_IN_MEMORY = 2
 
 
 @dataclass
@@ -59,3 +68,43 @@ def snapshots_from_transcript(
             last_uuid = after[count - 1].uuid if after and len(after) >= count else None
         snapshots.append(Snapshot(list(segment), last_uuid, count))
     return snapshots
+
+
+@dataclass
+class UndoHistory:
+    """The compactions /undo-compact can take back, newest last: the last few in memory, the
+    rest counted and read back from the transcript (``load``) when undo reaches them."""
+
+    load: Callable[[], list[Snapshot]] = list  # the snapshots the transcript has in effect
+    snapshots: list[Snapshot] = field(default_factory=list)
+    spilled: int = 0  # older snapshots that are only in the transcript
+
+    def __bool__(self) -> bool:
+        return bool(self.snapshots) or self.spilled > 0
+
+    def __len__(self) -> int:
+        return len(self.snapshots) + self.spilled
+
+    def push(self, snapshot: Snapshot) -> None:
+        self.snapshots.append(snapshot)
+        self._spill()
+
+    def replace(self, snapshots: list[Snapshot]) -> None:
+        """All the snapshots in effect (a resumed session's, or the transcript's on demand)."""
+        self.snapshots, self.spilled = list(snapshots), 0
+        self._spill()
+
+    def last(self) -> Snapshot | None:
+        """The newest snapshot, read back from the transcript when memory has none left."""
+        if not self.snapshots and self.spilled:
+            self.replace(self.load())  # what the transcript does not give back is gone
+        return self.snapshots[-1] if self.snapshots else None
+
+    def pop(self) -> None:
+        self.snapshots.pop()
+
+    def _spill(self) -> None:
+        extra = len(self.snapshots) - UNDO_IN_MEMORY
+        if extra > 0:
+            del self.snapshots[:extra]
+            self.spilled += extra

@@ -3,19 +3,22 @@
 An LRU bounded both by entry count (100) and by total content size (25 MB),
 keyed by the normalized absolute path. Edit/Write consult it to refuse changes
 to files the model has not read or that changed on disk since; compaction
-snapshots it and re-reads the most recent files afterwards.
+snapshots it, keeps the entries whose reads it keeps, re-reads the most recent
+files afterwards, and marks the rest as summarized away (so a refused Edit can
+say why).
 """
 
 from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 MAX_ENTRIES = 100
 MAX_BYTES = 25 * 1024 * 1024
+MAX_SUMMARIZED = 1_000  # paths remembered as summarized away, oldest forgotten first
 
 
 def normalize_path(path: str | os.PathLike[str]) -> str:
@@ -53,6 +56,8 @@ class FileStateCache:
         self._entries: OrderedDict[str, FileState] = OrderedDict()
         self._bytes = 0
         self._listeners: list[Callable[[str], None]] = []
+        # Paths read earlier whose reads a compaction summarized away (insertion ordered).
+        self._summarized: dict[str, FileState] = {}
 
     def add_listener(self, listener: Callable[[str], None]) -> None:
         """Called with the normalized path whenever an entry is set (the file watcher uses this)."""
@@ -80,6 +85,7 @@ class FileStateCache:
             self._bytes -= old.size
         self._entries[key] = state
         self._bytes += state.size
+        self._summarized.pop(key, None)
         self._evict()
         for listener in self._listeners:
             listener(key)
@@ -117,6 +123,8 @@ class FileStateCache:
         }
         rest = [(key, state) for key, state in self._entries.items() if key not in taken]
         self._entries = OrderedDict([*taken.items(), *rest])
+        for key in entries:  # read again in the conversation brought back
+            self._summarized.pop(key, None)
         self._bytes = sum(state.size for state in self._entries.values())
         self._evict()
         for key in taken:
@@ -153,6 +161,40 @@ class FileStateCache:
     def clear(self) -> None:
         self._entries.clear()
         self._bytes = 0
+        self._summarized.clear()
+
+    def mark_summarized(self, entries: Mapping[str, FileState]) -> None:
+        """These files were read, but their reads are no longer in the conversation: an Edit
+        must ask for a new Read and say why. A later ``set`` of a path takes its mark away.
+
+        Each mark keeps its entry's mtime (not its content), so a conversation that brings
+        the read back (``bring_back``) can trust it again as long as the file is unchanged.
+        """
+        for path, state in entries.items():
+            key = normalize_path(path)
+            if key in self._entries:
+                continue
+            self._summarized.pop(key, None)
+            self._summarized[key] = replace(
+                state, content="", is_partial_view=True, in_context=False
+            )
+        while len(self._summarized) > MAX_SUMMARIZED:
+            del self._summarized[next(iter(self._summarized))]
+
+    def was_summarized(self, path: str | os.PathLike[str]) -> bool:
+        return normalize_path(path) in self._summarized
+
+    def summarized(self) -> dict[str, FileState]:
+        """The marks, oldest first (a copy)."""
+        return dict(self._summarized)
+
+    def bring_back(self, keys: Iterable[str]) -> list[str]:
+        """Entries again for the marked ``keys`` (their reads are back in the conversation,
+        e.g. after /undo-compact): as partial views, so only an unchanged mtime passes."""
+        back = [key for key in keys if key in self._summarized and key not in self._entries]
+        for key in back:
+            self.set(key, self._summarized[key])
+        return back
 
     def _evict(self) -> None:
         while self._entries and (

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import jsonschema
 from pydantic import ConfigDict
 
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult
@@ -36,6 +35,8 @@ class StructuredOutputTool(Tool[StructuredOutputParams]):
     is_mutating = False
 
     def __init__(self, schema: dict[str, Any]) -> None:
+        import jsonschema  # only a --json-schema run needs it: off every other start-up
+
         jsonschema.validators.validator_for(schema).check_schema(schema)  # SchemaError if bad
         self.schema = schema
         self.value: dict[str, Any] | None = None
@@ -47,6 +48,8 @@ class StructuredOutputTool(Tool[StructuredOutputParams]):
         params = super().parse(raw)
         if isinstance(params, ToolResult):
             return params
+        import jsonschema
+
         try:
             jsonschema.validate(params.model_dump(), self.schema)
         except jsonschema.ValidationError as exc:

@@ -22,23 +22,13 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import Literal
-
-from watchdog.events import (
-    DirDeletedEvent,
-    DirMovedEvent,
-    FileCreatedEvent,
-    FileDeletedEvent,
-    FileModifiedEvent,
-    FileMovedEvent,
-    FileSystemEvent,
-    FileSystemEventHandler,
-)
-from watchdog.observers import Observer
-from watchdog.observers.api import BaseObserver, ObservedWatch
-from watchdog.observers.polling import PollingObserver
+from typing import TYPE_CHECKING, Literal
 
 from tools.file_state import FileStateCache, normalize_path
+
+if TYPE_CHECKING:  # watchdog is imported when watching starts: a -p run never needs it
+    from watchdog.events import FileSystemEvent
+    from watchdog.observers.api import BaseObserver, ObservedWatch
 
 log = logging.getLogger(__name__)
 
@@ -46,14 +36,6 @@ log = logging.getLogger(__name__)
 # rarely edited by hand. Files read there are still checked by stat at each drain.
 UNWATCHED_DIR_NAMES = frozenset({".git", "node_modules", ".venv"})
 _LIMIT_ERRNOS = frozenset({errno.ENOSPC, errno.EMFILE, errno.ENFILE})
-_EVENTS = [
-    FileCreatedEvent,
-    FileModifiedEvent,
-    FileDeletedEvent,
-    FileMovedEvent,
-    DirDeletedEvent,
-    DirMovedEvent,
-]
 Mode = Literal["off", "native", "polling"]
 
 
@@ -64,7 +46,7 @@ class FileWatcher:
         debounce_s: float = 0.05,
         *,
         poll_interval_s: float = 1.0,
-        native_observer: Callable[[], BaseObserver] = Observer,
+        native_observer: Callable[[], BaseObserver] | None = None,  # watchdog's Observer
     ) -> None:
         self.cache = cache
         self.debounce_s = debounce_s
@@ -91,6 +73,10 @@ class FileWatcher:
         if self._worker is not None:
             return
         try:
+            if self._native_observer is None:
+                from watchdog.observers import Observer
+
+                self._native_observer = Observer
             observer = self._native_observer()
             observer.start()
             self.mode = "native"
@@ -233,7 +219,10 @@ class FileWatcher:
         assert observer is not None
         try:
             watch = observer.schedule(
-                self._handler, directory, recursive=False, event_filter=_EVENTS
+                self._handler,  # type: ignore[arg-type]  # watchdog only calls its dispatch
+                directory,
+                recursive=False,
+                event_filter=_events(),
             )
         except OSError as exc:
             if exc.errno in _LIMIT_ERRNOS and self.mode == "native":
@@ -269,6 +258,8 @@ class FileWatcher:
             self._watch(directory)
 
     def _polling(self) -> BaseObserver:
+        from watchdog.observers.polling import PollingObserver
+
         observer = PollingObserver(timeout=self.poll_interval_s)
         observer.start()
         self.mode = "polling"
@@ -284,12 +275,34 @@ class FileWatcher:
             log.exception("file watcher: stopping the observer failed")
 
 
-class _Handler(FileSystemEventHandler):
+class _Handler:
+    """What watchdog calls with each event (its handlers' one method, ``dispatch``)."""
+
     def __init__(self, callback: Callable[[FileSystemEvent], None]) -> None:
         self._callback = callback
 
-    def on_any_event(self, event: FileSystemEvent) -> None:
+    def dispatch(self, event: FileSystemEvent) -> None:
         self._callback(event)
+
+
+def _events() -> list[type[FileSystemEvent]]:
+    from watchdog.events import (
+        DirDeletedEvent,
+        DirMovedEvent,
+        FileCreatedEvent,
+        FileDeletedEvent,
+        FileModifiedEvent,
+        FileMovedEvent,
+    )
+
+    return [
+        FileCreatedEvent,
+        FileModifiedEvent,
+        FileDeletedEvent,
+        FileMovedEvent,
+        DirDeletedEvent,
+        DirMovedEvent,
+    ]
 
 
 def _excluded(directory: str) -> bool:

@@ -96,7 +96,18 @@ def unread_problem(ctx: ToolContext, path: Path) -> ToolResult | None:
         return None
     if ctx.file_state.peek(path) is not None:
         return None
-    return ToolResult.error(
+    return ToolResult.error(unread_message(ctx, path))
+
+
+def unread_message(ctx: ToolContext, path: Path) -> str:
+    """Why an existing file without a read may not be changed; a read that a compaction
+    summarized away is named as such, so the model knows its earlier read no longer counts."""
+    if ctx.file_state.was_summarized(path):
+        return (
+            f"{path} was read earlier, but that read was summarized away when the conversation "
+            "was compacted, so its content is no longer in context. Read it again, then retry."
+        )
+    return (
         f"{path} has not been read in this session. Read it first, then retry: changes to an "
         "existing file must start from its current content."
     )
@@ -111,10 +122,7 @@ def freshness_problem(ctx: ToolContext, path: Path, st: os.stat_result, current:
     """
     entry = ctx.file_state.peek(path)
     if entry is None:
-        return (
-            f"{path} has not been read in this session. Read it first, then retry: changes to an "
-            "existing file must start from its current content."
-        )
+        return unread_message(ctx, path)
     if not entry.stale and entry.mtime == st.st_mtime:
         return None
     if entry.is_full_read and entry.content == current:

@@ -12,8 +12,10 @@ import os
 import platform
 import shutil
 import subprocess
+import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import Future
 from datetime import datetime
 from functools import lru_cache
 from importlib import resources
@@ -100,8 +102,40 @@ def memory_text(memory_files: Sequence[MemoryFile]) -> str:
 # -- git -----------------------------------------------------------------------------------
 
 
+_started_early: dict[str, Future[dict[str, str] | None]] = {}
+
+
+def start_git_info(cwd: str) -> None:
+    """Take the git snapshot of ``cwd`` in a thread from now on; the first ``git_info(cwd)``
+    gets its answer.
+
+    A headless run calls this first thing: git (a few hundred ms in a large repository)
+    then runs on another core while Python imports the rest, instead of after it.
+    """
+    cwd = os.path.abspath(cwd)
+    if cwd in _started_early:
+        return
+    future: Future[dict[str, str] | None] = Future()
+
+    def snapshot() -> None:
+        try:
+            future.set_result(_read_git_info(cwd))
+        except BaseException as exc:  # handed to whoever asks for the answer
+            future.set_exception(exc)
+
+    _started_early[cwd] = future
+    threading.Thread(target=snapshot, name="ccx-git-snapshot", daemon=True).start()
+
+
 def git_info(cwd: str) -> dict[str, str] | None:
     """Branch, short status and recent commits, or None outside a work tree or without git."""
+    early = _started_early.pop(os.path.abspath(cwd), None)
+    if early is not None:
+        return early.result()
+    return _read_git_info(cwd)
+
+
+def _read_git_info(cwd: str) -> dict[str, str] | None:
     executable = shutil.which("git")
     if executable is None:
         return None

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from agent.core.cancellation import raise_if_cancelling
 from agent.core.context_policy import ContextPolicy, NoContextPolicy
 from agent.core.conversation import Conversation, TranscriptLog
 from agent.core.events import (
@@ -54,11 +55,14 @@ from agent.core.sendable import without_blank_text
 from agent.core.thinking import loop_thinking_missing, thinking_on, without_thinking_config
 from agent.loop.cost import CostTracker
 from agent.loop.endings import (
+    MAX_EMPTY_RETRIES,
     BudgetExceeded,
+    EmptyReplyError,
     MaxTurnsReached,
     NothingToSend,
     TurnOutcome,
     UnknownModelError,
+    is_empty_reply,
 )
 from agent.loop.long_prompt import PromptLimit, fit_prompt
 from agent.loop.stop_hooks import StopHook, stop_hook_feedback
@@ -205,12 +209,18 @@ class Agent:
         self.append(message)
         turns = 0
         max_tokens: int | None = None  # the model's own, until a response is cut off
-        continuations = stop_continues = 0
+        continuations = stop_continues = empty_replies = 0
         try:
             while True:
+                raise_if_cancelling()  # an interrupt caught on its way ends the turn here
                 self._check_budget()
                 await self.policy.before_request(self)
                 response = await self.call_model(max_tokens)
+                if response.stop_reason != "max_tokens" and is_empty_reply(response.content):
+                    empty_replies += 1
+                    self._empty_reply(response, empty_replies)
+                    continue  # the same request again; nothing of the reply is kept
+                empty_replies = 0
                 turns += 1
                 self.turns_total += 1
                 if (
@@ -255,6 +265,20 @@ class Agent:
             # stays valid for a later turn (the transcript gets them if it can be written).
             self.conversation.close_dangling(TRANSCRIPT_FAILED_RESULT)
             raise
+
+    def _empty_reply(self, response: StreamedResponse, replies: int) -> None:
+        """An empty reply: said, and asked again, up to MAX_EMPTY_RETRIES times in a row;
+        past that (or at once for a refusal) EmptyReplyError fails the turn."""
+        if _shows_text(response):  # thinking a front end showed
+            self.emit(ResponseDiscarded("the reply was empty"))
+        if response.stop_reason == "refusal" or replies > MAX_EMPTY_RETRIES:
+            raise EmptyReplyError(replies, response.stop_reason)
+        self.emit(
+            Notice(
+                f"The model sent an empty reply; asking again ({replies} of {MAX_EMPTY_RETRIES})",
+                "warning",
+            )
+        )
 
     def _finish(self, result: str, stop_reason: str | None, turns: int) -> TurnOutcome:
         outcome = TurnOutcome(result, stop_reason, turns)
@@ -370,6 +394,7 @@ class Agent:
         uses = message.tool_uses()
         results: dict[str, ToolResultBlock] = {}
         try:
+            raise_if_cancelling()  # none runs after an interrupt caught on its way
             await self.runner.run(uses, invalid_inputs, results)
         except BaseException as exc:
             # Whatever escapes (an interrupt, a bug around a tool), every call gets its result.

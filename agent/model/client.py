@@ -21,6 +21,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agent.core.cancellation import raise_if_cancelling
 from agent.core.events import ApiRetry, EventSink, Notice, ResponseDiscarded, discard
 from agent.model.accumulator import Accumulator, StreamedResponse
 from tools.surrogates import escape_value
@@ -186,6 +187,7 @@ class ModelClient:
         attempt = 0
         escaped = False
         while True:
+            raise_if_cancelling()  # an interrupt caught on its way sends no request
             attempt += 1
             accumulator = Accumulator(
                 self.emit if stream_text else discard, self.raw_events and stream_text

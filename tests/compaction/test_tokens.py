@@ -238,3 +238,19 @@ def test_explicit_position() -> None:
     messages = [user_text("a"), *conversation()]
     counter.observe_response(messages[1:2], USAGE, messages[2], 0, position=2)
     assert counter.count(messages, 0) == 1_200
+
+
+def test_once_the_conversation_is_replaced_the_memo_holds_only_what_it_keeps() -> None:
+    import compaction.tokens as tokens
+
+    clear_estimate_memo()
+    before = [user_text(f"old message {n} " + "x" * 400) for n in range(300)]
+    counter = TokenCounter()
+    counter.count(before, 0.0)
+    assert len(tokens._MEMO) == 300
+    after = [*before[-4:], user_text("the summary")]
+    counter.invalidate()  # a compaction replaced the conversation
+    counter.count(after, 0.0)
+    assert len(tokens._MEMO) == len(after)
+    counter.count([*after, user_text("next")], 0.0)
+    assert len(tokens._MEMO) == len(after) + 1

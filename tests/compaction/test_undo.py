@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agent.core.messages import Message, user_text
-from compaction.undo import Snapshot, snapshots_from_transcript
+from compaction.undo import UNDO_IN_MEMORY, Snapshot, UndoHistory, snapshots_from_transcript
 
 
 def reply(text: str) -> Message:
@@ -47,3 +47,34 @@ def test_snapshots_from_a_transcript_name_the_last_message_put_in_place() -> Non
     (resumed,) = snapshots_from_transcript([first], [{"replaced_count": 1}], live)
     assert resumed.last_uuid == live[0].uuid
     assert snapshots_from_transcript([first], [{"replaced_count": 0}]) == []
+
+
+def test_history_keeps_the_last_snapshots_in_memory_and_reads_back_the_rest() -> None:
+    older = [Snapshot([user_text(f"before {n}")], f"u{n}", 1) for n in range(5)]
+    loads: list[int] = []
+
+    def load() -> list[Snapshot]:
+        loads.append(1)
+        return older[:3]  # what the transcript still has in effect
+
+    history = UndoHistory(load=load)
+    for snapshot in older:
+        history.push(snapshot)
+    assert history.snapshots == older[-UNDO_IN_MEMORY:] and history.spilled == 5 - UNDO_IN_MEMORY
+    assert len(history) == 5 and history
+    for expected in reversed(older[-UNDO_IN_MEMORY:]):
+        assert history.last() is expected
+        history.pop()
+    assert loads == []  # memory had them
+    assert history.last() is older[2] and loads == [1]
+    assert history.snapshots == older[3 - UNDO_IN_MEMORY : 3]
+    assert history.spilled == 3 - UNDO_IN_MEMORY
+
+
+def test_history_whose_transcript_gives_nothing_back_has_nothing_to_undo() -> None:
+    history = UndoHistory(load=list)
+    for n in range(UNDO_IN_MEMORY + 1):
+        history.push(Snapshot([user_text(f"before {n}")], f"u{n}", 1))
+    for _ in range(UNDO_IN_MEMORY):
+        history.pop()
+    assert history and history.last() is None and not history

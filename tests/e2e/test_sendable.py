@@ -134,11 +134,13 @@ def test_response_blocks_of_unknown_types_are_never_sent_back(ccx: Ccx) -> None:
             ],
             stop_reason="tool_use",
         ),
-        Reply(content=[{"type": "fancy_future_block", "payload": {}}]),  # nothing ccx knows
+        Reply(content=[{"type": "fancy_future_block", "payload": {}}]),  # nothing ccx knows:
+        text_reply("Read it."),  # an empty reply, asked again
         text_reply("Done."),
     )
     run = ccx.run("-p", "read it", "--output-format", "json")
     assert run.returncode == 0, run.stderr
+    assert run.json()["result"] == "Read it."
     again = ccx.run("-p", "-c", "go on", "--output-format", "json")
     assert again.returncode == 0, again.stderr
     assert again.json()["result"] == "Done."
@@ -149,7 +151,7 @@ def test_response_blocks_of_unknown_types_are_never_sent_back(ccx: Ccx) -> None:
     last = ccx.api.requests[-1].messages
     assert last[1]["content"][0] == {"type": "text", "text": "Reading."}
     assert [b["type"] for b in last[1]["content"]] == ["text", "tool_use"]
-    assert last[3]["content"] == [{"type": "text", "text": "(no content)"}]
+    assert last[3]["content"] == [{"type": "text", "text": "Read it."}]
 
 
 def test_a_resumed_transcript_with_unknown_blocks_and_blank_text_sends_neither(ccx: Ccx) -> None:

@@ -9,6 +9,7 @@ from tests.tools.conftest import Call
 from tests.tools.helpers import assert_schema_matches_snapshot, bump_mtime
 from tools.base import ToolContext, ToolResult
 from tools.edit import EditParams, EditTool, match_quote_style
+from tools.file_state import FileState
 from tools.read import ReadTool
 
 READ, EDIT = ReadTool(), EditTool()
@@ -104,7 +105,21 @@ async def test_requires_prior_read(ctx: ToolContext, call: Call) -> None:
     path.write_text("a = 1\n")
     result = await call(EDIT, file_path="x.py", old_string="a = 1", new_string="a = 2")
     assert result.is_error and "has not been read" in result.output
+
+
+async def test_a_read_summarized_away_is_named_as_such(ctx: ToolContext, call: Call) -> None:
+    path = ctx.cwd / "x.py"
+    path.write_text("a = 1\n")
+    # What a compaction leaves for a read it summarized away.
+    ctx.file_state.mark_summarized({path: FileState("a = 1\n", path.stat().st_mtime, 0.0)})
+    params = EditParams(file_path="x.py", old_string="a = 1", new_string="a = 2")
+    for problem in (EDIT.precheck(params, ctx), await call(EDIT, **params.model_dump())):
+        assert problem is not None and problem.is_error
+        assert str(path) in problem.output and "summarized away" in problem.output
     assert path.read_text() == "a = 1\n"
+    await call(READ, file_path="x.py")
+    assert not (await call(EDIT, **params.model_dump())).is_error
+    assert path.read_text() == "a = 2\n"
 
 
 async def test_stale_after_external_change(source: Path, ctx: ToolContext, call: Call) -> None:

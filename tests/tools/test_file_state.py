@@ -164,3 +164,38 @@ def test_merge_prefers_the_snapshot_on_equal_read_times_and_evicts() -> None:
     cache.set("/a", state("restored", is_partial_view=True))
     cache.merge({"/a": state("original")})
     assert cache.peek("/a").content == "original"  # type: ignore[union-attr]
+
+
+def test_summarized_marks_go_with_a_new_read_a_merge_or_a_clear() -> None:
+    cache = FileStateCache()
+    cache.set("/kept", state())
+    # A path with an entry is not summarized.
+    cache.mark_summarized({"/a": state(), "/b": state(), "/kept": state()})
+    assert list(cache.summarized()) == [normalize_path("/a"), normalize_path("/b")]
+    assert cache.was_summarized("/a") and not cache.was_summarized("/kept")
+    cache.set("/a", state())  # read again
+    assert not cache.was_summarized("/a") and cache.was_summarized("/b")
+    cache.merge({normalize_path("/b"): state()})  # /undo-compact brings its read back
+    assert cache.summarized() == {}
+    cache.mark_summarized({"/c": state()})
+    cache.clear()
+    assert not cache.was_summarized("/c")
+
+
+def test_a_mark_keeps_the_mtime_not_the_content_and_brings_back_a_partial_view() -> None:
+    cache = FileStateCache()
+    cache.mark_summarized({"/a": state("the whole file", offset=None)})
+    assert cache.bring_back([normalize_path("/a"), normalize_path("/never")]) == [
+        normalize_path("/a")
+    ]
+    back = cache.peek("/a")
+    assert back is not None and back.mtime == 1.0 and back.content == ""
+    assert back.is_partial_view and not back.is_full_read and not back.in_context
+    assert not cache.was_summarized("/a")
+
+
+def test_summarized_marks_are_bounded_oldest_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("tools.file_state.MAX_SUMMARIZED", 3)
+    cache = FileStateCache()
+    cache.mark_summarized({f"/m{i}": state() for i in range(5)})
+    assert list(cache.summarized()) == [normalize_path(f"/m{i}") for i in (2, 3, 4)]

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
+import pytest
+
 from agent.core.events import SERVER_CLEARING, Microcompacted
+from compaction.notes_writer import NOTES_REQUEST_MARK
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from tests.tui.conftest import make_app, submit, wait_for, wait_idle
 from tests.tui.screen import screen_text, screen_words, widget_text
@@ -198,3 +203,95 @@ async def test_compact_that_grows_the_context_says_so(api: FakeApi, repo: Path) 
         line = " ".join(widget_text(app, block.query_one(".compaction-line")).split())
         assert line.startswith("⚠ Compacted (manual):"), line
         assert "did not get smaller" in line and "/undo-compact" in line
+
+
+def long_steps(api: FakeApi, repo: Path, steps: int = 20) -> None:
+    """Steps whose words (which no clearing removes) fill the context: compaction comes soon."""
+    (repo / "f.py").write_text("value = 1\n")
+    api.add(
+        *[
+            tool_reply(("Read", {"file_path": "f.py"}), text=f"step {i} " + "word " * 3000)
+            for i in range(steps)
+        ],
+        text_reply("all read"),
+    )
+
+
+async def test_esc_during_an_automatic_compaction_keeps_the_conversation(
+    api: FakeApi, repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CCX_SESSION_MEMORY", "0")  # a full compaction: its own summary request
+    release = threading.Event()
+
+    def held(request: object) -> object:
+        release.wait(30)
+        return text_reply("<summary>read f.py</summary>")
+
+    api.on(lambda r: SUMMARY_MARK in r.last_user_text(), held)
+    long_steps(api, repo)
+    app = make_app(repo, autocompact="30000")
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(pilot, lambda: app.ready)
+            await submit(pilot, "read it again and again")
+            block = await wait_for(
+                pilot,
+                lambda: app.query(CompactionBlock).first() if app.query(CompactionBlock) else None,
+            )
+            await wait_for(pilot, lambda: summary_requests(api))
+            driver = app.bridge.driver
+            assert driver is not None
+            before = [m.uuid for m in driver.messages]
+            sent = len(api.requests)
+            await pilot.press("escape")
+            await wait_idle(pilot, timeout=5)
+            assert block.state == "cancelled"
+            assert "Compaction cancelled" in widget_text(app, block)
+            assert [m.uuid for m in driver.messages][: len(before)] == before
+            assert not [m for m in driver.messages if m.kind == "summary"]
+            assert "Interrupted" in screen_text(app)
+            assert len(api.requests) == sent
+    finally:
+        release.set()
+
+
+async def test_esc_while_a_compaction_waits_for_the_notes_returns_at_once(
+    api: FakeApi, repo: Path
+) -> None:
+    release = threading.Event()
+    held: list[float] = []
+
+    def notes(request: object) -> object:
+        held.append(time.monotonic())
+        release.wait(30)
+        return text_reply("<summary>1. Goal: read f.py.</summary>")
+
+    api.on(lambda r: NOTES_REQUEST_MARK in r.last_user_text(), notes)
+    api.on(lambda r: SUMMARY_MARK in r.last_user_text(), text_reply("<summary>read f.py</summary>"))
+    long_steps(api, repo)
+    app = make_app(repo, autocompact="30000")
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(pilot, lambda: app.ready)
+            await submit(pilot, "read it again and again")
+            await wait_for(pilot, lambda: held)
+            count, since = len(api.requests), time.monotonic()
+            while time.monotonic() - since < 0.6:  # until the turn waits on the held update
+                assert app.running is not None, screen_text(app)
+                await pilot.pause(0.05)
+                if len(api.requests) != count:
+                    count, since = len(api.requests), time.monotonic()
+            driver = app.bridge.driver
+            assert driver is not None
+            before = [m.uuid for m in driver.messages]
+            started = time.monotonic()
+            await pilot.press("escape")
+            await wait_idle(pilot, timeout=5)
+            assert time.monotonic() - started < 1.0
+            assert [m.uuid for m in driver.messages][: len(before)] == before
+            assert not [m for m in driver.messages if m.kind == "summary"]
+            assert not app.query(CompactionBlock)  # none was started, none shows
+            assert len(api.requests) == count
+            assert "Interrupted" in screen_text(app)
+    finally:
+        release.set()

@@ -5,6 +5,7 @@ callable that opens one, so ``agent/`` never imports ``tui/``. ``--version``
 is answered before anything heavy is imported.
 """
 
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -49,6 +50,10 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
         from tui.warm.client import run as run_warm
 
         return run_warm(argv, lambda: _parse_and_dispatch(argv, interactive))
+    if warm.headless(argv) and not {"--cwd", "-h", "--help"} & {a.split("=")[0] for a in argv}:
+        from agent.instructions.system_prompt import start_git_info
+
+        start_git_info(os.getcwd())  # git runs while the rest is imported and parsed
     return _parse_and_dispatch(argv, interactive)
 
 

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from compaction.read_state import REREAD_OPENING
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from tui.fake_api import RecordedRequest
 
@@ -28,6 +29,7 @@ MACHINERY = (
     "The current plan, from",
     "Background tasks still running",
     "[Summarize ",
+    REREAD_OPENING,
 )
 # Only an automatic compaction's summary message tells the model to go straight on.
 AUTO_COMPACTION_MARK = "Continue the work from where it stopped"

@@ -127,6 +127,8 @@ class MessagesApiHandler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0].rstrip("/")
         headers = {key.lower(): value for key, value in self.headers.items()}
         rejection = check_headers(headers)
+        if path.startswith("/v1/models") and (hold := self.api.catalog.hold) is not None:
+            hold.wait(30)
         if rejection is None and path == "/v1/models":
             self._send_json(200, self.api.catalog.listing())
             return

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -95,6 +96,9 @@ class ModelCatalog:
 
     def __init__(self, extra: Mapping[str, ModelSpec | tuple[int, int]] | None = None) -> None:
         self.models: dict[str, ModelSpec] = dict(DEFAULT_MODELS)
+        # Set to an unset Event, the Models API answers only once it is set (or 30 s passed):
+        # a test can tell what waits for those answers.
+        self.hold: threading.Event | None = None
         for model_id, spec in (extra or {}).items():
             if not isinstance(spec, ModelSpec):
                 window, max_output = spec

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import signal
 import sys
 import time
 import uuid
@@ -21,6 +20,7 @@ from agent.core.events import (
     AssistantMessage,
     CompactionFailed,
     CompactionFinished,
+    CompactionStarted,
     ErrorEvent,
     Event,
     Microcompacted,
@@ -30,6 +30,7 @@ from agent.core.events import (
 )
 from agent.mcp.status import init_entries
 from tools.surrogates import escape_text, escape_value, is_encodable
+from tui.headless.signals import SignalStop, cancel_on_signals
 from tui.headless.stream_json import schema
 from tui.session.driver import LineResult, SessionDriver, failure_of
 from tui.session.options import RunOptions, StartupError
@@ -38,7 +39,6 @@ log = logging.getLogger(__name__)
 
 OUTPUT_FORMATS = ("text", "json", "stream-json")
 ENDINGS = {"max_turns": "error_max_turns", "max_budget": "error_max_budget_usd"}  # Claude Code's
-EXIT_INTERRUPTED = 130
 
 
 class HeadlessOutput:
@@ -63,6 +63,7 @@ class HeadlessOutput:
         self.denials: list[dict[str, Any]] = []
         self.started: SessionStarted | None = None
         self.stop_reason: str | None = None
+        self.compacting = False  # a compaction started and has neither finished nor failed
         self._inputs: dict[str, dict[str, Any]] = {}  # tool_use_id -> input, for the denials
         self._init_sent = False
 
@@ -77,7 +78,10 @@ class HeadlessOutput:
             for block in [] if isinstance(content, str) else content:
                 if block["type"] == "tool_use":
                     self._inputs[block["id"]] = block.get("input", {})
+        elif isinstance(event, CompactionStarted):
+            self.compacting = True
         elif isinstance(event, CompactionFinished):
+            self.compacting = False
             self.compactions.append(event.record.to_json())
         elif isinstance(event, Microcompacted):
             self.context_events.append(
@@ -89,6 +93,7 @@ class HeadlessOutput:
                 }
             )
         elif isinstance(event, CompactionFailed):
+            self.compacting = False
             self.context_events.append(
                 {"type": event.type, "trigger": event.trigger, "reason": event.reason}
             )
@@ -169,21 +174,18 @@ async def run_headless(options: RunOptions, prompt: str, output: HeadlessOutput)
         output.finish(_result(output, "error_during_execution", text, started, None, 0))
         return 1
     task = asyncio.ensure_future(_run(driver, prompt, output))
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, task.cancel)
     try:
-        subtype, text, code = _ending(output, await task)
-    except asyncio.CancelledError:
-        subtype, text, code = "error_interrupted", "Interrupted by the user", EXIT_INTERRUPTED
+        with cancel_on_signals(task) as stop:
+            try:
+                subtype, text, code = _ending(output, await task)
+            except asyncio.CancelledError:
+                subtype, text, code = "error_interrupted", _stopped(stop, output), stop.exit_code
     except Exception as exc:  # start-up failed after the session was built (a hook, say)
         failure = failure_of(exc)
         subtype, text, code = _ending(
             output, LineResult(prompt, None, failure.message, True, failure)
         )
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
         await _close(driver)
     if code == 0 and (unwritten := driver.transcript_failure()) is not None:
         # A write failed where no turn was running to stop (the last records, say).
@@ -202,6 +204,12 @@ def _ending(output: HeadlessOutput, result: LineResult) -> tuple[str, str, int]:
     if result.is_error:
         return "error_during_execution", result.text, 1
     return "success", result.text, 0
+
+
+def _stopped(stop: SignalStop, output: HeadlessOutput) -> str:
+    if output.compacting:
+        return f"{stop.words} during a compaction; the conversation is as it was before it"
+    return stop.words
 
 
 def _unexpected(exc: BaseException) -> str:

@@ -296,6 +296,11 @@ class PlainRenderer:
         state = self.context_state()
         return warning_text(state) if state is not None else None
 
+    @property
+    def compacting(self) -> bool:
+        """A compaction started and has neither finished nor failed."""
+        return self._compaction_started is not None
+
     def compaction_cancelled(self) -> None:
         self._stop_ticker()
         self.line("Compaction cancelled; the conversation is unchanged.", "yellow")

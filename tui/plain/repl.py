@@ -242,10 +242,10 @@ class PlainRepl:
             self.renderer.line("The conversation is intact; try again or /compact.", "dim")
 
     def _interrupted(self, command: str | None) -> None:
-        if command is None:
-            self.renderer.line("Interrupted. The conversation is intact; type to go on.", "yellow")
-        elif command == "compact":
+        if command == "compact" or self.renderer.compacting:  # /compact, or an automatic one
             self.renderer.compaction_cancelled()
+        elif command is None:
+            self.renderer.line("Interrupted. The conversation is intact; type to go on.", "yellow")
         else:
             self.renderer.line("Cancelled.", "yellow")
 

@@ -35,10 +35,11 @@ from agent.model.client import ModelClient
 from agent.permissions.safe_git import env_for_command
 from agent.sessions.session import rebuild_file_state
 from agent.sessions.transcript import LoadedSession
+from compaction.read_state import settle_resumed
 from tools.base import ToolContext
 from tools.bash import BashTool
 from tools.exit_plan_mode import ExitPlanModeTool
-from tools.file_state import FileStateCache
+from tools.file_state import FileStateCache, normalize_path
 from tools.registry import default_tools
 from tools.sandbox import Sandbox
 from tools.skill import SkillInfo, SkillTool
@@ -123,6 +124,10 @@ def assemble_runtime(
     loaded = opened.loaded
     if loaded is not None:
         rebuild_file_state(loaded, file_state)
+        # Reads the last compaction summarized away need a new Read, as they did before.
+        settle_resumed(
+            file_state, loaded.messages, lambda path: normalize_path(cwd / Path(path).expanduser())
+        )
     session = opened.session
     watch_transcript(session, file_state, notify)
     roots = [gate.project_root, *gate.work_dirs]  # imports stay inside these

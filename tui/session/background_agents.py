@@ -12,7 +12,6 @@ failed); the job's progress line is its latest call.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from typing import Protocol
 
@@ -65,8 +64,7 @@ def start_in_background(
     async def stop() -> None:
         if task is not None and not task.done():
             task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            await asyncio.wait({task})  # its ending is its own; an interrupt of ours goes on up
 
     def kill() -> None:
         if task is not None:

@@ -139,7 +139,7 @@ class Runtime:
 
     async def start(self) -> None:
         """The async part of start-up: MCP servers (connecting meanwhile), model limits from the
-        Models API, SessionStart hooks."""
+        Models API (meanwhile too, in a new conversation), SessionStart hooks."""
         question = start_mcp_servers(
             self.mcp,
             self.runner.ask,
@@ -150,7 +150,10 @@ class Runtime:
         )
         if question is not None:
             self.mcp_questions.append(question)
-        await self.refresh_model_limits()
+        if self.resumed:  # a resumed conversation may be near the window: its figures first
+            await self.refresh_model_limits()
+        else:
+            self.models.refresh_limits_meanwhile(self.agent.client)
         await self.run_session_start("resume" if self.resumed else "startup")
         if self.options.headless:  # a -p run has one prompt: its servers must be there for it
             await self.mcp.wait()
@@ -293,4 +296,5 @@ class Runtime:
         for question in self.mcp_questions:
             question.cancel()
         await self.mcp.aclose()
+        await self.models.aclose()
         await self.agent.client.aclose()

@@ -20,6 +20,7 @@ model are kept once fetched.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -55,6 +56,7 @@ class SessionModel:
     def __init__(self, name: ModelName, thinking: ThinkingChoice, in_plan: bool) -> None:
         self.long_context: set[str] = set()  # models named with [1m]; the agent reads this set
         self.fetched: dict[str, ModelLimits] = {}  # the Models API's figures, once fetched
+        self._refreshing: asyncio.Future[None] | None = None
         if name.long_context:
             self.long_context.add(name.id)
         self.name = name
@@ -106,6 +108,22 @@ class SessionModel:
             self.fetched[model] = limits
             limits_cache.store(config_dir(), model, limits)
 
+    def refresh_limits_meanwhile(self, client: ModelClient) -> None:
+        """``refresh_limits`` in the background: a new conversation's first request fits the
+        table's figures, so it need not wait for the Models API's round trip."""
+        if self._refreshing is None or self._refreshing.done():
+            self._refreshing = asyncio.ensure_future(self.refresh_limits(client))
+            self._refreshing.add_done_callback(_log_failure)
+
+    async def aclose(self) -> None:
+        """A background refresh still waiting is stopped."""
+        if (task := self._refreshing) is not None and not task.done():
+            task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+
     def describe(self, agent: Agent) -> str:
         """The model and how it thinks, for /model: "claude-opus-5-5 (effort medium)"."""
         settings = agent.request_settings()
@@ -122,6 +140,11 @@ class SessionModel:
             details.append("1M context")
         model = agent.model
         return f"{model} ({', '.join(details)})" if details else model
+
+
+def _log_failure(task: asyncio.Future[None]) -> None:
+    if not task.cancelled() and (error := task.exception()) is not None:
+        log.warning("reading the model's limits failed: %s", error)
 
 
 def chosen_model(options: RunOptions, settings: Settings) -> ModelName:

@@ -94,10 +94,11 @@ async def test_blank_tool_output_becomes_words_and_refused_images_are_described(
     api.add(
         tool_reply(("Show", {"kind": "blank"}), ("Show", {"kind": "nothing"}),
                    ("Show", {"kind": "svg"})),
-        Reply(content=[{"type": "brand_new_block"}]),  # nothing ccx knows: "(no content)"
+        Reply(content=[{"type": "brand_new_block"}]),  # nothing ccx knows: an empty reply,
+        text_reply("shown"),  # asked again (tests/agent/loop/test_empty_reply.py)
     )  # fmt: skip
     agent = make_agent(api, tmp_path, [])
-    assert (await agent.submit("show")).result == "(no content)"
+    assert (await agent.submit("show")).result == "shown"
     api.add(text_reply("again"))
     assert (await agent.submit("once more")).result == "again"
     assert [problem for r in api.requests for problem in refusals(r.body)] == []
@@ -105,4 +106,5 @@ async def test_blank_tool_output_becomes_words_and_refused_images_are_described(
     blank, nothing, svg = (b["content"] for b in api.requests[1].messages[2]["content"])
     assert blank == nothing == "(no output)"
     assert svg[0]["type"] == "text" and "image/svg+xml" in svg[0]["text"]
-    assert api.requests[2].messages[3]["content"] == [{"type": "text", "text": "(no content)"}]
+    assert api.requests[2].messages == api.requests[1].messages  # the same request again
+    assert api.requests[3].messages[3]["content"] == [{"type": "text", "text": "shown"}]

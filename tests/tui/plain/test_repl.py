@@ -209,6 +209,38 @@ async def test_ctrl_c_cancels_a_running_compaction(workspace: tuple[FakeApi, Pat
         assert list(driver.messages) == before
 
 
+async def test_ctrl_c_during_an_automatic_compaction_says_it_was_cancelled(
+    workspace: tuple[FakeApi, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api, root = workspace
+    monkeypatch.setenv("CCX_SESSION_MEMORY", "0")  # the compaction makes its summary request
+    api.on(
+        lambda r: SUMMARY_MARK in r.last_user_text(),
+        text_reply("<summary>late</summary>", delay_s=20),
+    )
+    (root / "f.py").write_text("value = 1\n")
+    words = [
+        tool_reply(("Read", {"file_path": "f.py"}), text=f"step {i} " + "word " * 3000)
+        for i in range(12)
+    ]
+    api.add(*words, text_reply("done"))
+    async with plain_session(root, autocompact="30000") as session:
+        seen = session.repl.lines_read
+        session.pipe.send_text("read it again and again" + ENTER)
+        await session.until(
+            lambda: any(isinstance(e, CompactionStarted) for e in session.events), timeout=30
+        )
+        driver = session.repl.driver
+        assert driver is not None
+        before = [m.uuid for m in driver.messages]
+        await asyncio.sleep(0.1)
+        os.kill(os.getpid(), signal.SIGINT)
+        await session.until(lambda: session.repl.lines_read > seen and session.repl.waiting)
+        assert "Compaction cancelled; the conversation is unchanged." in session.text
+        assert [m.uuid for m in driver.messages][: len(before)] == before
+        assert not [m for m in driver.messages if m.kind == "summary"]
+
+
 async def test_context_cost_and_unknown_commands(workspace: tuple[FakeApi, Path]) -> None:
     api, root = workspace
     api.add(text_reply("Hello."))

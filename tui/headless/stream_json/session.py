@@ -22,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import signal
 import sys
 import threading
 import time
@@ -32,13 +31,12 @@ from agent.loop.tool_runner import Answer, PermissionRequest, Reply
 from tui.headless.run import HeadlessOutput
 from tui.headless.run import _ending as turn_ending  # one result shape for -p and streams
 from tui.headless.run import _result as result_object
+from tui.headless.signals import cancel_on_signals
 from tui.headless.stream_json import control, mcp_control, schema
 from tui.session.driver import LineResult, SessionDriver, failure_of
 from tui.session.options import RunOptions, StartupError
 
 log = logging.getLogger(__name__)
-
-EXIT_INTERRUPTED = 130
 
 
 class ClientError(Exception):
@@ -310,15 +308,13 @@ async def run_stream(
             await session.driver.aclose()
         return 1
     turns = asyncio.ensure_future(session.run_turns())
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, turns.cancel)
     try:
-        await turns
-    except asyncio.CancelledError:
-        session.exit_code = EXIT_INTERRUPTED
+        with cancel_on_signals(turns) as stop:
+            try:
+                await turns
+            except asyncio.CancelledError:
+                session.exit_code = stop.exit_code
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            loop.remove_signal_handler(sig)
         try:
             await session.driver.aclose()
         except Exception:  # the results are out already
