@@ -18,6 +18,7 @@ from pydantic import Field
 
 from tools.atomic_file import atomic_write
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
+from tools.change_lock import ChangeLockTimeout, changing
 from tools.paths import missing_file_message, short_path, unusable_path
 from tools.read_text import BINARY_SNIFF_BYTES, number_lines
 from tools.write import (
@@ -72,6 +73,14 @@ class EditTool(Tool[EditParams]):
         return unread_problem(ctx, ctx.resolve(params.file_path))
 
     async def run(self, params: EditParams, ctx: ToolContext) -> ToolResult:
+        path = ctx.resolve(params.file_path)
+        try:
+            async with changing(path):
+                return await self._change(params, ctx)
+        except ChangeLockTimeout as exc:
+            return ToolResult.error(f"{exc}; try again in a moment.")
+
+    async def _change(self, params: EditParams, ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(params.file_path)
         if params.old_string == params.new_string:
             return ToolResult.error("old_string and new_string are identical: nothing to change.")
