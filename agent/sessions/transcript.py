@@ -15,7 +15,7 @@ Record types (the ``type`` key):
   before it becomes live again (what /undo-compact writes)
 - ``rewind``     the live conversation goes back to before the message ``uuid`` names
   (the user took that prompt back); file reads recorded since that message's time
-  are no longer in the model's context
+  are forgotten with it
 - ``repair``     a patch applied to the live conversation (see below)
 - ``event``      anything else worth keeping (compaction events and the like)
 
@@ -254,14 +254,11 @@ def replay(path: Path, raw: RawTranscript) -> LoadedSession:
             if index is not None:
                 since = live[index].timestamp
                 live = live[:index]
-                file_states = [  # reads made after that message left the context with it
-                    (
-                        state,
-                        NEVER_LIVE
-                        if state_epoch == epoch and _read_at(state) >= since
-                        else state_epoch,
-                    )
+                # reads made since that message went with it: the model never saw them
+                file_states = [
+                    (state, state_epoch)
                     for state, state_epoch in file_states
+                    if state_epoch != epoch or _read_at(state) < since
                 ]
         elif kind == "repair":
             patched = apply_repair_ops(live, record.get("ops"))
@@ -286,9 +283,6 @@ def replay(path: Path, raw: RawTranscript) -> LoadedSession:
         else:
             loaded.file_states.append(state)
     return loaded
-
-
-NEVER_LIVE = -1  # the epoch of a file read a rewind took out of the context
 
 
 def _index_of(messages: list[Message], uuid: object) -> int | None:

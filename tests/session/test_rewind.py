@@ -4,6 +4,7 @@ files Edit and Write changed since come back when asked."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -70,6 +71,11 @@ async def test_rewind_takes_the_prompt_back_with_what_followed_and_says_so(
         await driver.aclose()
     loaded = load_session(path)  # -c resumes the rewound conversation
     assert [m.text() for m in loaded.messages] == ["first question", "First answer."]
+    written = [
+        r for r in map(json.loads, path.read_text().splitlines()) if r["type"] == "file_state"
+    ]
+    assert [r["path"] for r in written] == [str(note)]  # the Write was recorded...
+    assert loaded.file_states == []  # ...and went with the prompt it answered
 
 
 async def test_rewind_with_files_puts_back_what_edit_and_write_changed(

@@ -3,10 +3,10 @@
 A rewind point is a prompt the user sent that is still in the conversation (older ones
 went into a compaction's summary). Going back to one removes that prompt and all that
 followed from the conversation (recorded in the transcript, so ``-c`` resumes the rewound
-state), takes the file reads made since out of the model's context, and, when asked and
-file checkpoints hold them, puts back the files Edit and Write changed since. Its text
-goes back to the front end's prompt. Both front ends open this with Esc twice on an empty
-prompt; ``/rewind`` is the same as a command.
+state), forgets the file reads and writes made since (the model never saw them), and,
+when asked and file checkpoints hold them, puts back the files Edit and Write changed
+since. Its text goes back to the front end's prompt. Both front ends open this with Esc
+twice on an empty prompt; ``/rewind`` is the same as a command.
 """
 
 from __future__ import annotations
@@ -81,10 +81,10 @@ def rewind(runtime: Runtime, point: RewindPoint, files: bool = False) -> Rewound
     if files and runtime.checkpoints is not None:
         restored = runtime.checkpoints.rewind(point.uuid, prompt_uuids(messages))
     removed = runtime.agent.conversation.rewind(index)
-    for path in runtime.file_state.paths():  # what was read since left the model's context
+    for path in runtime.file_state.paths():  # reads and writes since: the model never saw them
         state = runtime.file_state.peek(path)
         if state is not None and state.read_at >= since:
-            runtime.file_state.update(path, in_context=False)
+            runtime.file_state.delete(path)
     runtime.context.rewound(runtime.agent)
     runtime.emit(ContextUpdate(runtime.context.state(runtime.agent)))
     return Rewound(point, len(removed), restored)
