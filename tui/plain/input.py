@@ -1,12 +1,12 @@
 """Where the plain REPL's input comes from: a prompt_toolkit prompt, or lines piped on stdin.
 
-The prompt has history (a file under the config directory; ctrl+r searches it),
-multi-line input (shift+enter, Alt+Enter or Esc-Enter, ctrl+j, or a trailing
-backslash), completion of slash commands, Shift-Tab
-to cycle the permission mode, a bottom toolbar with the model, the mode and the
-context meter, and Esc twice on an empty prompt to rewind. Ctrl-C clears a line with text and quits on an empty
-one; Ctrl-D quits. Permission questions take one key: y / a / n (Esc and
-Ctrl-C answer no, Ctrl-C also interrupts the turn).
+The prompt has history (a file under the config directory; ctrl+r searches it, Esc
+gives back what was typed), multi-line input (shift+enter, Alt+Enter or Esc-Enter,
+ctrl+j, or a trailing backslash), completion of slash commands, Shift-Tab to cycle the
+permission mode, Esc twice on an empty prompt to rewind, and a bottom toolbar with the
+model, the mode and the context meter. Ctrl-C clears a line with text and quits on an
+empty one; Ctrl-D quits. Permission questions take one key: y / a / n (Esc and Ctrl-C
+answer no, Ctrl-C also interrupts the turn).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding.bindings.search import abort_search
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
@@ -143,6 +144,9 @@ def prompt_bindings(on_cycle_mode: Callable[[], None]) -> KeyBindings:
             buffer.insert_text("\n")
             return
         buffer.validate_and_handle()
+
+    # Esc in a ctrl+r search brings back what was typed (as ctrl+g), as in the full-screen app
+    bindings.add("escape", filter=is_searching, eager=True)(abort_search)
 
     @bindings.add("escape", "escape", filter=~is_searching)
     def _rewind(event: KeyPressEvent) -> None:
