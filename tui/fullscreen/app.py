@@ -286,7 +286,8 @@ class CcxApp(App[int]):
         if not points:
             self.query_one(StatusLine).note("No prompt to rewind to yet", 3.0)
             return
-        self.push_screen(RewindScreen(points), self._rewind_chosen)
+        cwd = self.options.cwd if self.options is not None else None
+        self.push_screen(RewindScreen(points, cwd), self._rewind_chosen)
 
     def _rewind_chosen(self, choice: tuple[int, bool] | None) -> None:
         if choice is not None:  # run as a command, not echoed: its result line says it all

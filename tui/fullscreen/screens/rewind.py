@@ -7,6 +7,8 @@ whether to put those files back too or rewind only the conversation.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -17,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from agent.permissions.paths import is_within
 from tui.fullscreen.screens.fit import fit_body
 from tui.session.rewind import first_line
 
@@ -43,17 +46,20 @@ class RewindScreen(ModalScreen["Choice | None"]):
         padding: 0 1;
         margin-bottom: 1;
     }
-    RewindScreen OptionList {
+    RewindScreen OptionList, RewindScreen OptionList:focus {
         height: auto;
         max-height: 20;
+        border: none;
+        padding: 0;
     }
     """
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, points: list[RewindPoint]) -> None:
+    def __init__(self, points: list[RewindPoint], cwd: Path | None = None) -> None:
         super().__init__()
         self.points = points
+        self.cwd = cwd  # files under it are named relative to it
         self.picked: RewindPoint | None = None
 
     def compose(self) -> ComposeResult:
@@ -102,7 +108,7 @@ class RewindScreen(ModalScreen["Choice | None"]):
         self._ask_about_files(point)
 
     def _ask_about_files(self, point: RewindPoint) -> None:
-        names = ", ".join(point.files[:MAX_FILES_NAMED])
+        names = ", ".join(self._shown_path(path) for path in point.files[:MAX_FILES_NAMED])
         if len(point.files) > MAX_FILES_NAMED:
             names += f" and {len(point.files) - MAX_FILES_NAMED} more"
         count = f"{len(point.files)} file{'s' if len(point.files) != 1 else ''}"
@@ -123,6 +129,11 @@ class RewindScreen(ModalScreen["Choice | None"]):
         )
         options.highlighted = 0
         self.call_after_refresh(self._fit)
+
+    def _shown_path(self, path: str) -> str:
+        if self.cwd is not None and is_within(path, str(self.cwd)):
+            return os.path.relpath(path, self.cwd)
+        return path
 
     def action_cancel(self) -> None:
         self.dismiss(None)
