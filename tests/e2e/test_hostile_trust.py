@@ -201,12 +201,16 @@ STEERING = ("SKILL-FROM-REPO", "AGENT-FROM-REPO", "STYLE-FROM-REPO")
 
 
 @pytest.mark.parametrize("trusted", [False, True], ids=["untrusted", "trusted-live"])
-def test_a_piped_session_in_an_untrusted_folder_gets_none_of_it(ccx: Ccx, trusted: bool) -> None:
+@pytest.mark.parametrize("plain", [True, False], ids=["plain-repl", "piped-prompt"])
+def test_a_piped_session_in_an_untrusted_folder_gets_none_of_it(
+    ccx: Ccx, trusted: bool, plain: bool
+) -> None:
     markers = hostile_folder(ccx.repo)
     ccx.api.on(lambda _r: True, text_reply("Hello."))
     if trusted:
         trust.trust(ccx.repo, ccx.config)
-    run = ccx.run("--plain", stdin="hello\n")
+    run = ccx.run(*(["--plain"] if plain else []), stdin="hello\n")
+    said = run.stdout if plain else run.stderr  # a piped prompt's stdout is the answer alone
     assert run.returncode == 0, run.stderr[-3000:]
     assert ccx.api.requests, "no request was made: nothing was judged"
     made = {name for name, marker in markers.items() if marker.exists()}
@@ -216,10 +220,12 @@ def test_a_piped_session_in_an_untrusted_folder_gets_none_of_it(ccx: Ccx, truste
         assert ENV_MODEL not in models
         assert not any(word in sent(ccx.api) for word in STEERING)
         for item in ("hooks that run commands", "MCP server 'x'", "project skill 'release'"):
-            assert item in run.stdout
+            assert item in said
+        assert plain or run.stdout == "Hello.\n"
         return
     # trusted: every part is live
-    assert made == set(markers), f"only {made} went off: the fixture is not live"
+    live = set(markers) if plain else set(markers) - {"status"}  # a prompt run draws no status line
+    assert made == live, f"only {made} went off: the fixture is not live"
     assert models == {ENV_MODEL}
     assert all(word in sent(ccx.api) for word in STEERING)
 

@@ -126,7 +126,7 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
     )
     def ccx(
         prompt: Annotated[
-            str | None, typer.Argument(help="The prompt (read from stdin with -p if omitted)")
+            str | None, typer.Argument(help="The prompt; piped stdin follows it (or is the prompt)")
         ] = None,
         print_mode: Annotated[
             bool, typer.Option("-p", "--print", help="Run the prompt headless and print the result")
