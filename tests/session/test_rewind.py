@@ -143,3 +143,25 @@ def test_first_line_keeps_a_list_to_one_line() -> None:
     assert first_line("short") == "short"
     assert first_line("two\nlines") == "two …"
     assert first_line("x" * 100, 10) == "x" * 9 + "…"
+
+
+def test_the_transcript_replays_a_rewind_and_passes_over_one_it_cannot_place(
+    api: FakeApi, repo: Path
+) -> None:
+    from agent.core.conversation import Conversation
+    from agent.core.messages import Message, text_block, user_text
+    from agent.sessions.session import Session
+
+    session = Session.create(repo, "claude-sonnet-4-5")
+    conversation = Conversation(transcript=session)
+    for text in ("one", "two", "three"):
+        conversation.append(user_text(text))
+        conversation.append(Message("assistant", [text_block(f"re {text}")], kind="response"))
+    assert conversation.rewind(4) and [m.text() for m in conversation.messages] == [
+        "one", "re one", "two", "re two",
+    ]  # fmt: skip
+    session.append_record({"type": "rewind", "uuid": "no-such-message", "at": 0})
+    assert conversation.rewind(99) == []  # nothing after the end: nothing recorded
+    session.close()
+    loaded = load_session(session.path)
+    assert [m.text() for m in loaded.messages] == ["one", "re one", "two", "re two"]
