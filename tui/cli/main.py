@@ -419,6 +419,11 @@ def _run_one_prompt(parsed: ParsedArgs, piped: bool) -> int:
     Piped without -p, the folder's trust follows the interactive rule, not -p's: nobody can
     be asked, so the project's own parts apply only if it was trusted before, and what
     stays off is said on stderr (stdout carries only the answer)."""
+    options = parsed.options
+    if piped and (message := _credentials_problem(options.cwd)):
+        # first, as in a terminal: without a key nothing else matters (`ccx < /dev/null` too)
+        _report_missing_credentials(message, parsed.output_format)
+        return 1
     text = _headless_prompt(parsed.prompt)
     if not text:
         if piped:
@@ -435,8 +440,7 @@ def _run_one_prompt(parsed: ParsedArgs, piped: bool) -> int:
     if is_blank(text):  # as Claude Code: refused before anything starts, exit 1
         print(f"ccx: {BLANK_PROMPT} Give ccx a prompt with words in it.", file=sys.stderr)
         return 1
-    options = parsed.options
-    if message := _credentials_problem(options.cwd):
+    if not piped and (message := _credentials_problem(options.cwd)):
         _report_missing_credentials(message, parsed.output_format)
         return 1
     if piped:
