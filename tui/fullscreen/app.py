@@ -281,8 +281,11 @@ class CcxApp(App[int]):
         from tui.fullscreen.screens.rewind import RewindScreen
 
         points = await asyncio.wrap_future(self.bridge.rewind_points())
-        if self.running is not None or isinstance(self.screen, ModalScreen):
-            return  # a prompt was sent, or a dialog opened, meanwhile
+        if self.running is not None:  # /rewind typed while ccx works, or a prompt sent since
+            self.query_one(StatusLine).note("Finish or stop (esc) the turn to rewind", 3.0)
+            return
+        if isinstance(self.screen, ModalScreen):
+            return  # a dialog opened meanwhile
         if not points:
             self.query_one(StatusLine).note("No prompt to rewind to yet", 3.0)
             return
