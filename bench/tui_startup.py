@@ -1,6 +1,13 @@
 """First paint of the full-screen app: launch of `ccx` to the header and the footer's meter on screen.
 
 .venv/bin/python bench/tui_startup.py [--runs 7]
+.venv/bin/python bench/tui_startup.py --vs-claude [--runs 5] [--claude PATH]
+
+The second form is issue 20's target, side by side: ccx and Claude Code each launched in
+tmux at 80x24, alternating, against the same fake API; for ccx the time to a token figure
+in the meter ("5.3K / 1M"), for Claude Code the time to its footer; medians of the runs.
+Target: ccx's median <= 1.0x Claude Code's. $CLAUDE_BIN or --claude names Claude Code
+(`source /work/shared/bench/peers.sh` installs it).
 
 Runs the real console script in a pseudo-terminal. The app writes a
 timestamp to $CCX_FIRST_PAINT_FILE after the first refresh that drew the
@@ -14,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -59,9 +67,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--runs", type=int, default=None)
+    parser.add_argument("--vs-claude", action="store_true", help="side by side with Claude Code")
+    parser.add_argument("--claude", default=os.environ.get("CLAUDE_BIN", ""))
     args = parser.parse_args()
     precompile()
+    if args.vs_claude:
+        from bench.tui_startup_vs import side_by_side
+
+        if not args.claude or not Path(args.claude).exists():
+            raise SystemExit("no Claude Code: source /work/shared/bench/peers.sh or pass --claude")
+        print(json.dumps(side_by_side(args.claude, args.runs or 5), indent=2))
+        return
+    args.runs = args.runs or 7
     with tempfile.TemporaryDirectory() as tmp, FakeApi() as api:
         cwd = Path(tmp) / "repo"
         cwd.mkdir()

@@ -522,6 +522,18 @@ class ContextManager:
             clock=self.clock,
         )
 
+    def rewound(self, agent: ConversationHost) -> None:
+        """The user took prompts back: count from the last response left, by the usage the
+        API reported for it (an estimate of the whole would be off by the calibration's error,
+        and could read more than before the rewind)."""
+        self.counter.invalidate()
+        self._preview = None
+        messages = agent.conversation.messages
+        for index in range(len(messages) - 1, -1, -1):
+            if messages[index].role == "assistant" and messages[index].usage:
+                self.counter.anchor_on(messages[index], index)
+                return
+
     # -- undo -----------------------------------------------------------------------------
 
     @property

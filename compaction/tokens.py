@@ -282,6 +282,17 @@ class TokenCounter:
             tokens = max(0, self._anchor.tokens + delta_tokens)
             self._anchor = Anchor(tokens, self._anchor.uuid, self._anchor.index)
 
+    def anchor_on(self, response: Message, index: int) -> bool:
+        """Count from ``response`` (at ``index``) by the usage it carries, learning nothing
+        from it again (the conversation went back to it: a rewind); False without usage."""
+        usage = response.usage or {}
+        input_tokens = sum(_usage_int(usage, key) for key in INPUT_USAGE_KEYS)
+        if input_tokens <= 0:
+            return False
+        total = input_tokens + _usage_int(usage, "output_tokens")
+        self._anchor = Anchor(tokens=total, uuid=response.uuid, index=index)
+        return True
+
     def invalidate(self) -> None:
         """Forget the anchor, e.g. after a compaction replaced the conversation; the next count
         also lets the memo forget the messages that left it."""

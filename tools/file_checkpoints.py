@@ -34,6 +34,13 @@ class FileCheckpoints:
         except OSError:
             return  # unreadable: the edit fails on it too
 
+    def changed_since(self, prompt: str, prompts: Sequence[str]) -> list[str]:
+        """The files ``rewind`` would restore for ``prompt`` (none when it is not in the list)."""
+        if prompt not in prompts:
+            return []
+        later = prompts[list(prompts).index(prompt) :]
+        return sorted({path for uuid in later for path in self._kept.get(uuid, {})})
+
     def rewind(self, prompt: str, prompts: Sequence[str]) -> list[str]:
         """Restore the files changed since ``prompt`` (``prompts``: the conversation's, in
         order); the paths restored. ValueError for a prompt that is not in the list."""

@@ -4,10 +4,10 @@ Every change to what the model will see goes through a method here that says
 what it does: ``append`` a message, ``close_dangling`` tool calls after an
 interrupt, ``clear_results`` (microcompact), ``drop_oldest`` rounds for a
 prompt-too-long retry, ``replace`` with a compaction's result, ``undo`` one,
-``apply_repair``, ``escape_text``, ``restart`` (/clear). Compaction, undo and
+``rewind`` to before a prompt, ``apply_repair``, ``escape_text``, ``restart`` (/clear). Compaction, undo and
 repair work out what to change (pure functions, result objects) and hand it
 here; this applies it and writes what the transcript needs to replay to the
-same conversation: message records, ``compact_boundary`` and ``compact_undo``.
+same conversation: message records, ``compact_boundary``, ``compact_undo`` and ``rewind``.
 Clearing, dropped rounds and in-memory repairs are not recorded as messages:
 the transcript keeps the full text, and loading repairs it again.
 
@@ -149,6 +149,20 @@ class Conversation:
             self.transcript.append_record({"type": "compact_undo", "at": time.time()})
             for message in undone.later:
                 self.transcript.append_message(message)
+
+    def rewind(self, index: int) -> list[Message]:
+        """Go back to before the message at ``index`` (a prompt the user takes back): it and
+        everything after it leave the conversation. Recorded as a ``rewind`` record naming
+        that message, so a resumed session replays to the same place; returns what left."""
+        dropped = self._messages[index:]
+        if index < 0 or not dropped:
+            return []
+        del self._messages[index:]
+        self._anchors = tuple((i, m) for i, m in self._anchors if i < index)
+        if self.transcript is not None:
+            record = {"type": "rewind", "uuid": dropped[0].uuid, "at": time.time()}
+            self.transcript.append_record(record)
+        return dropped
 
     def apply_repair(self, repaired: list[Message]) -> None:
         """A conversation made to keep the API's rules again (in memory; see the docstring)."""

@@ -13,6 +13,9 @@ Record types (the ``type`` key):
   empty and the post-compaction messages follow as new ``message`` records
 - ``compact_undo`` the last boundary is undone: the conversation as it was
   before it becomes live again (what /undo-compact writes)
+- ``rewind``     the live conversation goes back to before the message ``uuid`` names
+  (the user took that prompt back); file reads recorded since that message's time
+  are forgotten with it
 - ``repair``     a patch applied to the live conversation (see below)
 - ``event``      anything else worth keeping (compaction events and the like)
 
@@ -246,6 +249,17 @@ def replay(path: Path, raw: RawTranscript) -> LoadedSession:
             if loaded.segments:
                 live, epoch = loaded.segments.pop(), epochs.pop()
                 loaded.boundaries.pop()
+        elif kind == "rewind":
+            index = _index_of(live, record.get("uuid"))
+            if index is not None:
+                since = live[index].timestamp
+                live = live[:index]
+                # reads made since that message went with it: the model never saw them
+                file_states = [
+                    (state, state_epoch)
+                    for state, state_epoch in file_states
+                    if state_epoch != epoch or _read_at(state) < since
+                ]
         elif kind == "repair":
             patched = apply_repair_ops(live, record.get("ops"))
             if patched is None:
@@ -269,6 +283,17 @@ def replay(path: Path, raw: RawTranscript) -> LoadedSession:
         else:
             loaded.file_states.append(state)
     return loaded
+
+
+def _index_of(messages: list[Message], uuid: object) -> int | None:
+    if not isinstance(uuid, str):
+        return None
+    return next((i for i, m in enumerate(messages) if m.uuid == uuid), None)
+
+
+def _read_at(record: dict[str, Any]) -> float:
+    at = record.get("at")
+    return float(at) if isinstance(at, int | float) and not isinstance(at, bool) else 0.0
 
 
 def _pid(record: dict[str, Any], previous: int | None) -> int | None:

@@ -57,13 +57,16 @@ def test_piped_deploy_in_an_untrusted_folder_runs_nothing(ccx: Ccx, mode: str, p
     marker = deploy_command(ccx.repo)
     args = [*(["--plain"] if plain else []), "--permission-mode", mode]
     run = ccx.run(*args, stdin="/deploy\n")
-    assert run.returncode == 0, run.stderr[-3000:]
     assert not marker.exists(), "the project's command ran in a folder that is not trusted"
     assert ccx.api.requests == []  # refused whole: nothing was sent either
-    # the question it could not ask, and why /deploy did nothing
-    assert "is not trusted and input is not a terminal" in run.stdout
-    assert "command /deploy runs shell commands (!`touch PWN`)" in run.stdout
-    assert "/deploy: this folder is not trusted" in run.stdout
+    # the question it could not ask, and why /deploy did nothing: the REPL's lines, or
+    # (piped without --plain, a prompt run whose stdout is the answer alone) stderr and exit 1
+    said = run.stdout if plain else run.stderr
+    assert run.returncode == (0 if plain else 1), run.stderr[-3000:]
+    assert plain or run.stdout == ""
+    assert "is not trusted and input is not a terminal" in said
+    assert "command /deploy runs shell commands (!`touch PWN`)" in said
+    assert "/deploy: this folder is not trusted" in said
     assert "Traceback" not in run.stderr
 
 
@@ -75,7 +78,7 @@ def test_piped_deploy_is_live_once_the_folder_is_trusted(ccx: Ccx, mode: str) ->
     run = ccx.run("--permission-mode", mode, stdin="/deploy\n")
     assert run.returncode == 0, run.stderr[-3000:]
     assert marker.exists(), "the attack is not live: this test would prove nothing"
-    assert "not trusted" not in run.stdout
+    assert "not trusted" not in run.stdout + run.stderr
 
 
 class AppInPty:
@@ -162,7 +165,8 @@ def test_a_plain_prompt_template_still_expands_untrusted(ccx: Ccx) -> None:
     run = ccx.run(stdin="/explain src/app.py\n")
     assert run.returncode == 0, run.stderr[-3000:]
     assert "Explain src/app.py simply." in ccx.api.requests[0].last_user_text()
-    assert "not trusted" not in run.stdout  # a template turns nothing on: nothing to ask
+    assert run.stdout == "Explained.\n"  # the answer alone
+    assert "not trusted" not in run.stderr  # a template turns nothing on: nothing to ask
 
 
 # -- everything else a folder ships -----------------------------------------------------
@@ -197,12 +201,16 @@ STEERING = ("SKILL-FROM-REPO", "AGENT-FROM-REPO", "STYLE-FROM-REPO")
 
 
 @pytest.mark.parametrize("trusted", [False, True], ids=["untrusted", "trusted-live"])
-def test_a_piped_session_in_an_untrusted_folder_gets_none_of_it(ccx: Ccx, trusted: bool) -> None:
+@pytest.mark.parametrize("plain", [True, False], ids=["plain-repl", "piped-prompt"])
+def test_a_piped_session_in_an_untrusted_folder_gets_none_of_it(
+    ccx: Ccx, trusted: bool, plain: bool
+) -> None:
     markers = hostile_folder(ccx.repo)
     ccx.api.on(lambda _r: True, text_reply("Hello."))
     if trusted:
         trust.trust(ccx.repo, ccx.config)
-    run = ccx.run("--plain", stdin="hello\n")
+    run = ccx.run(*(["--plain"] if plain else []), stdin="hello\n")
+    said = run.stdout if plain else run.stderr  # a piped prompt's stdout is the answer alone
     assert run.returncode == 0, run.stderr[-3000:]
     assert ccx.api.requests, "no request was made: nothing was judged"
     made = {name for name, marker in markers.items() if marker.exists()}
@@ -212,10 +220,12 @@ def test_a_piped_session_in_an_untrusted_folder_gets_none_of_it(ccx: Ccx, truste
         assert ENV_MODEL not in models
         assert not any(word in sent(ccx.api) for word in STEERING)
         for item in ("hooks that run commands", "MCP server 'x'", "project skill 'release'"):
-            assert item in run.stdout
+            assert item in said
+        assert plain or run.stdout == "Hello.\n"
         return
     # trusted: every part is live
-    assert made == set(markers), f"only {made} went off: the fixture is not live"
+    live = set(markers) if plain else set(markers) - {"status"}  # a prompt run draws no status line
+    assert made == live, f"only {made} went off: the fixture is not live"
     assert models == {ENV_MODEL}
     assert all(word in sent(ccx.api) for word in STEERING)
 

@@ -221,8 +221,8 @@ def test_stream_json_shows_the_subagent_under_its_agent_call(ccx: Ccx) -> None:
 
 
 def test_plain_repl_shows_a_compact_progress_line_per_subagent_call(ccx: Ccx) -> None:
-    """Piped stdin runs the plain REPL: the subagent's calls as dim lines under its Agent
-    call, then one line with its figures."""
+    """The plain REPL (--plain, stdin piped): the subagent's calls as dim lines under its
+    Agent call, then one line with its figures."""
     readme = str(ccx.repo / "README.md")
     ccx.api.on(
         lambda r: "PLAIN" in first_user_text(r) and len(r.messages) == 1,
@@ -233,7 +233,7 @@ def test_plain_repl_shows_a_compact_progress_line_per_subagent_call(ccx: Ccx) ->
     )
     ccx.api.add(tool_reply(agent_call("PLAIN: read the readme")), text_reply("Parent is done."))
 
-    run = ccx.run(stdin="delegate it\n")
+    run = ccx.run("--plain", stdin="delegate it\n")
 
     assert run.returncode == 0, run.stderr
     lines = [line.rstrip() for line in run.stdout.splitlines()]

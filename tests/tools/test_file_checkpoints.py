@@ -22,6 +22,10 @@ def test_rewind_restores_the_earliest_state_from_that_prompt_on(tmp_path: Path) 
     checkpoints.before_write("p2", kept)  # a second edit in the same prompt keeps the first state
     kept.write_text("edited again\n")
 
+    # what a rewind would put back, said before it does (the rewind picker names them)
+    assert checkpoints.changed_since("p2", ["p1", "p2"]) == sorted([str(kept), str(new)])
+    assert checkpoints.changed_since("p1", ["p1", "p2"]) == sorted([str(kept), str(new)])
+    assert checkpoints.changed_since("p3", ["p1", "p2"]) == []
     assert checkpoints.rewind("p2", ["p1", "p2"]) == sorted([str(kept), str(new)])
     assert kept.read_text() == "edited in p1\n" and not new.exists()
     assert checkpoints.rewind("p1", ["p1", "p2"]) == [str(kept)]

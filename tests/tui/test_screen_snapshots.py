@@ -131,7 +131,15 @@ def compaction_scene(app: Scene) -> None:
 
 def expanded_compaction_scene(app: Scene) -> None:
     compaction_scene(app)
-    app.call_after_refresh(lambda: setattr(app.query_one(SummaryToggle), "expanded", True))
+
+    def expand() -> None:  # on a loaded machine the toggle may mount a refresh later
+        toggles = app.query(SummaryToggle)
+        if toggles:
+            toggles.first().expanded = True
+        else:
+            app.call_after_refresh(expand)
+
+    app.call_after_refresh(expand)
 
 
 def context_scene(app: Scene) -> None:

@@ -3,7 +3,8 @@
 The full-screen app (``tui.fullscreen.app.run_app``) is imported only when it is about
 to run; the plain REPL takes over when asked (``--plain``), when stdin or
 stdout is not a terminal, when the terminal is too small, or when the app
-cannot be loaded.
+cannot be loaded. (Input piped in without ``--plain`` never comes here: it is one
+prompt run, ``tui.cli.main``.)
 """
 
 from __future__ import annotations

@@ -131,7 +131,7 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
     )
     def ccx(
         prompt: Annotated[
-            str | None, typer.Argument(help="The prompt (read from stdin with -p if omitted)")
+            str | None, typer.Argument(help="The prompt; piped stdin follows it (or is the prompt)")
         ] = None,
         print_mode: Annotated[
             bool, typer.Option("-p", "--print", help="Run the prompt headless and print the result")
@@ -363,19 +363,10 @@ def dispatch(parsed: ParsedArgs, interactive: Interactive | None = None) -> int:
             return 1
         return _run_stream(parsed)
     if parsed.print_mode:
-        text = _headless_prompt(parsed.prompt)
-        if not text:
-            print("ccx: -p needs a prompt (as an argument or on stdin)", file=sys.stderr)
-            return 2
-        from tui.commands.slash import BLANK_PROMPT, is_blank
-
-        if is_blank(text):  # as Claude Code: refused before anything starts, exit 1
-            print(f"ccx: {BLANK_PROMPT} Give -p a prompt with words in it.", file=sys.stderr)
-            return 1
-        if message := _credentials_problem(options.cwd):
-            _report_missing_credentials(message, parsed.output_format)
-            return 1
-        return _run_headless(options, text, parsed.output_format, parsed.include_partial)
+        return _run_one_prompt(parsed, piped=False)
+    if not parsed.plain and stdin_is_piped():
+        # `echo text | ccx`: as Claude Code, a prompt run whose answer alone is printed.
+        return _run_one_prompt(parsed, piped=True)
     if interactive is None:
         print("ccx: no interactive front end is available; use -p", file=sys.stderr)
         return 2
@@ -419,11 +410,75 @@ def expand_list_options(argv: list[str]) -> list[str]:
     return expanded
 
 
+def stdin_is_piped() -> bool:
+    """Whether stdin is open and not a terminal (a pipe, a file, /dev/null)."""
+    try:
+        return sys.stdin is not None and not sys.stdin.isatty()
+    except (AttributeError, ValueError):  # closed, or replaced by something without a fd
+        return False
+
+
+def _run_one_prompt(parsed: ParsedArgs, piped: bool) -> int:
+    """`-p`, or input piped in without it: the prompt (the argument, then stdin) run once.
+
+    Piped without -p, the folder's trust follows the interactive rule, not -p's: nobody can
+    be asked, so the project's own parts apply only if it was trusted before, and what
+    stays off is said on stderr (stdout carries only the answer)."""
+    options = parsed.options
+    if piped and (message := _credentials_problem(options.cwd)):
+        # first, as in a terminal: without a key nothing else matters (`ccx < /dev/null` too)
+        _report_missing_credentials(message, parsed.output_format)
+        return 1
+    text = _headless_prompt(parsed.prompt)
+    if not text:
+        if piped:
+            print(
+                "ccx: stdin is not a terminal and gave no prompt: pipe one in, give one as an "
+                "argument, or use --plain for the line-by-line REPL",
+                file=sys.stderr,
+            )
+        else:
+            print("ccx: -p needs a prompt (as an argument or on stdin)", file=sys.stderr)
+        return 2
+    from tui.commands.slash import BLANK_PROMPT, is_blank
+
+    if is_blank(text):  # as Claude Code: refused before anything starts, exit 1
+        print(f"ccx: {BLANK_PROMPT} Give ccx a prompt with words in it.", file=sys.stderr)
+        return 1
+    if not piped and (message := _credentials_problem(options.cwd)):
+        _report_missing_credentials(message, parsed.output_format)
+        return 1
+    if piped:
+        options = _piped_options(options, parsed.output_format)
+    return _run_headless(options, text, parsed.output_format, parsed.include_partial)
+
+
+def _piped_options(options: Any, output_format: str) -> Any:
+    """The interactive options made a prompt run's, with the folder's trust settled
+    without asking (an earlier "trust" counts; otherwise the project's parts stay off)."""
+    import asyncio
+    from dataclasses import replace
+
+    from agent.core.events import Event, Notice
+    from tui.session.folder_trust import settle_session_trust
+
+    def tell(event: Event) -> None:
+        if isinstance(event, Notice):
+            print(event.text, file=sys.stderr)
+
+    settled = asyncio.run(settle_session_trust(options, None, tell))
+    show_thinking = output_format == "stream-json"
+    return replace(settled or options, headless=True, show_thinking=show_thinking)
+
+
 def _headless_prompt(prompt: str | None) -> str:
-    piped = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    """The prompt a run gets: the argument, then what stdin holds on the next line (as
+    Claude Code joins them); stdin alone when there is no argument."""
+    piped = "" if not stdin_is_piped() else sys.stdin.read()
+    piped = piped.rstrip().lstrip("\r\n")
     if prompt in (None, "-"):
-        return piped.strip()
-    return f"{piped.strip()}\n\n{prompt}" if piped.strip() else prompt
+        return piped
+    return f"{prompt}\n{piped}" if piped else prompt
 
 
 def _credentials_problem(cwd: Path) -> str | None:

@@ -1,6 +1,6 @@
-"""Slash commands (/compact, /context, /undo-compact, /cost, /clear, /copy, /model, /plan, /mcp,
-/tasks, /todos, /output-style, /help, /exit), and how a line finds its command; the commands
-of tui.commands.inspect and tui.commands.prompted join them.
+"""Slash commands (/compact, /context, /undo-compact, /rewind, /cost, /clear, /copy, /model,
+/plan, /mcp, /tasks, /todos, /output-style, /help, /exit), and how a line finds its command;
+the commands of tui.commands.inspect and tui.commands.prompted join them.
 
 Shared by every front end through the session driver: each returns a
 ``CommandResult`` with text for the user, so headless mode can print it and
@@ -195,6 +195,45 @@ async def _undo(runtime: Runtime, _args: str) -> CommandResult:
     return CommandResult(
         f"Restored the conversation from before the last compaction ({format_tokens(state.used)} tokens)."
     )
+
+
+@command(
+    "rewind",
+    "/rewind [N] [files]",
+    "Take back your Nth latest prompt and all after it (files: undo the edits since, too)",
+)
+async def _rewind(runtime: Runtime, args: str) -> CommandResult:
+    """Bare: the prompts to go back to, numbered (the front ends open a picker instead).
+    ``data["rewound"]``: the prompt's text, which the front ends put back in the prompt."""
+    from tui.session.rewind import first_line, pick_point, rewind, rewind_points
+
+    points = rewind_points(runtime.agent.messages, runtime.checkpoints)
+    if not points:
+        return CommandResult("There is no prompt to rewind to in this conversation.", True)
+    words = args.split()
+    if not words:
+        lines = ["Prompts to go back to before (latest first): /rewind N, or /rewind N files"]
+        lines += [f"  {p.number}. {first_line(p.text)}" for p in points]
+        return CommandResult("\n".join(lines))
+    point = pick_point(points, words)
+    extra = [w.lower() for w in words[1:]]
+    if point is None or extra not in ([], ["files"]):
+        return CommandResult(
+            f"Usage: /rewind [N] [files], N from 1 (your latest prompt) to {len(points)}", True
+        )
+    try:
+        done = rewind(runtime, point, files=extra == ["files"])
+    except (ValueError, OSError) as exc:
+        return CommandResult(f"Cannot rewind: {exc}", True)
+    state = runtime.context.state(runtime.agent)
+    text = (
+        f"Rewound to before “{first_line(point.text, 50)}”: {done.removed} messages taken out "
+        f"of the conversation ({format_tokens(state.used)} tokens now)."
+    )
+    if extra:
+        put_back = ", ".join(done.restored) if done.restored else "none had changed"
+        text += f" Files put back: {put_back}."
+    return CommandResult(text, data={"rewound": {"text": point.text, "files": done.restored}})
 
 
 @command("cost", "/cost", "Show tokens and cost so far")

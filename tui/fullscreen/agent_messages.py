@@ -86,6 +86,16 @@ class StatusCommandText(Message):
         self.text = text
 
 
+class ConversationRewound(Message):
+    """``/rewind`` went back: the conversation as it now is, and the prompt's text to put
+    back in the input (posted before the job's JobFinished)."""
+
+    def __init__(self, history: list[Entry], text: str) -> None:
+        super().__init__()
+        self.history = history
+        self.text = text
+
+
 class JobFinished(Message):
     """A line ended: ``outcome`` is "done", "interrupted" or "error" (``error`` says what)."""
 

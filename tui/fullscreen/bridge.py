@@ -37,6 +37,7 @@ from tui.fullscreen.agent_messages import (
     AgentEvent,
     ArgumentsParsed,
     BackgroundJobEnded,
+    ConversationRewound,
     HistoryLoaded,
     JobFinished,
     PermissionAsked,
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     from tui.session.driver import SessionDriver
     from tui.session.folder_trust import TrustAnswer, TrustQuestion
     from tui.session.options import RunOptions
+    from tui.session.rewind import RewindPoint
     from tui.session.views import StatusSnapshot
 
 log = logging.getLogger(__name__)
@@ -127,6 +129,15 @@ class AgentBridge:
         mode = next_mode(shown, self.mode_cycle)
         self.set_mode(mode)
         return mode
+
+    def rewind_points(self) -> concurrent.futures.Future[list[RewindPoint]]:
+        """The prompts the conversation can go back to before, latest first (none yet while
+        the session starts)."""
+
+        async def points() -> list[RewindPoint]:
+            return self.driver.rewind_points() if self.driver is not None else []
+
+        return asyncio.run_coroutine_threadsafe(points(), self.loop)
 
     def restart(self, options: RunOptions) -> None:
         """Replace the Runtime (``/resume``): the next RuntimeReady carries its history."""
@@ -352,9 +363,16 @@ class AgentBridge:
         if error is not None:
             outcome = "error"
         self._flush()
+        if result is not None and "rewound" in result.data and self.driver is not None:
+            self._post(self._rewound(self.driver, result.data["rewound"]["text"]))
         self._post(JobFinished(job_id, kind, outcome, result, error))
         if self.driver is not None:
             self._post(StatusChanged(self._status(self.driver)))
+
+    def _rewound(self, driver: SessionDriver, text: str) -> ConversationRewound:
+        from tui.fullscreen.history import history_entries
+
+        return ConversationRewound(history_entries(list(driver.messages), driver.cwd), text)
 
     def _set_mode(self, mode: str) -> None:
         if self.driver is None:

@@ -1,12 +1,12 @@
 """Where the plain REPL's input comes from: a prompt_toolkit prompt, or lines piped on stdin.
 
-The prompt has history (a file under the config directory; ctrl+r searches it),
-multi-line input (shift+enter, Alt+Enter or Esc-Enter, ctrl+j, or a trailing
-backslash), completion of slash commands, Shift-Tab
-to cycle the permission mode, and a bottom toolbar with the model, the mode
-and the context meter. Ctrl-C clears a line with text and quits on an empty
-one; Ctrl-D quits. Permission questions take one key: y / a / n (Esc and
-Ctrl-C answer no, Ctrl-C also interrupts the turn).
+The prompt has history (a file under the config directory; ctrl+r searches it, Esc
+gives back what was typed), multi-line input (shift+enter, Alt+Enter or Esc-Enter,
+ctrl+j, or a trailing backslash), completion of slash commands, Shift-Tab to cycle the
+permission mode, Esc twice on an empty prompt to rewind, and a bottom toolbar with the
+model, the mode and the context meter. Ctrl-C clears a line with text and quits on an
+empty one; Ctrl-D quits. Permission questions take one key: y / a / n (Esc and Ctrl-C
+answer no, Ctrl-C also interrupts the turn).
 """
 
 from __future__ import annotations
@@ -25,9 +25,11 @@ from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.key_binding.bindings.search import abort_search
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
 
+REWIND_LINE = "/rewind"  # what Esc twice on an empty prompt reads as
 PermissionReply = Literal["allow", "always", "deny", "interrupt"]
 REPLIES: dict[str, PermissionReply] = {
     "y": "allow",
@@ -64,6 +66,10 @@ class LineSource(Protocol):
 
     async def read_permission(self) -> PermissionReply:
         """The answer to the permission question just printed."""
+        ...
+
+    def prefill(self, text: str) -> None:
+        """Start the next prompt with ``text`` in it (a rewound prompt, given back)."""
         ...
 
 
@@ -139,6 +145,15 @@ def prompt_bindings(on_cycle_mode: Callable[[], None]) -> KeyBindings:
             return
         buffer.validate_and_handle()
 
+    # Esc in a ctrl+r search brings back what was typed (as ctrl+g), as in the full-screen app
+    bindings.add("escape", filter=is_searching, eager=True)(abort_search)
+
+    @bindings.add("escape", "escape", filter=~is_searching)
+    def _rewind(event: KeyPressEvent) -> None:
+        """Esc twice on an empty prompt: go back to an earlier prompt (the REPL asks which)."""
+        if not event.current_buffer.text:
+            event.app.exit(result=REWIND_LINE)
+
     @bindings.add("c-c")
     def _clear_or_quit(event: KeyPressEvent) -> None:
         if event.current_buffer.text:
@@ -205,6 +220,7 @@ class PromptSource:
             input=pt_input,
             output=pt_output,
         )
+        self._default = ""  # the next prompt's starting text
         self.question: PromptSession[str] = PromptSession(
             message="  y/a/n › ",
             key_bindings=permission_bindings(),
@@ -214,7 +230,11 @@ class PromptSource:
         )
 
     async def read_prompt(self) -> str:
-        return await self.session.prompt_async()
+        default, self._default = self._default, ""
+        return await self.session.prompt_async(default=default)
+
+    def prefill(self, text: str) -> None:
+        self._default = text
 
     async def read_permission(self) -> PermissionReply:
         while True:
@@ -261,3 +281,6 @@ class PipedSource:
     async def read_permission(self) -> PermissionReply:
         line = await self._line()
         return (parse_reply(line) if line is not None else None) or "deny"
+
+    def prefill(self, text: str) -> None:
+        """Piped lines come as they are: nothing to put before them."""

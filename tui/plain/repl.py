@@ -47,8 +47,8 @@ _DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 KEYS_HELP = (
     "Enter sends · Shift-Enter, Esc-Enter, Ctrl-J or a trailing \\ adds a line · "
     "Ctrl-R searches past prompts · Tab completes /commands · "
-    "Shift-Tab cycles the permission mode · Ctrl-C interrupts (on an empty prompt: quits) · "
-    "Ctrl-D or /exit quits"
+    "Shift-Tab cycles the permission mode · Esc twice on an empty prompt rewinds · "
+    "Ctrl-C interrupts (on an empty prompt: quits) · Ctrl-D or /exit quits"
 )
 
 
@@ -151,6 +151,9 @@ class PlainRepl:
         if name == "resume":
             await self._resume(text.split(maxsplit=1)[1] if " " in text else "")
             return True
+        if name == "rewind" and text == "/rewind" and self.source.interactive:
+            await self._rewind()
+            return True
         try:
             result = await self._cancellable(self.driver.run(line if name is None else text))
         except Interrupted:
@@ -188,6 +191,44 @@ class PlainRepl:
                 self.renderer.line(f"No session matches {answer.strip()!r}.", "yellow")
             return
         await self._switch(chosen)
+
+    async def _rewind(self) -> None:
+        """Esc Esc or a bare /rewind: the prompts to go back to, numbered; then, when Edit or
+        Write changed files since the one chosen, whether they go back too."""
+        from tui.plain.rewind import files_words, listing, pick
+
+        assert self.driver is not None
+        points = self.driver.rewind_points()
+        if not points:
+            self.renderer.line("There is no prompt to rewind to in this conversation.", "yellow")
+            return
+        self.renderer.line("Go back to before which prompt? (it and all after it leave)")
+        for line in listing(points):
+            self.renderer.line(line)
+        self.renderer.line("A number; Enter keeps the conversation as it is.", "dim")
+        try:
+            answer = await self.source.read_prompt()
+        except (EOFError, KeyboardInterrupt):
+            answer = ""
+        point = pick(answer, points)
+        if point is None:
+            if answer.strip():
+                self.renderer.line(f"No prompt numbered {answer.strip()!r}.", "yellow")
+            return
+        files = False
+        if point.files:
+            self.renderer.line(f"  Edit and Write changed {files_words(point)}", "dim")
+            self.renderer.line("  y = put the files back too · n = the conversation only", "dim")
+            files = await self._answer() in ("allow", "always")
+        line = f"/rewind {point.number}{' files' * files}"
+        try:
+            result = await self._cancellable(self.driver.run(line))
+        except Interrupted:
+            self._interrupted("rewind")
+            return
+        self._show(result)
+        if "rewound" in result.data:
+            self.source.prefill(result.data["rewound"]["text"])
 
     async def _switch(self, session_id: str) -> None:
         options = dataclasses.replace(self.options, resume=session_id, continue_session=False)

@@ -337,7 +337,9 @@ def assemble_runtime(
         agent.finish_after_tools, agent.nudge_before_end = structured_output_checks(
             shaped.structured
         )
-    checkpoints = checkpoint_edits(tool_context.resolve, lambda: prompt_uuids(agent.messages))
+    checkpoints = checkpoint_edits(
+        tool_context.resolve, lambda: prompt_uuids(agent.messages), interactive=not options.headless
+    )
     if checkpoints is not None:
         runner.before_run = checkpoints[1]
 

@@ -59,6 +59,7 @@ from tui.commands.custom import CommandRefused, run_custom_command
 from tui.commands.slash import command_name, is_blank
 from tui.session.assembly import ApprovePlan, assemble_runtime
 from tui.session.options import RunOptions
+from tui.session.rewind import RewindPoint, rewind_points
 from tui.session.sdk_setup import CHECKPOINTING_ENV, prompt_uuids
 from tui.session.status_line import StatusLineFacts, StatusLineRunner, build_status_line
 from tui.session.views import (
@@ -431,6 +432,11 @@ class SessionDriver:
             gate.ask.append(rule)
         if save:
             self.runtime.remember_rule(rule)
+
+    def rewind_points(self) -> list[RewindPoint]:
+        """The prompts the conversation can go back to before, latest first (Esc Esc's list;
+        ``/rewind N`` goes back)."""
+        return rewind_points(self.runtime.agent.messages, self.runtime.checkpoints)
 
     def rewind_files(self, user_message_id: str) -> list[str]:
         """Restore the files Edit and Write changed since that prompt; the paths restored.

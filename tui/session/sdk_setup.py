@@ -85,11 +85,13 @@ def prompt_uuids(messages: Iterable[Message]) -> list[str]:
 
 
 def checkpoint_edits(
-    resolve: Callable[[str], Path], prompts: Callable[[], list[str]]
+    resolve: Callable[[str], Path], prompts: Callable[[], list[str]], interactive: bool = False
 ) -> tuple[FileCheckpoints, BeforeRun] | None:
-    """With ``CHECKPOINTING_ENV`` set: the checkpoints, and what the runner calls before each
-    tool (a file tool's target saved under the latest prompt, for ``rewind_files``)."""
-    if os.environ.get(CHECKPOINTING_ENV, "").lower() not in ("1", "true", "yes"):
+    """In an interactive session (its rewind can put files back), or with
+    ``CHECKPOINTING_ENV`` set: the checkpoints, and what the runner calls before each tool
+    (a file tool's target saved under the latest prompt, for ``rewind_files``)."""
+    wanted = os.environ.get(CHECKPOINTING_ENV, "").lower() in ("1", "true", "yes")
+    if not (interactive or wanted):
         return None
     checkpoints = FileCheckpoints()
 

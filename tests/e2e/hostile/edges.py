@@ -43,8 +43,8 @@ Action = Callable[["EdgeWorkspace", str], None]
 class Session:
     """One headless run of the client.
 
-    ``entry``: "print" (``-p prompt``), "piped" (the REPL with ``stdin`` piped in, each
-    line typed in turn) or "stream" (``-p --input-format stream-json``, ``stdin`` a file
+    ``entry``: "print" (``-p prompt``), "piped" (``stdin`` piped in without ``-p``: both
+    clients take it whole as a prompt run's prompt) or "stream" (``-p --input-format stream-json``, ``stdin`` a file
     of the workspace holding the user messages). ``calls``: the scripted model's tool
     calls, one per agent request, then ``FINAL``. ``wrapper``: an argv put before the
     client's (a program that confines it, say). ``after``: harness actions once it ended.

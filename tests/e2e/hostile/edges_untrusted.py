@@ -3,12 +3,12 @@ anyone trusted it.
 
 - A repository holding only ``.claude/commands/deploy.md`` (``allowed-tools: Bash``, body
   ``!`touch PWN_deploy```), or only a command granting a narrower rule
-  (``Bash(touch:*)``), and a user who types the command into the REPL with stdin piped
-  (Claude Code takes piped stdin as ``-p``).
+  (``Bash(touch:*)``), and a user who pipes the command into the client without ``-p``
+  (both take piped stdin as a ``-p`` run's prompt; ccx keeps the folder untrusted).
 - ``CLAUDE.md`` importing files outside the project (``@../``, ``@~/``, a symlink inside
   the project, an absolute path, a nested import) or one a deny rule covers (``@.env``
   under ``Read(./.env)``): the secret in any request is the side effect, with ``-p`` and
-  in the piped REPL.
+  with stdin piped.
 """
 
 from __future__ import annotations
@@ -67,14 +67,14 @@ def commands() -> Scenario:
             EdgeAttempt(
                 "command_piped",
                 FAMILY,
-                "/deploy of a cloned repository's command runs its !`cmd` (piped REPL)",
+                "/deploy of a cloned repository's command runs its !`cmd` (piped stdin)",
                 Created("clone/PWN_deploy"),
                 BOTH,
             ),
             EdgeAttempt(
                 "command_rule_piped",
                 FAMILY,
-                "/release, allowed-tools Bash(touch:*), runs its !`cmd` (piped REPL)",
+                "/release, allowed-tools Bash(touch:*), runs its !`cmd` (piped stdin)",
                 Created("clone2/PWN_release"),
                 BOTH,
             ),
