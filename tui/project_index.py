@@ -1,6 +1,6 @@
 """The project's files and directories for ``@`` completion, listed off the UI thread.
 
-The list is built once on a worker thread (``rg --files`` when ripgrep is on the
+The list is built on a worker thread the first time completion asks for it (``rg --files`` when ripgrep is on the
 PATH, else the pure-Python walk Grep uses; both honour .gitignore, .ignore and
 .rgignore, skip hidden files, and leave out the directories ccx never walks
 unasked: node_modules, .venv and the like). Every parent directory of a listed
@@ -115,13 +115,18 @@ class ProjectIndex:
         self._timer: threading.Timer | None = None
         self._observer: Any = None
         self._stopped = False
+        self._started = False
 
     def start(self) -> None:
-        """Build the list in the background (and, with ``watch``, then start watching)."""
+        """Build the list in the background (with ``watch``, watching first)."""
+        self._started = True
         self._build_soon(0.0)
 
     def match(self, query: str, limit: int = 30) -> list[str] | None:
-        """The best paths for ``query``; None while the first list is being built."""
+        """The best paths for ``query``; None while the first list is being built (the first
+        call starts it: a session that never completes a path never lists the files)."""
+        if not self._started:
+            self.start()
         matcher = self.matcher
         stale = time.monotonic() - self.built_at > STALE_S
         if matcher is not None and self._observer is None and stale:

@@ -40,9 +40,16 @@ def listed(app) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 async def index_ready(pilot) -> None:  # type: ignore[no-untyped-def]
+    """The session up; the first ``@`` typed starts the listing: one is typed and erased."""
     await wait_idle(pilot)
     box = pilot.app.query_one(PromptBox)
-    await wait_for(pilot, lambda: box.file_index is not None and box.file_index.matcher)
+    assert box.file_index is not None and box.file_index.matcher is None
+    await pilot.press("@")
+    await wait_for(
+        pilot, lambda: "listing the project's files" in screen_text(pilot.app) or listed(pilot.app)
+    )
+    await wait_for(pilot, lambda: box.file_index.matcher and listed(pilot.app))
+    await pilot.press("backspace")
 
 
 async def test_at_lists_matching_paths_and_enter_puts_the_path_in(

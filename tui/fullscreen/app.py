@@ -206,7 +206,7 @@ class CcxApp(App[int]):
             self.file_index.stop()
 
     def _index_files(self, cwd: Path, watch: bool) -> None:
-        """List the project's paths for @ completion on a worker thread, once."""
+        """The project's paths for @ completion, listed on a worker thread at the first @."""
         if self.file_index is not None:
             return
         from tui.project_index import ProjectIndex
@@ -220,7 +220,6 @@ class CcxApp(App[int]):
                 pass
 
         self.file_index = box.file_index = ProjectIndex(cwd, watch=watch, on_change=rebuilt)
-        self.file_index.start()
 
     # -- input ---------------------------------------------------------------------------
 
