@@ -164,3 +164,26 @@ def test_completion_list_snapshot(snap_compare, project: Path, tmp_path: Path) -
         await pilot.pause()
 
     assert snap_compare(Scene(), terminal_size=(80, 24), run_before=run_before)
+
+
+async def test_a_completed_path_sends_the_file_with_the_prompt(
+    api: FakeApi, project: Path
+) -> None:
+    from tui.fake_api import text_reply
+
+    api.add(text_reply("It is 3."))
+    app = make_app(project)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await index_ready(pilot)
+        await type_text(pilot, "what is the limit in @app")
+        await wait_for(pilot, lambda: listed(app))
+        await pilot.press("enter")  # picks src/app.py
+        await type_text(pilot, "? ask @someone")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: any(r.path.endswith("/messages") for r in api.requests))
+        await wait_idle(pilot)
+    request = next(r for r in api.requests if r.path.endswith("/messages"))
+    texts = [b["text"] for b in request.body["messages"][-1]["content"] if b["type"] == "text"]
+    assert texts[0] == "what is the limit in @src/app.py ? ask @someone"
+    assert len(texts) == 2  # the file; @someone names none and stays text
+    assert "Contents of src/app.py" in texts[1] and "RETRY_LIMIT = 3" in texts[1]
