@@ -59,9 +59,9 @@ class PathMatcher:
         query = query.lower()
         narrowed = self._narrowed
         if narrowed is not None and query.startswith(narrowed[0]):
-            few = [i for i in narrowed[1] if _is_subsequence(query, self._lower[i])]
-            self._narrowed = (query, few)
-            return [self.paths[i] for i in self._rank_few(query, few)[:limit]]
+            still = [i for i in narrowed[1] if _is_subsequence(query, self._lower[i])]
+            self._narrowed = (query, still)
+            return [self.paths[i] for i in self._rank_few(query, still)[:limit]]
         self._narrowed = None
         found: dict[int, None] = {}
         if self._take(self._contiguous(query), query, found, limit):

@@ -166,9 +166,7 @@ def test_completion_list_snapshot(snap_compare, project: Path, tmp_path: Path) -
     assert snap_compare(Scene(), terminal_size=(80, 24), run_before=run_before)
 
 
-async def test_a_completed_path_sends_the_file_with_the_prompt(
-    api: FakeApi, project: Path
-) -> None:
+async def test_a_completed_path_sends_the_file_with_the_prompt(api: FakeApi, project: Path) -> None:
     from tui.fake_api import text_reply
 
     api.add(text_reply("It is 3."))
