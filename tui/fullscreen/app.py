@@ -205,12 +205,15 @@ class CcxApp(App[int]):
         if self.file_index is not None:
             self.file_index.stop()
 
-    def _index_files(self, cwd: Path, watch: bool) -> None:
-        """The project's paths for @ completion, listed on a worker thread at the first @."""
+    def _index_files(self) -> None:
+        """The project's paths for @ completion (listed on a worker thread at the first @),
+        once the folder is known; an @ typed before then is matched now."""
         if self.file_index is not None:
             return
         from tui.project_index import ProjectIndex
 
+        options = self.options
+        cwd, watch = (options.cwd, options.watch_files) if options else (Path.cwd(), True)
         box = self.query_one(PromptBox)
 
         def rebuilt() -> None:  # on the index's thread
@@ -220,6 +223,7 @@ class CcxApp(App[int]):
                 pass
 
         self.file_index = box.file_index = ProjectIndex(cwd, watch=watch, on_change=rebuilt)
+        box.files_changed()
 
     # -- input ---------------------------------------------------------------------------
 
@@ -472,8 +476,7 @@ class CcxApp(App[int]):
         self.on_status_changed(StatusChanged(ready.status))
         box = self.query_one(PromptBox)
         box.set_commands(ready.commands)
-        if self.options is not None:
-            self._index_files(self.options.cwd, self.options.watch_files)
+        self._index_files()
         if self.options is not None and not self.project_history_loaded:
             from tui.prompt_history import history_path, load_prompts
 
@@ -503,6 +506,7 @@ class CcxApp(App[int]):
         self.query_one(Transcript).add_line(
             f"ccx could not start the session: {message.error}", "error"
         )
+        self._index_files()  # @ completion works without a session
 
     def on_status_command_text(self, message: StatusCommandText) -> None:
         self.query_one(StatusFooter).status_text = message.text
