@@ -11,8 +11,8 @@ template, but a repository can ship it, so nothing in it runs on its own say:
 - While its folder is not trusted, a project's command that runs ``!`cmd``` or
   names ``allowed-tools`` is refused whole (nothing runs, nothing is sent);
   one that is only a prompt template still expands.
-- ``@path`` attaches a file the gate lets the model read (inside the project,
-  no deny rule), at most ``MAX_ATTACHED_BYTES``; binary files are refused.
+- ``@path`` attaches a file the gate lets the model read (tui.session.file_mentions,
+  as a prompt's ``@path`` does).
 - A command whose text is empty or only whitespace (after ``!`cmd``` ran) is refused:
   nothing is sent.
 - ``allowed-tools`` hold for the command's turn only, and ``model`` picks that
@@ -24,14 +24,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent.core.messages import UserBlock, text_block
 from agent.core.sendable import is_blank
 from agent.instructions.custom_commands import (
     CustomCommand,
     command_header,
-    file_references,
     fill_arguments,
     shell_snippets,
     what_it_does,
@@ -40,11 +39,11 @@ from agent.loop.agent import TurnOutcome
 from agent.permissions.rules import Rule
 from agent.permissions.safe_git import env_for_command
 from tools.bash import BashParams, BashTool
+from tui.session.file_mentions import attached_files
 
 if TYPE_CHECKING:
     from tui.session.runtime import Runtime
 
-MAX_ATTACHED_BYTES = 100_000
 SNIPPET_TIMEOUT_MS = 30_000
 
 
@@ -106,7 +105,13 @@ async def prepare(
             f"whitespace{after} ({command.path})."
         )
     content: list[UserBlock] = [text_block(command_header(command.name, args)), text_block(body)]
-    content += attachments(runtime, command, body, notes)
+    content += attached_files(
+        runtime,
+        body,
+        label=f"attached by /{command.name}",
+        notes=notes,
+        note_prefix=f"/{command.name}: ",
+    )
     return PreparedCommand(content, grants)
 
 
@@ -151,47 +156,3 @@ async def _run_snippets(runtime: Runtime, body: str, snippets: list[str]) -> str
     finally:
         shell.kill_background()
     return body
-
-
-def attachments(
-    runtime: Runtime, command: CustomCommand, body: str, notes: list[str]
-) -> list[UserBlock]:
-    """A text block for each ``@path`` of the body that names a readable file."""
-    blocks: list[UserBlock] = []
-    for reference in file_references(body):
-        path = runtime.tool_context.resolve(reference)
-        if not path.is_file():
-            continue  # "@someone" or a path that is not there: plain text, as in Claude Code
-        decision = runtime.gate.check("Read", {"file_path": str(path)}, False)
-        if decision.behavior != "allow":
-            notes.append(f"/{command.name}: @{reference} not attached ({decision.reason})")
-            continue
-        text, why_not = _attachable_text(path)
-        if text is None:
-            notes.append(f"/{command.name}: @{reference} not attached ({why_not})")
-            continue
-        blocks.append(
-            text_block(
-                f"<system-reminder>\nContents of {reference} (attached by /{command.name}):\n"
-                f"{text}\n</system-reminder>"
-            )
-        )
-    return blocks
-
-
-def _attachable_text(path: Any) -> tuple[str | None, str]:
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_ATTACHED_BYTES + 1)
-    except OSError as exc:
-        return None, exc.strerror or str(exc)
-    if b"\0" in data[:8192]:
-        return None, "a binary file"
-    cut = len(data) > MAX_ATTACHED_BYTES
-    try:
-        text = data[:MAX_ATTACHED_BYTES].decode("utf-8", errors="strict" if not cut else "ignore")
-    except UnicodeDecodeError:
-        return None, "not UTF-8 text"
-    if cut:
-        text += f"\n[cut at {MAX_ATTACHED_BYTES:,} bytes; Read the file for the rest]"
-    return text, ""

@@ -62,9 +62,11 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
     from tui.fullscreen.history import Entry
+    from tui.project_index import ProjectIndex
     from tui.session.options import RunOptions
     from tui.session.views import StatusSnapshot
 
+HISTORY_PASTE_CHARS = 10_000  # a longer prompt goes to the history file with its pastes folded
 QUIT_PRESS_S = 1.5  # ctrl+c twice within this on an empty prompt quits, as in Claude Code
 REWIND_PRESS_S = 0.8  # esc twice within this on an idle, empty prompt: the rewind picker
 TYPING_PAUSE_S = 0.15  # keys closer together than this are "still typing"
@@ -77,6 +79,7 @@ class Job:
     text: str
     widget: UserPrompt | None
     id: int | None = None
+    shown: str | None = None  # as the prompt showed it (long pastes folded), when it differs
 
 
 class CcxApp(App[int]):
@@ -122,6 +125,7 @@ class CcxApp(App[int]):
         self.last_idle_escape = float("-inf")
         self.theme_warning = self._apply_theme()
         self.project_history_loaded = False  # the project's past prompts, once, when ready
+        self.file_index: ProjectIndex | None = None  # the project's paths, for @ completion
 
     def _apply_theme(self) -> str | None:
         """The user's ``theme`` setting, before the first paint; a warning if it is unknown."""
@@ -204,6 +208,28 @@ class CcxApp(App[int]):
 
     def on_unmount(self) -> None:
         self.bridge.stop()
+        if self.file_index is not None:
+            self.file_index.stop()
+
+    def _index_files(self) -> None:
+        """The project's paths for @ completion (listed on a worker thread at the first @),
+        once the folder is known; an @ typed before then is matched now."""
+        if self.file_index is not None:
+            return
+        from tui.project_index import ProjectIndex
+
+        options = self.options
+        cwd, watch = (options.cwd, options.watch_files) if options else (Path.cwd(), True)
+        box = self.query_one(PromptBox)
+
+        def rebuilt() -> None:  # on the index's thread
+            try:
+                self.call_from_thread(box.files_changed)
+            except RuntimeError:  # the app has stopped
+                pass
+
+        self.file_index = box.file_index = ProjectIndex(cwd, watch=watch, on_change=rebuilt)
+        box.files_changed()
 
     # -- input ---------------------------------------------------------------------------
 
@@ -211,14 +237,16 @@ class CcxApp(App[int]):
         if self.options is not None and not is_blank(message.text):
             from tui.prompt_history import add_prompt, history_path
 
-            add_prompt(history_path(self.options.cwd), message.text)
-        self.send(message.text)
+            kept = message.text if len(message.text) <= HISTORY_PASTE_CHARS else message.shown
+            add_prompt(history_path(self.options.cwd), kept)
+        self.send(message.text, message.shown)
 
     def on_prompt_box_exit_requested(self, _message: PromptBox.ExitRequested) -> None:
         self.exit(0)
 
-    def send(self, text: str) -> None:
-        """A prompt or a slash command: run now, or queue behind the running one."""
+    def send(self, text: str, shown: str | None = None) -> None:
+        """A prompt or a slash command: run now, or queue behind the running one. ``shown``
+        is what the transcript shows, when not the text (a long paste folded)."""
         if is_blank(text):  # never sent: said in the transcript, the session goes on
             self.query_one(Transcript).add_line(BLANK_PROMPT, "warning")
             return
@@ -238,8 +266,9 @@ class CcxApp(App[int]):
             self.run_worker(self.resume(args), exclusive=True, group="resume")
             return
         kind = "command" if name else "prompt"
-        widget = self.query_one(Transcript).add_user(text, queued=self.running is not None)
-        self.queue.append(Job(kind, text, widget))
+        shown = shown if shown != text else None
+        widget = self.query_one(Transcript).add_user(shown or text, queued=self.running is not None)
+        self.queue.append(Job(kind, text, widget, shown=shown))
         self.pump()
 
     def pump(self) -> None:
@@ -261,7 +290,7 @@ class CcxApp(App[int]):
         self.query_one(StatusLine).show("Interrupting…", hint="")
         queued, self.queue = self.queue, []
         prompt = self.query_one(PromptInput)
-        texts = [job.text for job in queued]
+        texts = [job.shown or job.text for job in queued]
         for job in queued:
             if job.widget is not None:
                 job.widget.remove()
@@ -502,6 +531,7 @@ class CcxApp(App[int]):
         self.on_status_changed(StatusChanged(ready.status))
         box = self.query_one(PromptBox)
         box.set_commands(ready.commands)
+        self._index_files()
         if self.options is not None and not self.project_history_loaded:
             from tui.prompt_history import history_path, load_prompts
 
@@ -531,6 +561,7 @@ class CcxApp(App[int]):
         self.query_one(Transcript).add_line(
             f"ccx could not start the session: {message.error}", "error"
         )
+        self._index_files()  # @ completion works without a session
 
     def on_status_command_text(self, message: StatusCommandText) -> None:
         self.query_one(StatusFooter).status_text = message.text

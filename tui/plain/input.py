@@ -2,7 +2,9 @@
 
 The prompt has history (a file under the config directory; ctrl+r searches it, Esc
 gives back what was typed), multi-line input (shift+enter, Alt+Enter or Esc-Enter,
-ctrl+j, or a trailing backslash), completion of slash commands, Shift-Tab to cycle the
+ctrl+j, or a trailing backslash), completion of slash commands and of the project's paths
+after ``@`` (tui.project_index, listed at the first ``@``), long pastes folded to
+``[Pasted text #N +L lines]`` and sent whole (tui.pasted_text), Shift-Tab to cycle the
 permission mode, Esc twice on an empty prompt to rewind, and a bottom toolbar with the
 model, the mode and the context meter. Ctrl-C clears a line with text and quits on an
 empty one; Ctrl-D quits. Permission questions take one key: y / a / n (Esc and Ctrl-C
@@ -15,10 +17,10 @@ import asyncio
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Literal, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TextIO
 
 from prompt_toolkit import PromptSession
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion, ThreadedCompleter
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import is_searching
 from prompt_toolkit.formatted_text import FormattedText
@@ -26,8 +28,14 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.key_binding.bindings.search import abort_search
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import Output
 from prompt_toolkit.styles import Style
+
+from tui.pasted_text import Pastes, normalized, should_fold
+
+if TYPE_CHECKING:
+    from tui.project_index import ProjectIndex
 
 REWIND_LINE = "/rewind"  # what Esc twice on an empty prompt reads as
 PermissionReply = Literal["allow", "always", "deny", "interrupt"]
@@ -95,6 +103,38 @@ class SlashCommandCompleter(Completer):
                 yield Completion("/" + name, start_position=-len(text), display_meta=help_text)
 
 
+class PathCompleter(Completer):
+    """Completes an ``@`` word before the cursor from the project's paths (best first)."""
+
+    def __init__(self, index: ProjectIndex) -> None:
+        self.index = index
+
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterable[Completion]:
+        before = document.text_before_cursor
+        at = before.rfind("@")
+        word = before[at + 1 :]
+        if at < 0 or (at and not before[at - 1].isspace()) or any(c.isspace() for c in word):
+            return
+        for path in self.index.match(word) or ():
+            mention = f'@"{path}"' if any(c.isspace() for c in path) else f"@{path}"
+            yield Completion(mention, start_position=-len(word) - 1, display=path)
+
+
+class PromptCompleter(Completer):
+    """Slash commands at the start, paths after an ``@``."""
+
+    def __init__(self, commands: Completer, paths: Completer | None) -> None:
+        self.parts = [commands, *([paths] if paths is not None else [])]
+
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterable[Completion]:
+        for part in self.parts:
+            yield from part.get_completions(document, complete_event)
+
+
 def toolbar_fragments(
     model: str, mode: str, meter: str | None, level: str, warning: str | None
 ) -> FormattedText:
@@ -121,8 +161,20 @@ def use_shift_enter() -> None:
         ANSI_SEQUENCES[sequence] = (Keys.Escape, Keys.ControlM)
 
 
-def prompt_bindings(on_cycle_mode: Callable[[], None]) -> KeyBindings:
+def prompt_bindings(on_cycle_mode: Callable[[], None], pastes: Pastes | None = None) -> KeyBindings:
     bindings = KeyBindings()
+    pastes = pastes if pastes is not None else Pastes()
+
+    @bindings.add(Keys.BracketedPaste)
+    def _paste(event: KeyPressEvent) -> None:
+        text = normalized(event.data)
+        event.current_buffer.insert_text(pastes.fold(text) if should_fold(text) else text)
+
+    @bindings.add("backspace")
+    def _backspace(event: KeyPressEvent) -> None:
+        buffer = event.current_buffer
+        folded = pastes.ending_at(buffer.document.current_line_before_cursor)
+        buffer.delete_before_cursor(folded or event.arg)
 
     @bindings.add("escape", "enter")  # Alt+Enter, and shift+enter (see use_shift_enter)
     @bindings.add("c-j")
@@ -199,8 +251,11 @@ class PromptSource:
         history_path: Path | None = None,
         pt_input: Input | None = None,
         pt_output: Output | None = None,
+        files: ProjectIndex | None = None,
     ) -> None:
         use_shift_enter()
+        self.pastes = Pastes()
+        paths = PathCompleter(files) if files is not None else None
         history: History = InMemoryHistory()
         if history_path is not None:
             try:
@@ -211,10 +266,10 @@ class PromptSource:
         self.session: PromptSession[str] = PromptSession(
             message=[("class:prompt", "> ")],
             history=history,
-            completer=SlashCommandCompleter(commands),
+            completer=ThreadedCompleter(PromptCompleter(SlashCommandCompleter(commands), paths)),
             complete_while_typing=True,
             bottom_toolbar=toolbar,
-            key_bindings=prompt_bindings(on_cycle_mode),
+            key_bindings=prompt_bindings(on_cycle_mode, self.pastes),
             prompt_continuation=lambda width, _line, _soft: "… ".rjust(width),
             style=STYLE,
             input=pt_input,
@@ -230,8 +285,10 @@ class PromptSource:
         )
 
     async def read_prompt(self) -> str:
+        """The line typed (after any text put back by a rewind), each folded paste in it
+        given back whole."""
         default, self._default = self._default, ""
-        return await self.session.prompt_async(default=default)
+        return self.pastes.expand(await self.session.prompt_async(default=default))
 
     def prefill(self, text: str) -> None:
         self._default = text

@@ -35,6 +35,7 @@ from tui.commands.slash import BLANK_PROMPT, command_name, interactive_completio
 from tui.plain.input import LineSource, PipedSource, PromptSource, toolbar_fragments
 from tui.plain.render import PlainRenderer, call_words, meter_text, status_text
 from tui.plain.wrap import no_control_echo
+from tui.project_index import ProjectIndex
 from tui.session.driver import Failure, LineResult, SessionDriver
 from tui.session.options import RunOptions, StartupError
 
@@ -81,6 +82,7 @@ class PlainRepl:
         self.renderer = PlainRenderer(self.console, str(options.cwd), self.context_state)
         # Shared with the completer: the session's custom commands join once it is built.
         self.completions = {**dict(builtin_commands()), **interactive_completions()}
+        self.files = ProjectIndex(options.cwd, watch=options.watch_files)  # listed at the first @
         self.source: LineSource = source or PromptSource(
             self.completions,
             self.toolbar,
@@ -88,6 +90,7 @@ class PlainRepl:
             history_path=history_path if history_path is not None else config_dir() / "history",
             pt_input=pt_input,
             pt_output=pt_output,
+            files=self.files,
         )
         self.waiting: str | None = None  # "prompt" or "permission" while reading input
         self.lines_read = 0
@@ -133,6 +136,7 @@ class PlainRepl:
                     break
         finally:
             self.renderer.close()
+            self.files.stop()
             await self.driver.aclose("prompt_input_exit")
         self._goodbye()
         return 0

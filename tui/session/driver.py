@@ -58,6 +58,7 @@ from tui.commands.builtin import (
 from tui.commands.custom import CommandRefused, run_custom_command
 from tui.commands.slash import command_name, is_blank
 from tui.session.assembly import ApprovePlan, assemble_runtime
+from tui.session.file_mentions import attached_files
 from tui.session.options import RunOptions
 from tui.session.rewind import RewindPoint, rewind_points
 from tui.session.sdk_setup import CHECKPOINTING_ENV, prompt_uuids
@@ -190,7 +191,7 @@ class SessionDriver:
             if (blocked := await self.runtime.submit_hooks(line)) is not None:
                 return LineResult(line, None, blocked)
             await self.runtime.mcp.queue_mentions(line, self.runtime.emit_notice)
-            outcome = await self.runtime.agent.submit(line, uuid)
+            outcome = await self.runtime.agent.submit(self._with_files(line), uuid)
             return LineResult(line, None, outcome.result)
         except asyncio.CancelledError:
             raise
@@ -199,6 +200,14 @@ class SessionDriver:
         except Exception as error:  # a failing line must not end the session
             failure = failure_of(error, f"/{name}" if name else None)
             return LineResult(line, name, failure.message, True, failure)
+
+    def _with_files(self, line: str) -> str | list[UserBlock]:
+        """The prompt, and the text of each file its ``@path`` words name."""
+        notes: list[str] = []
+        files = attached_files(self.runtime, line, label="mentioned in the prompt", notes=notes)
+        for note in notes:
+            self.runtime.emit_notice(note, "info")
+        return [text_block(line), *files] if files else line
 
     async def follow_jobs(self) -> LineResult | None:
         """After a -p turn: wait while background jobs run; when one ends, run a turn that

@@ -5,12 +5,17 @@ ctrl+j, or a backslash before Enter. Readline's keys edit the current line:
 ctrl+a / ctrl+e go to its start / end, ctrl+u / ctrl+k delete to them, ctrl+w
 deletes the word before the cursor. Up/down on the first/last line walk the
 history; tab completes (and cycles through) slash commands, whose matches
-show under the input.
+show under the input. ``@`` and a few letters list the project's files and
+directories that match (tui.path_match), best first: up/down move, tab or enter
+put ``@path`` in the prompt (a directory with its ``/``, listing what it holds).
+A long paste shows as ``[Pasted text #1 +N lines]`` (tui.pasted_text),
+Backspace deletes it whole, and the prompt sent holds the pasted text.
 """
 
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING, Literal
 
 from rich.text import Text
 from textual import events
@@ -22,11 +27,16 @@ from textual.widgets import Static, TextArea
 
 from tui.commands.slash import interactive_completions
 from tui.fullscreen.widgets.history_search import HistorySearch
+from tui.pasted_text import Pastes, normalized, should_fold
+
+if TYPE_CHECKING:
+    from tui.project_index import ProjectIndex
 
 MAX_HINTS = 8
 NEW_LINE_KEYS = frozenset({"shift+enter", "alt+enter", "ctrl+j"})
 ESC_THEN_ENTER_S = 0.5  # Esc, then Enter this soon after: a new line (a slow Alt+Enter)
 LOCAL_COMMANDS = list(interactive_completions().items())
+FILE_MATCHES = 30  # paths kept for the list (it shows MAX_HINTS, scrolling)
 
 
 class PromptInput(TextArea):
@@ -65,12 +75,14 @@ class PromptInput(TextArea):
         self._history_index: int | None = None
         self._draft = ""
         self.matches: list[tuple[str, str]] = []
+        self.kind: Literal["command", "file"] = "command"  # what matches holds
         self.selected = 0  # the highlighted one of matches
         self.keep_matches = False  # the text just changed by tab: the list stays as it was
         self.hints_closed = False  # esc closed the list (until the text changes)
         self.search: HistorySearch | None = None
         self.last_key_at = 0.0
         self.escape_at = float("-inf")
+        self.pastes = Pastes()
 
     def typed_within(self, seconds: float) -> bool:
         return time.monotonic() - self.last_key_at < seconds
@@ -118,13 +130,14 @@ class PromptInput(TextArea):
         await super()._on_key(event)
 
     def _hints_key(self, key: str) -> bool:
-        """Up/down move the highlighted command, tab fills it in, esc closes the list."""
+        """Up/down move the highlighted entry, tab fills it in (enter too for a path), esc
+        closes the list."""
         if key in ("up", "down"):
             step = 1 if key == "down" else -1
             self.selected = (self.selected + step) % len(self.matches)
             self._box().refresh_hints()
             return True
-        if key == "tab":
+        if key == "tab" or (key == "enter" and self.kind == "file"):
             self.complete()
             return True
         if key == "escape":
@@ -159,7 +172,7 @@ class PromptInput(TextArea):
             self.search = None
             if key == "escape":
                 self._show(search.draft)
-            self._box().match_commands()  # the text kept may start a command
+            self._box().match_completions()  # the text kept may start a command
             return key in ("escape", "enter")
         self._box().refresh_hints()
         return True
@@ -190,21 +203,74 @@ class PromptInput(TextArea):
             self.text = ""
             self.post_message(PromptBox.Submitted(text))
             return
-        if self.hints_shown and not any(c.isspace() for c in text.strip()):
+        if (
+            self.hints_shown
+            and self.kind == "command"
+            and not any(c.isspace() for c in text.strip())
+        ):
             text = f"/{self.matches[self.selected][0]}"  # the highlighted command runs
         if not self.prompt_history or self.prompt_history[-1] != text:
             self.prompt_history.append(text)
         self._history_index = None
         self.text = ""
-        self.post_message(PromptBox.Submitted(text.strip()))
+        shown = text.strip()
+        self.post_message(PromptBox.Submitted(self.pastes.expand(shown), shown))
 
     def complete(self) -> None:
-        """Fill in the highlighted command; tab again moves on to the next one."""
+        """Fill in the highlighted entry; for a command, tab again moves on to the next one."""
+        if self.kind == "file":
+            self._complete_path(self.matches[self.selected][0])
+            return
         if self.text == f"/{self.matches[self.selected][0]}":
             self.selected = (self.selected + 1) % len(self.matches)
         self.keep_matches = True
         self.text = f"/{self.matches[self.selected][0]}"
         self.move_cursor(self.document.end)
+
+    def file_word(self) -> tuple[int, int, str] | None:
+        """(row, column of the ``@``, what follows it) when the cursor ends an ``@`` word."""
+        row, column = self.cursor_location
+        line = self.document.get_line(row)[:column]
+        at = line.rfind("@")
+        if at < 0 or (at and not line[at - 1].isspace()):
+            return None
+        word = line[at + 1 :]
+        return None if any(c.isspace() for c in word) else (row, at, word)
+
+    def _complete_path(self, path: str) -> None:
+        """The ``@`` word becomes ``@path``: a file's with a blank after it, a directory's
+        ending in ``/`` so the list goes on with what it holds."""
+        word = self.file_word()
+        if word is None:
+            return
+        row, at, typed = word
+        mention = f'@"{path}"' if any(c.isspace() for c in path) else f"@{path}"
+        if not path.endswith("/"):
+            mention += " "
+        result = self.replace(mention, (row, at), (row, at + 1 + len(typed)))
+        self.move_cursor(result.end_location)
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A long paste goes in folded; a short one as TextArea puts it."""
+        text = normalized(event.text)
+        if self.read_only or not should_fold(text):
+            return  # TextArea's handler inserts it
+        event.stop()
+        event.prevent_default()
+        result = self.replace(self.pastes.fold(text), *self.selection)
+        self.move_cursor(result.end_location)
+        self.focus()
+
+    def action_delete_left(self) -> None:
+        """Backspace after a paste's placeholder deletes all of it."""
+        start, end = self.selection
+        if start == end:
+            row, column = end
+            length = self.pastes.ending_at(self.document.get_line(row)[:column])
+            if length is not None:
+                self.delete((row, column - length), end, maintain_selection_offset=False)
+                return
+        super().action_delete_left()
 
     def action_cursor_up(self, select: bool = False) -> None:
         if select or self.cursor_location[0] > 0 or not self.prompt_history:
@@ -293,9 +359,12 @@ class PromptBox(Vertical):
     """
 
     class Submitted(Message):
-        def __init__(self, text: str) -> None:
+        """``text`` is what is sent; ``shown`` what the prompt showed (pastes folded)."""
+
+        def __init__(self, text: str, shown: str | None = None) -> None:
             super().__init__()
             self.text = text
+            self.shown = shown if shown is not None else text
 
     class ExitRequested(Message):
         """ctrl+d on an empty prompt."""
@@ -303,6 +372,8 @@ class PromptBox(Vertical):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.commands: list[tuple[str, str]] = list(LOCAL_COMMANDS)
+        self.file_index: ProjectIndex | None = None  # set by the app once the session is up
+        self._files_due = False  # a file match is scheduled for after the next refresh
 
     def compose(self) -> ComposeResult:
         yield PromptInput()
@@ -328,11 +399,43 @@ class PromptBox(Vertical):
             prompt.keep_matches = False
             self.refresh_hints()
             return
+        self.match_completions()
+
+    def match_completions(self) -> None:
+        """Paths for an ``@`` word at the cursor (matched after the keystroke is drawn),
+        else the slash commands."""
+        if self.input.file_word() is not None:
+            if not self._files_due:
+                self._files_due = True
+                self.call_after_refresh(self.match_files)
+            return
         self.match_commands()
+
+    def files_changed(self) -> None:
+        """The file list was (re)built: an open ``@`` list is matched again."""
+        if self.input.kind == "file":
+            self.match_files()
+
+    def match_files(self) -> None:
+        """The project's paths best matching the ``@`` word at the cursor."""
+        self._files_due = False
+        prompt = self.input
+        word = prompt.file_word()
+        if word is None:
+            self.match_commands()
+            return
+        index = self.file_index
+        paths = index.match(word[2], FILE_MATCHES) if index is not None else None
+        prompt.kind = "file"
+        prompt.matches = [(path, "") for path in paths or ()]
+        prompt.selected = 0
+        prompt.hints_closed = False
+        self.refresh_hints(indexing=paths is None)
 
     def match_commands(self) -> None:
         """The commands the text starts (a `/` and no blank), the exact one highlighted."""
         prompt = self.input
+        prompt.kind = "command"
         text = prompt.text
         word = text[1:].lower()
         if text.startswith("/") and not any(c.isspace() for c in text):
@@ -344,17 +447,27 @@ class PromptBox(Vertical):
         prompt.hints_closed = False
         self.refresh_hints()
 
-    def refresh_hints(self) -> None:
-        """Under the input: ctrl+r's search, else the slash commands matching what is typed."""
+    def refresh_hints(self, *, indexing: bool = False) -> None:
+        """Under the input: ctrl+r's search, else the commands or paths matching what is
+        typed (or that the file list is still being made)."""
         prompt = self.input
         hints = self.query_one("#prompt-hints", Static)
         if prompt.search is not None:
             hints.set_class(True, "-shown")
             hints.update(search_line(prompt.search))
             return
+        if indexing:
+            hints.set_class(True, "-shown")
+            hints.update(Text("listing the project's files…", style="dim"))
+            return
         matches = prompt.matches if prompt.hints_shown else []
         hints.set_class(bool(matches), "-shown")
-        hints.update(command_list(matches, prompt.selected) if matches else "")
+        if not matches:
+            hints.update("")
+        elif prompt.kind == "file":
+            hints.update(path_list([path for path, _ in matches], prompt.selected))
+        else:
+            hints.update(command_list(matches, prompt.selected))
 
 
 def search_line(search: HistorySearch) -> Text:
@@ -365,6 +478,24 @@ def search_line(search: HistorySearch) -> Text:
     if search.failed or (search.query and search.match is None):
         text.append("  no match", style="bold red")
     text.append("  ctrl+r older · enter keep · esc cancel", style="dim")
+    return text
+
+
+def path_list(paths: list[str], selected: int) -> Text:
+    """Like command_list: the highlighted path reversed, directories bold."""
+    first = max(0, selected - MAX_HINTS + 1)
+    shown = paths[first : first + MAX_HINTS]
+    text = Text()
+    if first:
+        text.append(f"… {first} more\n", style="dim")
+    for index, path in enumerate(shown, first):
+        style = "bold" if path.endswith("/") else ""
+        text.append(f"@{path}", style=f"{style} reverse" if index == selected else style)
+        if index < first + len(shown) - 1:
+            text.append("\n")
+    rest = len(paths) - first - len(shown)
+    if rest > 0:
+        text.append(f"\n… {rest} more", style="dim")
     return text
 
 
