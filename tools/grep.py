@@ -1,8 +1,8 @@
 """Grep: search file contents with a regular expression.
 
-Runs ripgrep when it is on PATH and a pure-Python engine otherwise; both
-return structured hits that are formatted here, so the model sees the same
-output whichever ran.
+Runs ripgrep (installed with ccx: tools/rg_binary.py), and a pure-Python
+engine when rg is missing or cannot take the pattern; both return structured
+hits that are formatted here, so the model sees the same output whichever ran.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from tools import grep_python, grep_rg
+from tools import grep_python, grep_rg, rg_binary
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
 from tools.glob import given_path
 from tools.grep_python import FILE_TYPES, FileHits, GrepOutcome, GrepQuery, OutputMode
@@ -112,7 +112,7 @@ class GrepTool(Tool[GrepParams]):
         query = _build_query(params, ctx)
         if isinstance(query, ToolResult):
             return query
-        rg = grep_rg.find_rg() if self.engine != "python" else None
+        rg = rg_binary.find_rg() if self.engine != "python" else None
         if self.engine == "rg" and rg is None:
             return ToolResult.error("ripgrep (rg) is not installed.")
         if query.root.is_file() and _is_binary(query.root):

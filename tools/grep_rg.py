@@ -12,8 +12,6 @@ import base64
 import contextlib
 import json
 import os
-import shutil
-from functools import cache
 from typing import Any
 
 from tools.grep_python import MAX_COLLECTED_LINES, FileHits, GrepOutcome, GrepQuery, cap_line
@@ -24,12 +22,6 @@ MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 
 class RgError(Exception):
     """ripgrep refused the search (a bad pattern, an unknown type); the message says why."""
-
-
-@cache
-def find_rg() -> str | None:
-    """The `rg` on PATH, looked up once per process."""
-    return shutil.which("rg")
 
 
 def build_args(rg: str, query: GrepQuery, type_name: str | None = None) -> list[str]:

@@ -9,7 +9,8 @@ import pytest
 from tests.tools.conftest import Call
 from tests.tools.helpers import assert_schema_matches_snapshot
 from tools.base import ToolContext, ToolResult
-from tools.glob import GlobParams, GlobTool, compile_gitignore_glob, glob_to_regex
+from tools.glob import GlobParams, GlobTool
+from tools.glob_pattern import compile_gitignore_glob, glob_to_regex
 
 GLOB = GlobTool()
 

@@ -7,12 +7,12 @@ import pytest
 
 from tests.tools.conftest import Call
 from tests.tools.helpers import assert_schema_matches_snapshot
-from tools import grep_rg
+from tools import rg_binary
 from tools.base import ToolContext, ToolResult
 from tools.grep import GrepParams, GrepTool
 
-RG = grep_rg.find_rg()
-needs_rg = pytest.mark.skipif(RG is None, reason="ripgrep (rg) is not on PATH")
+RG = rg_binary.find_rg()
+needs_rg = pytest.mark.skipif(RG is None, reason="ripgrep (rg) is not installed")
 ENGINES = ["python", pytest.param("rg", marks=needs_rg)]
 
 
@@ -306,7 +306,7 @@ async def test_auto_engine_uses_rg_only_when_present(grep_tree: Path, call: Call
 async def test_rg_engine_without_rg(
     grep_tree: Path, call: Call, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(grep_rg, "find_rg", lambda: None)
+    monkeypatch.setattr(rg_binary, "find_rg", lambda: None)
     result = await grep(call, "rg", pattern="needle")
     assert result.is_error and "not installed" in result.output
     result = await call(GrepTool(), pattern="needle")

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.tools.conftest import Call
-from tools import grep_python, grep_rg
+from tools import grep_python, grep_rg, rg_binary
 from tools.grep import GrepTool
 from tools.grep_python import GrepQuery, split_globs
 
@@ -138,6 +138,6 @@ async def test_rg_is_killed_on_cancel(tmp_path: Path, slow_rg: tuple[str, Path])
 async def test_tool_reports_rg_timeout(
     grep_tree: Path, call: Call, slow_rg: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(grep_rg, "find_rg", lambda: slow_rg[0])
+    monkeypatch.setattr(rg_binary, "find_rg", lambda: slow_rg[0])
     result = await call(GrepTool(engine="rg", timeout_s=0.3), pattern="needle")
     assert result.is_error and "timed out after 0.3 s" in result.output
