@@ -259,9 +259,21 @@ def _files_lines(files: list[FileHits], cwd: Path, limit: int | None) -> tuple[l
     ordered = sorted(files, key=lambda h: (-mtime(h), _path_key(h)))
     noun = "file" if len(files) == 1 else "files"
     lines = [f"Found {len(files)} {noun}"]
-    lines += [_display_path(h.path, cwd) for h in ordered[:limit]]
+    shown = ordered[:limit]
+    size = 0
+    for hits in shown:  # only as many as the output can hold: thousands of paths are cut anyway
+        line = _display_path(hits.path, cwd)
+        lines.append(line)
+        size += len(line) + 1
+        if size > MAX_OUTPUT_CHARS:
+            break
+    unbuilt = len(shown) - (len(lines) - 1)
     if limit and len(files) > limit:
-        lines.append(f"(Showing the first {limit} of {len(files)} files, newest first.)")
+        if unbuilt:
+            unbuilt += 1  # the note below stays beyond the cut too
+        else:
+            lines.append(f"(Showing the first {limit} of {len(files)} files, newest first.)")
+    lines.extend([""] * unbuilt)  # stand-ins, cut with the rest: the count of lines stays true
     return lines, f"Found {len(files)} {noun}"
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from tests.tools.conftest import Call
 from tests.tools.helpers import assert_schema_matches_snapshot
-from tools import rg_binary
+from tools import grep_python, rg_binary
 from tools.base import ToolContext, ToolResult
 from tools.grep import GrepParams, GrepTool
 
@@ -289,6 +289,28 @@ async def test_engines_agree(grep_tree: Path, call: Call, raw: dict[str, Any]) -
     py_result = await grep(call, "python", **raw)
     assert py_result.output == rg_result.output
     assert py_result.is_error == rg_result.is_error
+
+
+BLOCK_QUERIES: list[dict[str, Any]] = [
+    *(q for q in AGREEMENT_QUERIES if not q.get("multiline")),
+    {"pattern": "needle", "path": "src/nested", "output_mode": "content", "-C": 3},
+    {"pattern": "needle", "path": "src/nested", "output_mode": "content", "-B": 6},
+    {"pattern": "line 1[0-9]", "path": "src/nested", "output_mode": "content", "-A": 4},
+    {"pattern": "^line", "path": "src/nested", "output_mode": "count"},
+]
+
+
+@needs_rg
+@pytest.mark.parametrize("raw", BLOCK_QUERIES, ids=lambda raw: str(raw))
+async def test_python_engine_agrees_across_block_boundaries(
+    grep_tree: Path, call: Call, raw: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Blocks of a few bytes put a boundary inside every context window and long line."""
+    monkeypatch.setattr(grep_python, "BLOCK_BYTES", 7)
+    monkeypatch.setattr(grep_python, "MAX_LINE_BYTES", 4096)
+    rg_result = await grep(call, "rg", **raw)
+    py_result = await grep(call, "python", **raw)
+    assert py_result.output == rg_result.output
 
 
 @needs_rg
