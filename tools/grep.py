@@ -245,18 +245,21 @@ def _display_path(path: str, cwd: Path) -> str:
     return escape_text(path[len(prefix) :] if path.startswith(prefix) else path)
 
 
-def _path_key(hits: FileHits) -> tuple[str, ...]:
-    return tuple(hits.path.split(os.sep))
+def _path_key(hits: FileHits) -> str:
+    """Orders paths component by component: with the separator as the lowest character,
+    "a/z" sorts before "a-b/c" as ("a", "z") does before ("a-b", "c")."""
+    return hits.path.replace(os.sep, "\0")
 
 
 def _files_lines(files: list[FileHits], cwd: Path, limit: int | None) -> tuple[list[str], str]:
-    def mtime(hits: FileHits) -> float:
+    def newest_first(hits: FileHits) -> tuple[float, str]:
         try:
-            return os.stat(hits.path).st_mtime
+            mtime = os.stat(hits.path).st_mtime
         except OSError:
-            return 0.0
+            mtime = 0.0
+        return -mtime, _path_key(hits)
 
-    ordered = sorted(files, key=lambda h: (-mtime(h), _path_key(h)))
+    ordered = sorted(files, key=newest_first)
     noun = "file" if len(files) == 1 else "files"
     lines = [f"Found {len(files)} {noun}"]
     shown = ordered[:limit]
