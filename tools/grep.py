@@ -253,10 +253,12 @@ def _path_key(hits: FileHits) -> str:
 
 def _files_lines(files: list[FileHits], cwd: Path, limit: int | None) -> tuple[list[str], str]:
     def newest_first(hits: FileHits) -> tuple[float, str]:
-        try:
-            mtime = os.stat(hits.path).st_mtime
-        except OSError:
-            mtime = 0.0
+        mtime = hits.mtime
+        if mtime is None:
+            try:
+                mtime = os.stat(hits.path).st_mtime
+            except OSError:
+                mtime = 0.0
         return -mtime, _path_key(hits)
 
     ordered = sorted(files, key=newest_first)

@@ -126,6 +126,7 @@ class FileHits:
     path: str  # absolute
     count: int = 0  # matching lines; in multiline mode, matches (a match over lines counts once)
     lines: list[tuple[int, str, bool]] = field(default_factory=list)  # (number, text, is_match)
+    mtime: float | None = None  # taken while the search runs, for files_with_matches' order
 
 
 @dataclass

@@ -93,8 +93,7 @@ async def _collect(proc: asyncio.subprocess.Process, query: GrepQuery) -> GrepOu
     while chunk := await proc.stdout.read(1 << 16):
         size += len(chunk)
         *records, pending = (pending + chunk).split(separator)
-        for record in records:
-            parser.feed(record)
+        parser.feed_many(records)
         if parser.full or size > MAX_OUTPUT_BYTES:
             proc.kill()
             parser.outcome.truncated = True
@@ -129,12 +128,22 @@ class OutputParser:
     def full(self) -> bool:
         return self._collected >= MAX_COLLECTED_LINES
 
+    def feed_many(self, records: list[bytes]) -> None:
+        if self.mode != "files_with_matches":
+            for record in records:
+                self.feed(record)
+            return
+        # The common case at scale (thousands of files), without a call per record. The
+        # files are stat'ed now, while rg is still searching: they are shown newest first.
+        paths = [os.fsdecode(record) for record in records if record]
+        self.outcome.files += [FileHits(p, count=1, mtime=_mtime(p)) for p in paths]
+        self._collected += len(paths)
+
     def feed(self, record: bytes) -> None:
         if not record:
             return
         if self.mode == "files_with_matches":
-            self.outcome.files.append(FileHits(os.fsdecode(record), count=1))
-            self._collected += 1
+            self.feed_many([record])
         elif self.mode == "count":
             path, _, count = record.rpartition(b"\0")
             if path:
@@ -166,6 +175,13 @@ class OutputParser:
         for offset, line in enumerate(text.split("\n")):
             hits.lines.append((number + offset, cap_line(line), is_match))
         self._collected += 1
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
 
 
 def _text(value: dict[str, Any], *, is_path: bool = False) -> str:
