@@ -59,12 +59,13 @@ def rg_files(
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
+        bufsize=0,  # unbuffered: each read returns what rg has written so far
     )
     assert proc.stdout is not None  # piped above
     pending = b""
     try:
         while not cancel.is_set():
-            chunk = proc.stdout.read1(_READ_BYTES)
+            chunk = proc.stdout.read(_READ_BYTES)
             if not chunk:
                 break
             pending += chunk
