@@ -1,8 +1,8 @@
 """Glob: find files by name pattern, newest first.
 
-Also the glob-to-regex translation that Grep's pure-Python engine shares
-(``**``, ``*``, ``?``, ``[...]``, ``{a,b}``), in plain form for Glob and in
-gitignore form (unanchored without a slash) for Grep's ``glob`` filter.
+The files are listed by ripgrep (`rg --files`) when it is installed, else by a
+walk in Python; either way the pattern is matched here, so both give the same
+answer.
 """
 
 from __future__ import annotations
@@ -11,12 +11,15 @@ import asyncio
 import os
 import re
 import threading
-from functools import lru_cache
+from collections.abc import Iterator
 from pathlib import Path
 
 from pydantic import Field
 
+from tools import rg_binary
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
+from tools.file_listing import rg_files
+from tools.glob_pattern import compile_glob
 from tools.paths import short_path
 from tools.surrogates import escape_text
 
@@ -99,7 +102,10 @@ def split_literal_prefix(root: Path, pattern: str) -> tuple[Path, str]:
 
 
 def find_files(base: Path, pattern: str, cancel: threading.Event) -> list[tuple[float, str]]:
-    """(mtime, absolute path) of every file under `base` whose relative path matches `pattern`."""
+    """(mtime, absolute path) of every file under `base` whose relative path matches `pattern`.
+
+    Symlinks are neither listed nor followed, as in Grep and ripgrep.
+    """
     if not _MAGIC.search(pattern):
         target = base / pattern
         return [(_mtime(target), str(target))] if target.is_file() else []
@@ -107,7 +113,36 @@ def find_files(base: Path, pattern: str, cancel: threading.Event) -> list[tuple[
     named = set(pattern.split("/")) & SKIP_DIRS
     # Without "**" a pattern's depth is fixed, so deeper directories need no visit.
     max_depth = None if "**" in pattern else pattern.count("/")
+    rg = rg_binary.find_rg()
+    listed = (
+        _walk(base, named, max_depth, cancel)
+        if rg is None
+        else _rg_list(rg, base, named, max_depth, cancel)
+    )
+    root = str(base)
     found: list[tuple[float, str]] = []
+    for rel in listed:
+        if regex.fullmatch(rel):
+            path = os.path.join(root, rel)
+            found.append((_mtime(path), path))
+    return found
+
+
+def _rg_list(
+    rg: str, base: Path, named: set[str], max_depth: int | None, cancel: threading.Event
+) -> Iterator[str]:
+    args = ["--no-ignore", "--hidden"]  # Glob shows every file: ignored and hidden ones too
+    args += [f"--glob=!{name}/" for name in sorted(SKIP_DIRS - named)]
+    if max_depth is not None:
+        args.append(f"--max-depth={max_depth + 1}")
+    for rel in rg_files(rg, str(base), args, cancel):
+        yield rel.replace(os.sep, "/")
+
+
+def _walk(
+    base: Path, named: set[str], max_depth: int | None, cancel: threading.Event
+) -> Iterator[str]:
+    """The same listing as _rg_list, in Python."""
     stack: list[tuple[str, str, int]] = [(str(base), "", 0)]
     while stack and not cancel.is_set():
         directory, rel, depth = stack.pop()
@@ -119,6 +154,8 @@ def find_files(base: Path, pattern: str, cancel: threading.Event) -> list[tuple[
             for entry in entries:
                 rel_path = rel + entry.name
                 try:
+                    if entry.is_symlink():
+                        continue
                     is_dir = entry.is_dir(follow_symlinks=False)
                 except OSError:
                     continue
@@ -127,9 +164,8 @@ def find_files(base: Path, pattern: str, cancel: threading.Event) -> list[tuple[
                         entry.name not in SKIP_DIRS or entry.name in named
                     ):
                         stack.append((entry.path, rel_path + "/", depth + 1))
-                elif regex.fullmatch(rel_path):
-                    found.append((_mtime(entry.path), entry.path))
-    return found
+                else:
+                    yield rel_path
 
 
 def _mtime(path: str | Path) -> float:
@@ -157,87 +193,3 @@ def _result(matches: list[tuple[float, str]]) -> ToolResult:
         display=display,
         meta={"count": len(matches), "truncated": truncated, "display": display},
     )
-
-
-@lru_cache(maxsize=256)
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """A regex for the whole relative path: `*` and `?` stay within one path component."""
-    return re.compile(glob_to_regex(pattern), re.DOTALL)
-
-
-@lru_cache(maxsize=256)
-def compile_gitignore_glob(glob: str) -> tuple[re.Pattern[str], bool]:
-    """Gitignore-style: no slash means any depth; a trailing slash matches directories only."""
-    dir_only = glob.endswith("/")
-    body = glob.rstrip("/")
-    anchored = "/" in body
-    body = body.lstrip("/")
-    regex = glob_to_regex(body)
-    if not anchored:
-        regex = "(?:.*/)?" + regex
-    return re.compile(regex, re.DOTALL), dir_only
-
-
-def glob_to_regex(pattern: str, *, braces: bool = True) -> str:
-    out: list[str] = []
-    depth = 0
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "*":
-            j = i
-            while j < n and pattern[j] == "*":
-                j += 1
-            whole_component = (i == 0 or pattern[i - 1] == "/") and (j == n or pattern[j] == "/")
-            if j - i >= 2 and whole_component:
-                if j == n:
-                    out.append(".*")
-                else:
-                    out.append("(?:.*/)?")  # "**/": zero or more directories
-                    j += 1
-            else:
-                out.append("[^/]*")
-            i = j
-            continue
-        if c == "?":
-            out.append("[^/]")
-        elif c == "[":
-            end = _class_end(pattern, i)
-            if end == -1:
-                out.append(re.escape(c))
-            else:
-                inner = pattern[i + 1 : end]
-                negate = inner[:1] in ("!", "^")
-                inner = inner[1:] if negate else inner
-                inner = inner.replace("\\", "\\\\").replace("[", "\\[")
-                out.append(f"[{'^/' if negate else ''}{inner}]")
-                i = end + 1
-                continue
-        elif c == "{" and braces:
-            depth += 1
-            out.append("(?:")
-        elif c == "}" and depth:
-            depth -= 1
-            out.append(")")
-        elif c == "," and depth:
-            out.append("|")
-        elif c == "\\" and i + 1 < n:
-            out.append(re.escape(pattern[i + 1]))
-            i += 2
-            continue
-        else:
-            out.append(re.escape(c))
-        i += 1
-    if depth:  # an unclosed brace is just a character
-        return glob_to_regex(pattern, braces=False)
-    return "".join(out)
-
-
-def _class_end(pattern: str, start: int) -> int:
-    j = start + 1
-    if j < len(pattern) and pattern[j] in "!^":
-        j += 1
-    if j < len(pattern) and pattern[j] == "]":
-        j += 1
-    end = pattern.find("]", j)
-    return end

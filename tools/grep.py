@@ -1,8 +1,8 @@
 """Grep: search file contents with a regular expression.
 
-Runs ripgrep when it is on PATH and a pure-Python engine otherwise; both
-return structured hits that are formatted here, so the model sees the same
-output whichever ran.
+Runs ripgrep (installed with ccx: tools/rg_binary.py), and a pure-Python
+engine when rg is missing or cannot take the pattern; both return structured
+hits that are formatted here, so the model sees the same output whichever ran.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from tools import grep_python, grep_rg
+from tools import grep_python, grep_rg, rg_binary
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
 from tools.glob import given_path
 from tools.grep_python import FILE_TYPES, FileHits, GrepOutcome, GrepQuery, OutputMode
@@ -112,7 +112,7 @@ class GrepTool(Tool[GrepParams]):
         query = _build_query(params, ctx)
         if isinstance(query, ToolResult):
             return query
-        rg = grep_rg.find_rg() if self.engine != "python" else None
+        rg = rg_binary.find_rg() if self.engine != "python" else None
         if self.engine == "rg" and rg is None:
             return ToolResult.error("ripgrep (rg) is not installed.")
         if query.root.is_file() and _is_binary(query.root):
@@ -245,23 +245,40 @@ def _display_path(path: str, cwd: Path) -> str:
     return escape_text(path[len(prefix) :] if path.startswith(prefix) else path)
 
 
-def _path_key(hits: FileHits) -> tuple[str, ...]:
-    return tuple(hits.path.split(os.sep))
+def _path_key(hits: FileHits) -> str:
+    """Orders paths component by component: with the separator as the lowest character,
+    "a/z" sorts before "a-b/c" as ("a", "z") does before ("a-b", "c")."""
+    return hits.path.replace(os.sep, "\0")
 
 
 def _files_lines(files: list[FileHits], cwd: Path, limit: int | None) -> tuple[list[str], str]:
-    def mtime(hits: FileHits) -> float:
-        try:
-            return os.stat(hits.path).st_mtime
-        except OSError:
-            return 0.0
+    def newest_first(hits: FileHits) -> tuple[float, str]:
+        mtime = hits.mtime
+        if mtime is None:
+            try:
+                mtime = os.stat(hits.path).st_mtime
+            except OSError:
+                mtime = 0.0
+        return -mtime, _path_key(hits)
 
-    ordered = sorted(files, key=lambda h: (-mtime(h), _path_key(h)))
+    ordered = sorted(files, key=newest_first)
     noun = "file" if len(files) == 1 else "files"
     lines = [f"Found {len(files)} {noun}"]
-    lines += [_display_path(h.path, cwd) for h in ordered[:limit]]
+    shown = ordered[:limit]
+    size = 0
+    for hits in shown:  # only as many as the output can hold: thousands of paths are cut anyway
+        line = _display_path(hits.path, cwd)
+        lines.append(line)
+        size += len(line) + 1
+        if size > MAX_OUTPUT_CHARS:
+            break
+    unbuilt = len(shown) - (len(lines) - 1)
     if limit and len(files) > limit:
-        lines.append(f"(Showing the first {limit} of {len(files)} files, newest first.)")
+        if unbuilt:
+            unbuilt += 1  # the note below stays beyond the cut too
+        else:
+            lines.append(f"(Showing the first {limit} of {len(files)} files, newest first.)")
+    lines.extend([""] * unbuilt)  # stand-ins, cut with the rest: the count of lines stays true
     return lines, f"Found {len(files)} {noun}"
 
 

@@ -1,34 +1,38 @@
 """The pure-Python Grep engine, used when ripgrep is not installed.
 
-It follows ripgrep's rules so both engines give the same answer: .gitignore,
-.ignore and .rgignore files (with pathspec), .git/info/exclude, parent ignore
-files up to the repository root, hidden files and directories skipped,
-symlinks not followed, files containing NUL bytes skipped, ``--glob``
-overrides matched relative to the working directory (last match wins, they
-beat ignore rules), and ``--type`` filters that also let hidden files in.
+It follows ripgrep's rules so both engines give the same answer: the files
+are those ripgrep would search (tools/ignore_walk.py), files containing NUL
+bytes are skipped, a match never spans lines unless multiline is set.
+
+Memory stays bounded whatever the files' sizes: a file is read in blocks of
+whole lines (BLOCK_BYTES; a line longer than MAX_LINE_BYTES is searched in
+pieces), only the lines to show are kept, and collecting stops at
+MAX_COLLECTED_LINES. In multiline mode a match cannot span two blocks
+(MULTILINE_BLOCK_BYTES), which only matters for files bigger than that.
 
 The query and result types shared with the ripgrep engine live here too.
 """
 
 from __future__ import annotations
 
-import os
+import codecs
 import re
 import threading
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
-import pathspec
-
-from tools.glob import compile_gitignore_glob, glob_to_regex
+from tools.ignore_walk import WalkFilter, walk_files
 
 OutputMode = Literal["content", "files_with_matches", "count"]
 MAX_LINE_CHARS = 500
 # Safety net for pathological searches: stop collecting after this many lines.
 MAX_COLLECTED_LINES = 100_000
-IGNORE_FILES = (".rgignore", ".ignore", ".gitignore")  # highest precedence first
+BLOCK_BYTES = 1 << 20
+MULTILINE_BLOCK_BYTES = 8 << 20
+MAX_LINE_BYTES = 8 << 20
 
 # ripgrep's names for common file types, with the same globs on both engines.
 FILE_TYPES: dict[str, tuple[str, ...]] = {
@@ -122,6 +126,7 @@ class FileHits:
     path: str  # absolute
     count: int = 0  # matching lines; in multiline mode, matches (a match over lines counts once)
     lines: list[tuple[int, str, bool]] = field(default_factory=list)  # (number, text, is_match)
+    mtime: float | None = None  # taken while the search runs, for files_with_matches' order
 
 
 @dataclass
@@ -170,84 +175,110 @@ def search(query: GrepQuery, cancel: threading.Event | None = None) -> GrepOutco
     regex = compile_pattern(query)
     cancel = cancel or threading.Event()
     files: list[FileHits] = []
-    collected = 0
+    budget = MAX_COLLECTED_LINES
     for path in _candidate_files(query, cancel):
-        hits = _search_file(path, regex, query)
+        hits = _search_file(path, regex, query, budget)
         if hits is None:
             continue
         files.append(hits)
-        collected += max(1, len(hits.lines))
-        if collected >= MAX_COLLECTED_LINES:
+        budget -= max(1, len(hits.lines))
+        if budget <= 0:
             return GrepOutcome(files, truncated=True)
     return GrepOutcome(files)
 
 
-def _read_text(path: str) -> str | None:
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
-        return None
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16", errors="replace")
-    if b"\0" in data:
-        return None  # binary
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    return data.decode("utf-8", errors="replace")
+def _candidate_files(query: GrepQuery, cancel: threading.Event) -> Iterator[str]:
+    root = str(query.root)
+    if not query.root.is_dir():
+        yield root  # a file named explicitly is searched whatever the filters say
+        return
+    yield from walk_files(root, WalkFilter(str(query.cwd), query.globs, query.type_globs), cancel)
 
 
-def _search_file(path: str, regex: re.Pattern[str], query: GrepQuery) -> FileHits | None:
-    text = _read_text(path)
-    if text is None:
-        return None
-    first = regex.search(text)
-    if first is None:
-        return None
-    if query.mode == "files_with_matches" and not query.multiline and "\n" not in first.group():
-        return FileHits(path=path, count=1)
-    line_count = text.count("\n") + (0 if text.endswith("\n") else 1)
-    if query.multiline:
-        ranges = _multiline_ranges(text, regex, line_count)
-    else:
-        ranges = _line_ranges(text, regex, line_count)
-    if not ranges:
-        return None
-    hits = FileHits(path=path, count=len(ranges))
-    if query.mode == "content":
-        lines = text.split("\n")
-        hits.lines = _with_context(lines[:line_count], ranges, query.before, query.after)
-    return hits
+class _BinaryFile(Exception):
+    """The file holds a NUL byte: ripgrep skips it, so this engine does too."""
 
 
-def _line_ranges(text: str, regex: re.Pattern[str], line_count: int) -> list[tuple[int, int]]:
-    """0-based matching lines, each as a (line, line) range."""
-    ranges: list[tuple[int, int]] = []
+def _text_blocks(path: str, size: int) -> Iterator[str]:
+    """The file's text in blocks of whole lines; the last may lack its newline.
+
+    Raises OSError when it cannot be read, _BinaryFile on a NUL byte.
+    """
+    with open(path, "rb") as f:
+        data = f.read(size)
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            yield from _utf16_blocks(f, data, size)
+            return
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        pending = b""
+        while data:
+            if b"\0" in data:
+                raise _BinaryFile
+            pending += data
+            cut = pending.rfind(b"\n") + 1
+            if cut == 0 and len(pending) >= MAX_LINE_BYTES:
+                cut = len(pending)  # an overlong line: searched in pieces
+            if cut:
+                yield pending[:cut].decode("utf-8", errors="replace")
+                pending = pending[cut:]
+            data = f.read(size)
+        if pending:
+            yield pending.decode("utf-8", errors="replace")
+
+
+def _utf16_blocks(f: BinaryIO, first: bytes, size: int) -> Iterator[str]:
+    decoder = codecs.getincrementaldecoder("utf-16")(errors="replace")
+    pending = ""
+    data = first
+    while data:
+        pending += decoder.decode(data)
+        cut = pending.rfind("\n") + 1
+        if cut == 0 and len(pending) >= MAX_LINE_BYTES:
+            cut = len(pending)
+        if cut:
+            yield pending[:cut]
+            pending = pending[cut:]
+        data = f.read(size)
+    pending += decoder.decode(b"", final=True)
+    if pending:
+        yield pending
+
+
+def _block_line_count(block: str) -> int:
+    return block.count("\n") + (0 if block.endswith("\n") else 1)
+
+
+def _matched_lines(block: str, regex: re.Pattern[str]) -> list[int]:
+    """0-based lines of the block holding a match, a match never spanning lines."""
+    found: list[int] = []
+    line_count = _block_line_count(block)
     line, pos = 0, 0
-    for m in regex.finditer(text):
+    for m in regex.finditer(block):
         if "\n" in m.group():
             # A match across lines does not count line by line: check each line on its own.
-            lines = text.split("\n")[:line_count]
-            return [(i, i) for i, ln in enumerate(lines) if regex.search(ln)]
-        line += text.count("\n", pos, m.start())
+            lines = block.split("\n")[:line_count]
+            return [i for i, ln in enumerate(lines) if regex.search(ln)]
+        line += block.count("\n", pos, m.start())
         pos = m.start()
         if line >= line_count:
             break  # the empty "line" after the final newline is not a line
-        if not ranges or ranges[-1][0] != line:
-            ranges.append((line, line))
-    return ranges
+        if not found or found[-1] != line:
+            found.append(line)
+    return found
 
 
-def _multiline_ranges(text: str, regex: re.Pattern[str], line_count: int) -> list[tuple[int, int]]:
+def _multiline_ranges(block: str, regex: re.Pattern[str]) -> list[tuple[int, int]]:
     """0-based (first, last) line of each match; matches sharing a line merge, as rg's do."""
     ranges: list[tuple[int, int]] = []
+    line_count = _block_line_count(block)
     line, pos = 0, 0
-    for m in regex.finditer(text):
-        line += text.count("\n", pos, m.start())
+    for m in regex.finditer(block):
+        line += block.count("\n", pos, m.start())
         pos = m.start()
         if line >= line_count:
             break
-        last = line + text.count("\n", m.start(), max(m.start(), m.end() - 1))
+        last = min(line + block.count("\n", m.start(), max(m.start(), m.end() - 1)), line_count - 1)
         if ranges and line <= ranges[-1][1]:
             ranges[-1] = (ranges[-1][0], max(last, ranges[-1][1]))
         else:
@@ -255,181 +286,104 @@ def _multiline_ranges(text: str, regex: re.Pattern[str], line_count: int) -> lis
     return ranges
 
 
-def _with_context(
-    lines: list[str], ranges: list[tuple[int, int]], before: int, after: int
-) -> list[tuple[int, str, bool]]:
-    matched: set[int] = set()
-    for first, last in ranges:
-        matched.update(range(first, min(last, len(lines) - 1) + 1))
-    shown: set[int] = set(matched)
-    if before or after:
-        for i in matched:
-            shown.update(range(max(0, i - before), min(len(lines), i + after + 1)))
-    return [(i + 1, cap_line(lines[i]), i in matched) for i in sorted(shown)]
+class _LineCollector:
+    """Keeps the lines to show (matches and their context) as blocks go by, and no others."""
 
+    def __init__(self, before: int, after: int, budget: int) -> None:
+        self.before, self.after, self.budget = before, after, budget
+        self.lines: list[tuple[int, str, bool]] = []
+        self.last_shown = 0  # 1-based number of the last line kept
+        self.pending_after = 0  # context lines still owed after the last match
+        self.tail: deque[tuple[int, str]] = deque(maxlen=before)  # for the next block's context
 
-# --- walking the tree the way ripgrep does ------------------------------------------------
+    @property
+    def full(self) -> bool:
+        return len(self.lines) >= self.budget
 
+    def _keep(self, number: int, text: str, is_match: bool) -> None:
+        if number > self.last_shown:
+            self.lines.append((number, cap_line(text), is_match))
+            self.last_shown = number
 
-@dataclass
-class _IgnoreLevel:
-    directory: str  # absolute, without a trailing slash
-    specs: list[pathspec.GitIgnoreSpec]  # highest precedence first
-
-
-class _Filter:
-    def __init__(self, query: GrepQuery) -> None:
-        self.cwd = str(query.cwd)
-        self.overrides: list[tuple[re.Pattern[str], bool, bool]] = []  # regex, dir_only, exclude
-        for glob in query.globs:
-            exclude = glob.startswith("!")
-            regex, dir_only = compile_gitignore_glob(glob[1:] if exclude else glob)
-            self.overrides.append((regex, dir_only, exclude))
-        self.has_whitelist = any(not exclude for _, _, exclude in self.overrides)
-        self.types = [re.compile(glob_to_regex(g), re.DOTALL) for g in query.type_globs]
-
-    def _override(self, path: str, is_dir: bool) -> bool | None:
-        """True: search it, False: skip it, None: no say."""
-        if not self.overrides:
-            return None
-        rel = _relative(path, self.cwd)
-        verdict = None
-        for regex, dir_only, exclude in self.overrides:
-            if (not dir_only or is_dir) and regex.fullmatch(rel):
-                verdict = not exclude
-        if verdict is None and self.has_whitelist and not is_dir:
-            return False
-        return verdict
-
-    def accept(self, path: str, name: str, is_dir: bool, levels: list[_IgnoreLevel]) -> bool:
-        verdict = self._override(path, is_dir)
-        if verdict is not None:
-            return verdict
-        whitelisted = False
-        ignored = _ignored(path, is_dir, levels)
-        if ignored is True:
-            return False
-        if ignored is False:
-            whitelisted = True
-        if self.types and not is_dir:
-            if not any(t.fullmatch(name) for t in self.types):
-                return False
-            whitelisted = True
-        return whitelisted or not name.startswith(".")
-
-
-def _relative(path: str, base: str) -> str:
-    if path.startswith(base + os.sep):
-        return path[len(base) + 1 :]
-    return path
-
-
-def _ignored(path: str, is_dir: bool, levels: list[_IgnoreLevel]) -> bool | None:
-    """True if an ignore file ignores it, False if one re-includes it (!pattern), else None."""
-    for level in reversed(levels):  # the deepest ignore file decides first
-        rel = _relative(path, level.directory)
-        if rel == path:
-            continue
-        if is_dir:
-            rel += "/"
-        for spec in level.specs:
-            result = _entry_verdict(spec, rel)
-            if result is not None:
-                return result
-    return None
-
-
-def _entry_verdict(spec: pathspec.GitIgnoreSpec, rel: str) -> bool | None:
-    """The last pattern matching `rel` itself decides: True ignores, False re-includes.
-
-    pathspec also counts a path as matched when a directory above it is; ripgrep
-    does not (its walk never enters an ignored directory, and directories above the
-    search root are not checked), so such matches are set aside here.
-    """
-    if spec.check_file(rel).include is None:
-        return None  # the common case: no pattern matches even counting parents
-    verdict = None
-    for pattern in spec.patterns:
-        if pattern.include is None or pattern.regex is None:
-            continue
-        m = pattern.regex.match(rel)
-        if m is None:
-            continue
-        if m.end() < len(rel) and "ps_d" in m.re.groupindex and m.group("ps_d") is not None:
-            continue  # matched a parent directory, not this entry
-        verdict = pattern.include
-    return verdict
-
-
-def _load_level(directory: str, extra: tuple[str, ...] = ()) -> _IgnoreLevel | None:
-    specs = []
-    for name in (*IGNORE_FILES, *extra):
-        try:
-            with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as f:
-                specs.append(pathspec.GitIgnoreSpec.from_lines(f.read().splitlines()))
-        except OSError:
-            continue
-    return _IgnoreLevel(directory, specs) if specs else None
-
-
-def _parent_levels(root: str) -> list[_IgnoreLevel]:
-    """Ignore files of the directories above the search root, up to the repository root."""
-    chain = []
-    current = root
-    while True:
-        parent = os.path.dirname(current)
-        if parent == current:
-            break
-        chain.append(parent)
-        if os.path.exists(os.path.join(parent, ".git")):
-            break
-        current = parent
-    if os.path.exists(os.path.join(root, ".git")):
-        chain = []  # the root is a repository root: nothing above it applies
-    levels = []
-    for directory in reversed(chain):
-        level = _load_level(directory, _git_exclude(directory))
-        if level:
-            levels.append(level)
-    return levels
-
-
-def _git_exclude(directory: str) -> tuple[str, ...]:
-    exclude = os.path.join(".git", "info", "exclude")
-    return (exclude,) if os.path.isfile(os.path.join(directory, exclude)) else ()
-
-
-def _candidate_files(query: GrepQuery, cancel: threading.Event) -> Iterator[str]:
-    root = str(query.root)
-    if not os.path.isdir(root):
-        yield root  # a file named explicitly is searched whatever the filters say
-        return
-    flt = _Filter(query)
-    levels = _parent_levels(root)
-    stack: list[tuple[str, list[_IgnoreLevel]]] = [(root, levels)]
-    while stack:
-        if cancel.is_set():
+    def add_block(self, first_number: int, block: str, matched: set[int]) -> None:
+        if not matched and not self.pending_after:
+            if self.before:
+                self._remember_tail(first_number, block)
             return
-        directory, inherited = stack.pop()
-        level = _load_level(directory, _git_exclude(directory))
-        current = [*inherited, level] if level else inherited
-        try:
-            with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError:
-            continue
-        subdirs = []
-        for entry in entries:
-            try:
-                if entry.is_symlink():
-                    continue  # like rg without --follow
-                is_dir = entry.is_dir()
-            except OSError:
+        lines = block.split("\n")[: _block_line_count(block)]
+        last_match = max(matched, default=-1)
+        for index, text in enumerate(lines):
+            number = first_number + index
+            if index in matched:
+                for before_number, before_text in self.tail:
+                    if before_number >= number - self.before:
+                        self._keep(before_number, before_text, False)
+                self._keep(number, text, True)
+                self.pending_after = self.after
+            elif self.pending_after:
+                self._keep(number, text, False)
+                self.pending_after -= 1
+            elif index > last_match:
+                if self.before:
+                    self._remember_tail(first_number, block)
+                return
+            if self.before:
+                self.tail.append((number, text))
+            if self.full:
+                return
+
+    def _remember_tail(self, first_number: int, block: str) -> None:
+        line_count = _block_line_count(block)
+        pieces = block.rsplit("\n", self.before + 1)
+        if block.endswith("\n"):
+            pieces.pop()
+        start = first_number + line_count - len(pieces)
+        kept = [(start + i, text) for i, text in enumerate(pieces)]
+        if len(kept) > self.before:  # the first piece may be only part of a line
+            kept = kept[-self.before :]
+        newest = self.tail[-1][0] if self.tail else 0
+        self.tail.extend(line for line in kept if line[0] > newest)
+
+
+def _search_file(
+    path: str, regex: re.Pattern[str], query: GrepQuery, budget: int
+) -> FileHits | None:
+    size = MULTILINE_BLOCK_BYTES if query.multiline else BLOCK_BYTES
+    content = query.mode == "content"
+    collector = _LineCollector(query.before, query.after, budget)
+    count = 0
+    line_base = 0  # lines before the current block
+    try:
+        for block in _text_blocks(path, size):
+            first = regex.search(block)
+            if first is None and not collector.pending_after:
+                if collector.before:
+                    collector.add_block(line_base + 1, block, set())
+                line_base += block.count("\n")
                 continue
-            if not flt.accept(entry.path, entry.name, is_dir, current):
-                continue
-            if is_dir:
-                subdirs.append((entry.path, current))
-            elif entry.is_file():
-                yield entry.path
-        stack.extend(reversed(subdirs))
+            if first is not None and query.mode == "files_with_matches":
+                in_a_line = not query.multiline and "\n" not in first.group()
+                if in_a_line and (first.start() < len(block) or not block.endswith("\n")):
+                    return FileHits(path=path, count=1)
+            matched: set[int] = set()
+            if first is not None and query.multiline:
+                ranges = _multiline_ranges(block, regex)
+                count += len(ranges)
+                for start, last in ranges:
+                    matched.update(range(start, last + 1))
+            elif first is not None:
+                found = _matched_lines(block, regex)
+                count += len(found)
+                matched.update(found)
+            if matched and query.mode == "files_with_matches":
+                return FileHits(path=path, count=1)
+            if content:
+                collector.add_block(line_base + 1, block, matched)
+                if collector.full:
+                    break
+            line_base += block.count("\n")
+    except (OSError, _BinaryFile):
+        return None
+    if not count:
+        return None
+    return FileHits(path=path, count=count, lines=collector.lines)

@@ -12,8 +12,6 @@ import base64
 import contextlib
 import json
 import os
-import shutil
-from functools import cache
 from typing import Any
 
 from tools.grep_python import MAX_COLLECTED_LINES, FileHits, GrepOutcome, GrepQuery, cap_line
@@ -24,12 +22,6 @@ MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 
 class RgError(Exception):
     """ripgrep refused the search (a bad pattern, an unknown type); the message says why."""
-
-
-@cache
-def find_rg() -> str | None:
-    """The `rg` on PATH, looked up once per process."""
-    return shutil.which("rg")
 
 
 def build_args(rg: str, query: GrepQuery, type_name: str | None = None) -> list[str]:
@@ -73,8 +65,8 @@ async def search(
     )
     assert proc.stderr is not None  # piped above
     try:
-        (out, cut), err = await asyncio.wait_for(
-            asyncio.gather(_read_capped(proc), proc.stderr.read()),
+        outcome, err = await asyncio.wait_for(
+            asyncio.gather(_collect(proc, query), proc.stderr.read()),
             timeout,
         )
         code = await proc.wait()
@@ -83,57 +75,97 @@ async def search(
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
             await proc.wait()
-    if cut:
-        out = out[: out.rfind(b"\n") + 1]  # drop a torn last record
-    outcome = parse_output(query, out)
-    if code == 2 and not outcome.files:
+    if code == 2 and not outcome.files and not outcome.truncated:
         message = err.decode("utf-8", errors="replace").strip()
         if message:
             raise RgError(message)
-    outcome.truncated = outcome.truncated or cut
     return outcome
 
 
-async def _read_capped(proc: asyncio.subprocess.Process) -> tuple[bytes, bool]:
+async def _collect(proc: asyncio.subprocess.Process, query: GrepQuery) -> GrepOutcome:
+    """Parses rg's output as it comes; stops rg once enough is collected, so memory stays
+    bounded by what can be shown, not by what rg finds."""
     assert proc.stdout is not None
-    chunks: list[bytes] = []
+    parser = OutputParser(query)
+    separator = b"\0" if query.mode == "files_with_matches" else b"\n"
+    pending = b""
     size = 0
     while chunk := await proc.stdout.read(1 << 16):
-        chunks.append(chunk)
         size += len(chunk)
-        if size > MAX_OUTPUT_BYTES:
+        *records, pending = (pending + chunk).split(separator)
+        parser.feed_many(records)
+        if parser.full or size > MAX_OUTPUT_BYTES:
             proc.kill()
-            return b"".join(chunks), True
-    return b"".join(chunks), False
+            parser.outcome.truncated = True
+            return parser.outcome
+    if pending:
+        parser.feed(pending)
+    return parser.outcome
 
 
 def parse_output(query: GrepQuery, out: bytes) -> GrepOutcome:
-    if query.mode == "files_with_matches":
-        return GrepOutcome([FileHits(os.fsdecode(p), count=1) for p in out.split(b"\0") if p])
-    if query.mode == "count":
-        files = []
-        for record in out.splitlines():
+    parser = OutputParser(query)
+    separator = b"\0" if query.mode == "files_with_matches" else b"\n"
+    for record in out.split(separator):
+        parser.feed(record)
+        if parser.full:
+            parser.outcome.truncated = True
+            break
+    return parser.outcome
+
+
+class OutputParser:
+    """rg's records, one at a time, into a GrepOutcome: paths (-l --null), path NUL count
+    (--count --null), or JSON events (content)."""
+
+    def __init__(self, query: GrepQuery) -> None:
+        self.mode = query.mode
+        self.outcome = GrepOutcome([])
+        self._by_path: dict[str, FileHits] = {}
+        self._collected = 0
+
+    @property
+    def full(self) -> bool:
+        return self._collected >= MAX_COLLECTED_LINES
+
+    def feed_many(self, records: list[bytes]) -> None:
+        if self.mode != "files_with_matches":
+            for record in records:
+                self.feed(record)
+            return
+        # The common case at scale (thousands of files), without a call per record. The
+        # files are stat'ed now, while rg is still searching: they are shown newest first.
+        paths = [os.fsdecode(record) for record in records if record]
+        self.outcome.files += [FileHits(p, count=1, mtime=_mtime(p)) for p in paths]
+        self._collected += len(paths)
+
+    def feed(self, record: bytes) -> None:
+        if not record:
+            return
+        if self.mode == "files_with_matches":
+            self.feed_many([record])
+        elif self.mode == "count":
             path, _, count = record.rpartition(b"\0")
             if path:
-                files.append(FileHits(path=os.fsdecode(path), count=int(count)))
-        return GrepOutcome(files)
-    return _parse_json(out)
+                self.outcome.files.append(FileHits(path=os.fsdecode(path), count=int(count)))
+                self._collected += 1
+        else:
+            self._feed_json(record)
 
-
-def _parse_json(out: bytes) -> GrepOutcome:
-    by_path: dict[str, FileHits] = {}
-    collected = 0
-    for record in out.splitlines():
+    def _feed_json(self, record: bytes) -> None:
         try:
             event = json.loads(record)
         except ValueError:
-            continue
+            return
         kind = event.get("type")
         if kind not in ("match", "context"):
-            continue
+            return
         data = event["data"]
         path = _text(data["path"], is_path=True)
-        hits = by_path.setdefault(path, FileHits(path=path))
+        hits = self._by_path.get(path)
+        if hits is None:
+            hits = self._by_path[path] = FileHits(path=path)
+            self.outcome.files.append(hits)
         text = _text(data["lines"])
         if text.endswith("\n"):
             text = text[:-1]
@@ -142,10 +174,14 @@ def _parse_json(out: bytes) -> GrepOutcome:
         hits.count += is_match
         for offset, line in enumerate(text.split("\n")):
             hits.lines.append((number + offset, cap_line(line), is_match))
-        collected += 1
-        if collected >= MAX_COLLECTED_LINES:
-            return GrepOutcome(list(by_path.values()), truncated=True)
-    return GrepOutcome(list(by_path.values()))
+        self._collected += 1
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
 
 
 def _text(value: dict[str, Any], *, is_path: bool = False) -> str:

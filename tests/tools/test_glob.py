@@ -2,16 +2,34 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from pathlib import Path
 
 import pytest
 
 from tests.tools.conftest import Call
 from tests.tools.helpers import assert_schema_matches_snapshot
+from tools import rg_binary
 from tools.base import ToolContext, ToolResult
-from tools.glob import GlobParams, GlobTool, compile_gitignore_glob, glob_to_regex
+from tools.glob import GlobParams, GlobTool, find_files
+from tools.glob_pattern import compile_gitignore_glob, glob_to_regex
 
 GLOB = GlobTool()
+RG = rg_binary.find_rg()
+
+
+@pytest.fixture(
+    autouse=True,
+    params=[
+        pytest.param("rg", marks=pytest.mark.skipif(RG is None, reason="rg is not installed")),
+        "python",
+    ],
+)
+def lister(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test runs twice: files listed by `rg --files`, and by the Python walk."""
+    if request.param == "python":
+        monkeypatch.setattr(rg_binary, "find_rg", lambda: None)
+    return str(request.param)
 
 
 def _touch(root: Path, rel: str, mtime: float = 1_700_000_000) -> Path:
@@ -161,3 +179,25 @@ def test_gitignore_style_globs() -> None:
     assert regex.fullmatch("src/a.py") and not regex.fullmatch("lib/src/a.py")
     regex, dir_only = compile_gitignore_glob("build/")
     assert dir_only and regex.fullmatch("x/build")
+
+
+async def test_symlinks_are_neither_listed_nor_followed(tree: Path, call: Call) -> None:
+    (tree / "linked.py").symlink_to(tree / "main.py")
+    (tree / "linked_dir").symlink_to(tree / "src")
+    result = await call(GLOB, pattern="**/*.py")
+    assert "linked" not in result.output
+    assert result.meta["count"] == 3
+
+
+def test_listing_stops_when_cancelled(tree: Path) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    assert find_files(tree, "**/*", cancel) == []
+
+
+async def test_depth_limit_without_double_star(tree: Path, call: Call) -> None:
+    _touch(tree, "a/b/c/deep.py")
+    result = await call(GLOB, pattern="*/*/*.py")
+    assert result.output == str(tree / "src/util/helpers.py")
+    result = await call(GLOB, pattern="a/*/*/*.py")
+    assert result.output == str(tree / "a/b/c/deep.py")

@@ -7,12 +7,12 @@ import pytest
 
 from tests.tools.conftest import Call
 from tests.tools.helpers import assert_schema_matches_snapshot
-from tools import grep_rg
+from tools import grep_python, rg_binary
 from tools.base import ToolContext, ToolResult
 from tools.grep import GrepParams, GrepTool
 
-RG = grep_rg.find_rg()
-needs_rg = pytest.mark.skipif(RG is None, reason="ripgrep (rg) is not on PATH")
+RG = rg_binary.find_rg()
+needs_rg = pytest.mark.skipif(RG is None, reason="ripgrep (rg) is not installed")
 ENGINES = ["python", pytest.param("rg", marks=needs_rg)]
 
 
@@ -291,6 +291,28 @@ async def test_engines_agree(grep_tree: Path, call: Call, raw: dict[str, Any]) -
     assert py_result.is_error == rg_result.is_error
 
 
+BLOCK_QUERIES: list[dict[str, Any]] = [
+    *(q for q in AGREEMENT_QUERIES if not q.get("multiline")),
+    {"pattern": "needle", "path": "src/nested", "output_mode": "content", "-C": 3},
+    {"pattern": "needle", "path": "src/nested", "output_mode": "content", "-B": 6},
+    {"pattern": "line 1[0-9]", "path": "src/nested", "output_mode": "content", "-A": 4},
+    {"pattern": "^line", "path": "src/nested", "output_mode": "count"},
+]
+
+
+@needs_rg
+@pytest.mark.parametrize("raw", BLOCK_QUERIES, ids=lambda raw: str(raw))
+async def test_python_engine_agrees_across_block_boundaries(
+    grep_tree: Path, call: Call, raw: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Blocks of a few bytes put a boundary inside every context window and long line."""
+    monkeypatch.setattr(grep_python, "BLOCK_BYTES", 7)
+    monkeypatch.setattr(grep_python, "MAX_LINE_BYTES", 4096)
+    rg_result = await grep(call, "rg", **raw)
+    py_result = await grep(call, "python", **raw)
+    assert py_result.output == rg_result.output
+
+
 @needs_rg
 async def test_rg_falls_back_to_python_for_lookaround(grep_tree: Path, call: Call) -> None:
     result = await grep(call, "rg", pattern="(?<=return )NEEDLE", output_mode="content")
@@ -306,7 +328,7 @@ async def test_auto_engine_uses_rg_only_when_present(grep_tree: Path, call: Call
 async def test_rg_engine_without_rg(
     grep_tree: Path, call: Call, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(grep_rg, "find_rg", lambda: None)
+    monkeypatch.setattr(rg_binary, "find_rg", lambda: None)
     result = await grep(call, "rg", pattern="needle")
     assert result.is_error and "not installed" in result.output
     result = await call(GrepTool(), pattern="needle")

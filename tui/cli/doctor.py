@@ -130,12 +130,19 @@ def sandbox(cwd: Path, trusted: bool) -> list[Finding]:
 
 
 def search_engine() -> list[Finding]:
-    from tools.grep_rg import find_rg
+    from tools.rg_binary import PACKAGE, describe, locate_rg
 
-    rg = find_rg()
-    if rg is not None:
-        return [Finding("grep", "ok", f"ripgrep at {rg}")]
-    return [Finding("grep", "note", "ripgrep not found: Grep uses its Python engine (slower)")]
+    install = locate_rg()
+    if install is not None:
+        return [Finding("grep", "ok", f"Grep, Glob and @ completion run {describe(install)}")]
+    return [
+        Finding(
+            "grep",
+            "note",
+            "no rg: Grep, Glob and @ completion use their Python engines (slower); "
+            f"`pip install {PACKAGE}` into ccx's environment brings it",
+        )
+    ]
 
 
 def warm_worker() -> list[Finding]:
