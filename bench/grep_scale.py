@@ -365,6 +365,26 @@ def rows(
     return table
 
 
+def grep_rows(repo: Path, quick: bool) -> list[tuple[str, str, str]]:
+    """bench/scale.py's grep rows: (query, ccx's rg time and memory, Claude Code's rg).
+
+    The queries run on this script's own generated repository (the 100,000-file layout,
+    5,000 files with ``quick``), not on ``repo``: its content is made for these queries."""
+    del repo
+    table = rows(files=5_000 if quick else 100_000, engines=("rg", "claude"), repeat=3)
+    out = []
+    for row in table:
+        ccx, claude = row["rg"], row["claude"]
+        out.append(
+            (
+                f"grep: {row['query']}",
+                f"{ccx['seconds']:.3f} s, {ccx['peak_mb']:.0f} MB ({ccx['vs_claude']:.2f}x)",
+                f"{claude['seconds']:.3f} s, {claude['peak_mb']:.0f} MB",
+            )
+        )
+    return out
+
+
 def format_table(table: list[dict[str, Any]], engines: tuple[str, ...]) -> str:
     head = f"{'query':<20}" + "".join(f"{e + ' s':>11}{e + ' MB':>10}" for e in engines)
     if "claude" in engines:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -33,43 +32,14 @@ log = logging.getLogger(__name__)
 
 REBUILD_AFTER_S = 0.5  # after the last change to the names: a checkout changes thousands
 STALE_S = 10.0  # without a watch, a list this old is rebuilt when asked for
-RG_TIMEOUT_S = 60.0
 
 
 def list_project_files(root: Path) -> list[str]:
     """The project's files, relative to ``root`` with ``/`` between names, ignored ones left
-    out. The one call that lists them: ripgrep's listing, else the pure-Python walk."""
-    from tools.grep_rg import find_rg
+    out: tools.file_listing's listing (ripgrep's, else the pure-Python walk)."""
+    from tools.file_listing import list_files
 
-    rg = find_rg()
-    if rg is not None:
-        try:
-            return _rg_files(rg, root)
-        except (OSError, subprocess.SubprocessError) as error:
-            log.warning("rg --files failed (%s); walking the tree instead", error)
-    return _walked_files(root)
-
-
-def _rg_files(rg: str, root: Path) -> list[str]:
-    args = [rg, "--files", "--no-config", "--no-require-git", "--no-ignore-global", "--null"]
-    done = subprocess.run(args, cwd=root, capture_output=True, timeout=RG_TIMEOUT_S, check=False)
-    if done.returncode not in (0, 1):  # 1: no file at all
-        raise subprocess.SubprocessError(done.stderr.decode(errors="replace").strip())
-    names = done.stdout.decode("utf-8", "surrogateescape").split("\0")
-    return [name.removeprefix("./") for name in names if name]
-
-
-def _walked_files(root: Path) -> list[str]:
-    from tools.grep_python import GrepQuery, _candidate_files
-
-    base = str(root)
-    query = GrepQuery(pattern="", root=root, cwd=root)
-    prefix = len(base) + 1
-    return [
-        path[prefix:].replace(os.sep, "/")
-        for path in _candidate_files(query, threading.Event())
-        if path.startswith(base + os.sep)
-    ]
+    return list(list_files(root))
 
 
 def with_directories(files: list[str]) -> list[str]:
