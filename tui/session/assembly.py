@@ -110,7 +110,7 @@ def assemble_runtime(
     settings, launch_env = load_session_settings(options, cwd, notify)
     name = chosen_model(options, settings)
     thinking = thinking_choice(options, settings)
-    gate = permission_gate(options, settings, cwd)
+    gate = permission_gate(options, settings, cwd, notify)
     models = SessionModel(name, thinking, in_plan=gate.mode == "plan")
     remember = partial(remember_rule, cwd, notify)
 
