@@ -353,7 +353,7 @@ def dispatch(parsed: ParsedArgs, interactive: Interactive | None = None) -> int:
     """Run what the command line asked for: a headless prompt, or an interactive session."""
     options = parsed.options
     if parsed.print_mode and parsed.input_format == "stream-json":
-        if message := _credentials_problem(options.cwd):
+        if message := _credentials_problem(options.cwd, options.settings):
             _report_missing_credentials(message, parsed.output_format)
             return 1
         return _run_stream(parsed)
@@ -367,7 +367,7 @@ def dispatch(parsed: ParsedArgs, interactive: Interactive | None = None) -> int:
         if is_blank(text):  # as Claude Code: refused before anything starts, exit 1
             print(f"ccx: {BLANK_PROMPT} Give -p a prompt with words in it.", file=sys.stderr)
             return 1
-        if message := _credentials_problem(options.cwd):
+        if message := _credentials_problem(options.cwd, options.settings):
             _report_missing_credentials(message, parsed.output_format)
             return 1
         return _run_headless(options, text, parsed.output_format, parsed.include_partial)
@@ -421,12 +421,12 @@ def _headless_prompt(prompt: str | None) -> str:
     return f"{piped.strip()}\n\n{prompt}" if piped.strip() else prompt
 
 
-def _credentials_problem(cwd: Path) -> str | None:
+def _credentials_problem(cwd: Path, flag: str | None) -> str | None:
     import os
 
     from tui.session.credentials import check_credentials
 
-    return check_credentials(cwd, os.environ)
+    return check_credentials(cwd, os.environ, flag)
 
 
 def _report_missing_credentials(message: str, output_format: str) -> None:

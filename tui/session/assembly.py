@@ -45,6 +45,7 @@ from tools.skill import SkillInfo, SkillTool
 from tools.watching import FileWatcher
 from tui.session.after_tools import AfterTools
 from tui.session.context_setup import ContextParts, WindowSettings, build_subagent_context
+from tui.session.credentials import key_helper_for
 from tui.session.current_session import CurrentSession
 from tui.session.jobs_setup import build_jobs
 from tui.session.mcp_setup import build_mcp_servers, refresh_tools
@@ -252,6 +253,7 @@ def assemble_runtime(
 
     # The loop, and the context manager plugged into it (history restored on resume).
     client = ModelClient(emit=emit)
+    client.key_helper = key_helper_for(settings, cwd, notify)
     client.raw_events = options.stream_events
     costs = CostTracker()
     bash_tools = [tool for tool in shaped.tools if isinstance(tool, BashTool)]

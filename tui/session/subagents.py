@@ -220,6 +220,7 @@ class Subagents:
         )
         client = ModelClient(client=main.client.client, policy=main.client.policy)
         client.emit = emit
+        client.key_helper = main.client.key_helper  # a rotated key reaches subagents too
         system = [text_block(definition.prompt), *parent.prompt.blocks[1:]]
         agent = Agent(
             config=AgentConfig(
