@@ -115,6 +115,7 @@ class GrepQuery:
     multiline: bool = False
     before: int = 0
     after: int = 0
+    vcs_ignores: bool = True  # .gitignore and .git/info/exclude apply (respectGitignore)
 
 
 @dataclass
@@ -361,9 +362,12 @@ def _entry_verdict(spec: pathspec.GitIgnoreSpec, rel: str) -> bool | None:
     return verdict
 
 
-def _load_level(directory: str, extra: tuple[str, ...] = ()) -> _IgnoreLevel | None:
+def _load_level(
+    directory: str, extra: tuple[str, ...] = (), vcs: bool = True
+) -> _IgnoreLevel | None:
     specs = []
-    for name in (*IGNORE_FILES, *extra):
+    names = IGNORE_FILES if vcs else tuple(n for n in IGNORE_FILES if n != ".gitignore")
+    for name in (*names, *(extra if vcs else ())):
         try:
             with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as f:
                 specs.append(pathspec.GitIgnoreSpec.from_lines(f.read().splitlines()))
@@ -372,7 +376,7 @@ def _load_level(directory: str, extra: tuple[str, ...] = ()) -> _IgnoreLevel | N
     return _IgnoreLevel(directory, specs) if specs else None
 
 
-def _parent_levels(root: str) -> list[_IgnoreLevel]:
+def _parent_levels(root: str, vcs: bool = True) -> list[_IgnoreLevel]:
     """Ignore files of the directories above the search root, up to the repository root."""
     chain = []
     current = root
@@ -388,7 +392,7 @@ def _parent_levels(root: str) -> list[_IgnoreLevel]:
         chain = []  # the root is a repository root: nothing above it applies
     levels = []
     for directory in reversed(chain):
-        level = _load_level(directory, _git_exclude(directory))
+        level = _load_level(directory, _git_exclude(directory), vcs)
         if level:
             levels.append(level)
     return levels
@@ -405,13 +409,13 @@ def _candidate_files(query: GrepQuery, cancel: threading.Event) -> Iterator[str]
         yield root  # a file named explicitly is searched whatever the filters say
         return
     flt = _Filter(query)
-    levels = _parent_levels(root)
+    levels = _parent_levels(root, query.vcs_ignores)
     stack: list[tuple[str, list[_IgnoreLevel]]] = [(root, levels)]
     while stack:
         if cancel.is_set():
             return
         directory, inherited = stack.pop()
-        level = _load_level(directory, _git_exclude(directory))
+        level = _load_level(directory, _git_exclude(directory), query.vcs_ignores)
         current = [*inherited, level] if level else inherited
         try:
             with os.scandir(directory) as it:

@@ -73,6 +73,8 @@ from tui.session.session_model import (
     user_id,
 )
 from tui.session.session_setup import (
+    clean_old_transcripts,
+    company_announcement,
     load_session_settings,
     open_session,
     permission_gate,
@@ -80,7 +82,7 @@ from tui.session.session_setup import (
     watch_transcript,
 )
 from tui.session.subagents import ParentSession, Subagents
-from tui.session.system_prompt import SystemPrompt
+from tui.session.system_prompt import SystemPrompt, commit_trailer
 
 ApprovePlan = Callable[[str], Awaitable[bool]]
 
@@ -123,6 +125,9 @@ def assemble_runtime(
         rebuild_file_state(loaded, file_state)
     session = opened.session
     watch_transcript(session, file_state, notify)
+    clean_old_transcripts(settings, session.path, notify)
+    if (announcement := company_announcement(settings)) is not None:
+        notify(announcement, "info")
     roots = [gate.project_root, *gate.work_dirs]  # imports stay inside these
     memory = MemoryFiles(cwd, roots=roots, read_denied=gate.read_denied)
     from_project, from_user = options.reads("project"), options.reads("user")
@@ -167,13 +172,18 @@ def assemble_runtime(
         replaced=options.system_prompt,
         appended=options.append_system_prompt,
         notify=notify,
+        commit_trailer=commit_trailer(settings),
     )
     prompt.load_memory()
     prompt.rebuild()
 
     # The tools: sandbox, jobs, subagents, skills, plan mode, MCP servers; the runner.
     tool_context = ToolContext(
-        cwd=cwd, file_state=file_state, session_dir=session.folder, read_denied=gate.read_denied
+        cwd=cwd,
+        file_state=file_state,
+        session_dir=session.folder,
+        read_denied=gate.read_denied,
+        respect_gitignore=settings.get("respectGitignore") is not False,
     )
     watcher = FileWatcher(file_state)
     if options.watch_files:

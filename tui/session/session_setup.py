@@ -12,6 +12,7 @@ in a transcript and says when it cannot be written.
 from __future__ import annotations
 
 import os
+import random
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from agent.permissions.settings import (
     read_settings_arg,
 )
 from agent.permissions.settings_keys import key_warnings
+from agent.sessions.cleanup import DEFAULT_DAYS, remove_old_sessions
 from agent.sessions.session import (
     Session,
     SessionError,
@@ -219,3 +221,29 @@ def remember_rule(cwd: Path, notify: Notify, rule: Rule) -> None:
             f"Could not save the rule {rule} to {target} ({reason}); "
             "it applies for the rest of this session only"
         )
+
+
+def clean_old_transcripts(settings: Settings, keep: Path, notify: Notify) -> None:
+    """``cleanupPeriodDays`` (default 30): transcripts older than that are deleted, never
+    the one this session writes."""
+    value = settings.get("cleanupPeriodDays")
+    days = DEFAULT_DAYS
+    if value is not None:
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            days = value
+        else:
+            notify(
+                f"Ignoring cleanupPeriodDays {value!r}: it must be a whole number of days, "
+                f"at least 1; keeping transcripts {DEFAULT_DAYS} days",
+                "warning",
+            )
+    remove_old_sessions(days, keep=keep)
+
+
+def company_announcement(settings: Settings) -> str | None:
+    """One of ``companyAnnouncements`` (chosen at random when there are several), or None."""
+    value = settings.get("companyAnnouncements")
+    texts = [t.strip() for t in value if isinstance(t, str) and t.strip()] if isinstance(
+        value, list
+    ) else []  # fmt: skip
+    return random.choice(texts) if texts else None

@@ -207,6 +207,7 @@ class Subagents:
             file_state=file_state,
             session_dir=parent.tool_context.session_dir,
             read_denied=parent.gate.read_denied,
+            respect_gitignore=parent.tool_context.respect_gitignore,
         )
         tools = self.tools_for(definition)
         runner = ToolRunner(
