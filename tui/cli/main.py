@@ -151,6 +151,13 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
                 "--permission-mode", help="default | acceptEdits | plan | bypassPermissions"
             ),
         ] = None,
+        skip_permissions: Annotated[
+            bool,
+            typer.Option(
+                "--dangerously-skip-permissions",
+                help="Same as --permission-mode bypassPermissions (unless settings turn it off)",
+            ),
+        ] = False,
         allowed_tools: Annotated[
             list[str] | None,
             typer.Option(
@@ -288,7 +295,7 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
         options = RunOptions(
             cwd=(cwd or Path.cwd()).resolve(),
             model=model,
-            permission_mode=permission_mode,
+            permission_mode=permission_mode or ("bypassPermissions" if skip_permissions else None),
             allowed_tools=allowed_tools or [],
             disallowed_tools=disallowed_tools or [],
             max_turns=max_turns,

@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from tui.session.runtime import Runtime
 
 WIDTH = 80
-KEY_WIDTH = 24
-VALUE_WIDTH = 30
+KEY_WIDTH = 22
+VALUE_WIDTH = 24
 
 
 def fit(text: str, width: int) -> str:

@@ -104,12 +104,9 @@ def check_credentials(
     ``apiKeyHelper`` counts as a key (the session runs it when a request needs one).
     """
     env, helper = session_env(cwd, environ, flag)
-    if helper:
-        return None
-    message = missing_credentials_message(env)
-    if message is None and not any(
-        _set(env, name) for name in (*KEY_VARIABLES, *PROVIDER_VARIABLES)
-    ):
+    message = None if helper else missing_credentials_message(env)
+    keyless = not any(_set(env, name) for name in (*KEY_VARIABLES, *PROVIDER_VARIABLES))
+    if message is None and keyless and is_local_url(env.get("ANTHROPIC_BASE_URL", "")):
         environ["ANTHROPIC_API_KEY"] = LOCAL_PLACEHOLDER_KEY
     return message
 
