@@ -32,9 +32,7 @@ def user_settings(ccx: Ccx, data: dict[str, Any]) -> Path:
 
 
 def managed_settings(ccx: Ccx, data: dict[str, Any]) -> Path:
-    path = write_json(ccx.config.parent / "policy" / "managed-settings.json", data)
-    ccx.env["CCX_MANAGED_SETTINGS_FILE"] = str(path)
-    return path
+    return write_json(Path(ccx.env["CCX_MANAGED_SETTINGS_FILE"]), data)
 
 
 def tool_result_text(ccx: Ccx, request: int = 1) -> str:
