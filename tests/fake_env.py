@@ -35,6 +35,8 @@ def use_fake_api(
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     monkeypatch.setenv("CCX_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    # No machine's managed policy: a test writes one here when it wants one.
+    monkeypatch.setenv("CCX_MANAGED_SETTINGS_FILE", str(tmp_path / "managed-settings.json"))
     monkeypatch.setenv("CCX_RETRY_BASE_DELAY_MS", "5")
     if models_api:
         monkeypatch.delenv("CCX_SKIP_MODELS_API", raising=False)

@@ -69,6 +69,8 @@ class ToolContext:
     read_denied: Callable[[str], bool] | None = None
     # A running command's output so far, for the user: (tool_use id, lines). Set by the loop.
     on_output_lines: Callable[[str, int], None] | None = None
+    # Grep leaves out what .gitignore lists (the respectGitignore setting; default on).
+    respect_gitignore: bool = True
 
     def hidden(self, path: str | Path) -> bool:
         return self.read_denied is not None and self.read_denied(str(path))

@@ -190,6 +190,7 @@ def _build_query(params: GrepParams, ctx: ToolContext) -> GrepQuery | ToolResult
         multiline=multiline,
         before=(before or 0) if mode == "content" else 0,
         after=(after or 0) if mode == "content" else 0,
+        vcs_ignores=ctx.respect_gitignore,
     )
 
 

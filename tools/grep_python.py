@@ -119,6 +119,7 @@ class GrepQuery:
     multiline: bool = False
     before: int = 0
     after: int = 0
+    vcs_ignores: bool = True  # .gitignore and .git/info/exclude apply (respectGitignore)
 
 
 @dataclass
@@ -192,7 +193,8 @@ def _candidate_files(query: GrepQuery, cancel: threading.Event) -> Iterator[str]
     if not query.root.is_dir():
         yield root  # a file named explicitly is searched whatever the filters say
         return
-    yield from walk_files(root, WalkFilter(str(query.cwd), query.globs, query.type_globs), cancel)
+    flt = WalkFilter(str(query.cwd), query.globs, query.type_globs)
+    yield from walk_files(root, flt, cancel, query.vcs_ignores)
 
 
 class _BinaryFile(Exception):

@@ -27,6 +27,8 @@ class RgError(Exception):
 def build_args(rg: str, query: GrepQuery, type_name: str | None = None) -> list[str]:
     args = [rg, "--no-config", "--no-require-git", "--no-ignore-global", "--no-messages"]
     args.append("--with-filename")
+    if not query.vcs_ignores:
+        args.append("--no-ignore-vcs")
     if query.ignore_case:
         args.append("--ignore-case")
     if query.multiline:

@@ -122,9 +122,14 @@ def _entry_verdict(spec: pathspec.GitIgnoreSpec, rel: str) -> bool | None:
     return verdict
 
 
-def _load_level(directory: str, extra: tuple[str, ...] = ()) -> _IgnoreLevel | None:
+def _load_level(
+    directory: str, extra: tuple[str, ...] = (), vcs: bool = True
+) -> _IgnoreLevel | None:
+    """The ignore files of ``directory``; without ``vcs``, .gitignore and git's exclude file
+    are left out (the respectGitignore setting off), .ignore and .rgignore still apply."""
     specs = []
-    for name in (*IGNORE_FILES, *extra):
+    names = IGNORE_FILES if vcs else tuple(n for n in IGNORE_FILES if n != ".gitignore")
+    for name in (*names, *(extra if vcs else ())):
         try:
             with open(os.path.join(directory, name), encoding="utf-8", errors="replace") as f:
                 specs.append(pathspec.GitIgnoreSpec.from_lines(f.read().splitlines()))
@@ -133,7 +138,7 @@ def _load_level(directory: str, extra: tuple[str, ...] = ()) -> _IgnoreLevel | N
     return _IgnoreLevel(directory, specs) if specs else None
 
 
-def _parent_levels(root: str) -> list[_IgnoreLevel]:
+def _parent_levels(root: str, vcs: bool = True) -> list[_IgnoreLevel]:
     """Ignore files of the directories above the search root, up to the repository root."""
     chain = []
     current = root
@@ -149,7 +154,7 @@ def _parent_levels(root: str) -> list[_IgnoreLevel]:
         chain = []  # the root is a repository root: nothing above it applies
     levels = []
     for directory in reversed(chain):
-        level = _load_level(directory, _git_exclude(directory))
+        level = _load_level(directory, _git_exclude(directory), vcs)
         if level:
             levels.append(level)
     return levels
@@ -160,16 +165,18 @@ def _git_exclude(directory: str) -> tuple[str, ...]:
     return (exclude,) if os.path.isfile(os.path.join(directory, exclude)) else ()
 
 
-def walk_files(root: str, flt: WalkFilter, cancel: threading.Event) -> Iterator[str]:
+def walk_files(
+    root: str, flt: WalkFilter, cancel: threading.Event, vcs_ignores: bool = True
+) -> Iterator[str]:
     """Absolute paths of the files under the directory `root` that `flt` lets in, in name order
-    depth first; stops when `cancel` is set."""
-    levels = _parent_levels(root)
+    depth first; stops when `cancel` is set. ``vcs_ignores`` False: .gitignore does not apply."""
+    levels = _parent_levels(root, vcs_ignores)
     stack: list[tuple[str, list[_IgnoreLevel]]] = [(root, levels)]
     while stack:
         if cancel.is_set():
             return
         directory, inherited = stack.pop()
-        level = _load_level(directory, _git_exclude(directory))
+        level = _load_level(directory, _git_exclude(directory), vcs_ignores)
         current = [*inherited, level] if level else inherited
         try:
             with os.scandir(directory) as it:

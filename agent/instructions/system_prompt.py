@@ -53,15 +53,21 @@ def build_system_prompt(
     memory_files: Sequence[MemoryFile],
     now: datetime | None = None,
     git: bool = True,
+    commit_trailer: str | None = None,
 ) -> list[TextBlock]:
-    environment = environment_text(cwd, model, now=now, git=git)
+    """``commit_trailer``: the line a commit message ends with (None: no such line)."""
+    environment = environment_text(cwd, model, now=now, git=git, commit_trailer=commit_trailer)
     memory = memory_text(memory_files)
     dynamic = environment if not memory else f"{environment}\n\n{memory}"
     return [text_block(static_instructions().strip()), text_block(dynamic)]
 
 
 def environment_text(
-    cwd: str | os.PathLike[str], model: str, now: datetime | None = None, git: bool = True
+    cwd: str | os.PathLike[str],
+    model: str,
+    now: datetime | None = None,
+    git: bool = True,
+    commit_trailer: str | None = None,
 ) -> str:
     cwd = os.path.abspath(os.fspath(cwd))
     now = now or datetime.now().astimezone()
@@ -81,6 +87,8 @@ def environment_text(
         lines += ["", "Git status at the start of the session (it will not update):", status]
         if info.get("log"):
             lines += ["", "Recent commits:", info["log"]]
+        if commit_trailer:
+            lines += ["", f"A commit you make ends its message with this line: {commit_trailer}"]
     return "\n".join(lines)
 
 

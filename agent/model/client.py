@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from agent.core.cancellation import raise_if_cancelling
 from agent.core.events import ApiRetry, EventSink, Notice, ResponseDiscarded, discard
 from agent.model.accumulator import Accumulator, StreamedResponse
+from agent.model.api_key_helper import ApiKeyHelper, ApiKeyHelperError
 from tools.surrogates import escape_value
 
 if TYPE_CHECKING:
@@ -161,6 +162,8 @@ class ModelClient:
         self.policy = policy or RetryPolicy.from_env()
         self.emit = emit
         self.raw_events = False  # every raw stream event out as a StreamEvent (stream-json)
+        self.key_helper: ApiKeyHelper | None = None  # apiKeyHelper: the key comes from it
+        self._key: str | None = None  # the helper's key the client was given
         for warning in self.policy.warnings:
             log.warning("%s", warning)
             emit(Notice(warning, "warning"))
@@ -170,6 +173,24 @@ class ModelClient:
         if self._client is None:
             self._client = make_client()
         return self._client
+
+    async def ready_client(self) -> SdkClient:
+        """The SDK client with a current key (the apiKeyHelper's, when there is one);
+        ApiError when the helper gives none."""
+        if self.key_helper is not None:
+            try:
+                key = await self.key_helper.key()
+            except ApiKeyHelperError as exc:
+                raise ApiError(str(exc), status=401, error_type="authentication_error") from exc
+            if key != self._key:
+                import anthropic
+
+                client = self.client
+                if not isinstance(client, anthropic.AsyncAnthropic):
+                    raise ApiError("apiKeyHelper works only with the Anthropic API's own client")
+                self._key = key
+                self._client = client.with_options(api_key=key)
+        return self.client
 
     async def aclose(self) -> None:
         """Close the HTTP client if this object made it (a client passed in is its caller's)."""
@@ -186,6 +207,7 @@ class ModelClient:
 
         attempt = 0
         escaped = False
+        key_renewed = False
         while True:
             raise_if_cancelling()  # an interrupt caught on its way sends no request
             attempt += 1
@@ -205,6 +227,12 @@ class ModelClient:
                 request, escaped, attempt = escape_value(request), True, attempt - 1
                 continue
             except anthropic.APIStatusError as exc:
+                if exc.status_code == 401 and self.key_helper is not None and not key_renewed:
+                    # The helper's key was refused: run it again once for a fresh one.
+                    self._discard_partial(accumulator, "retrying")
+                    self.key_helper.invalidate()
+                    key_renewed, attempt = True, attempt - 1
+                    continue
                 error = _classify_status_error(exc)
                 if error is not None:
                     self._discard_partial(accumulator, "the request failed")
@@ -241,7 +269,8 @@ class ModelClient:
         self, request: dict[str, Any], accumulator: Accumulator
     ) -> StreamedResponse:
         started = time.perf_counter()
-        stream = await self.client.messages.create(**request, stream=True)
+        client = await self.ready_client()
+        stream = await client.messages.create(**request, stream=True)
         try:
             async with asyncio.timeout(self.policy.stall_timeout_s) as deadline:
                 async for event in stream:
@@ -278,7 +307,8 @@ def _classify_status_error(exc: Any) -> ApiError | None:
         return PromptTooLongError(message, None, None)
     if status == 401:
         message = (
-            f"Authentication failed ({message}). Check ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN."
+            f"Authentication failed ({message}). Check ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN "
+            "or the apiKeyHelper setting."
         )
     return ApiError(message, status=status, error_type=error_type)
 

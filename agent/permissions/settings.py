@@ -1,11 +1,15 @@
-"""Settings files: the user's, the project's and the project's local one, merged.
+"""Settings files as Claude Code reads them, merged.
 
-In increasing priority: ``$CCX_CONFIG_DIR/settings.json`` (default
-``~/.ccx/settings.json``), ``<project>/.claude/settings.json``, then
-``<project>/.claude/settings.local.json``. Permission rule lists and hooks add
-up across files (each rule remembers the file it came from); every other key
-is taken from the highest-priority file that sets it, dicts merged shallowly.
-A broken file is reported in ``Settings.warnings`` and skipped, never raised.
+In increasing priority: the user's (``~/.claude/settings.json``, then ccx's own
+``$CCX_CONFIG_DIR/settings.json``, default ``~/.ccx/settings.json``), the
+project's ``.claude/settings.json``, its ``.claude/settings.local.json``,
+``--settings`` (a file or JSON), and last the machine's managed policy file
+(``managed_settings_file``), which nothing overrides. Permission rule lists and
+hooks add up across sources (each rule remembers where it came from); every
+other key is taken from the highest-priority source that sets it, dicts merged
+shallowly. ``permissions.disableBypassPermissionsMode: "disable"`` holds when
+any source says so. A broken file is reported in ``Settings.warnings`` and
+skipped, never raised.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import contextlib
 import fcntl
 import json
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,10 +34,31 @@ JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, 
 RULE_LISTS = ("allow", "ask", "deny")
 # What a project's settings may set before the folder is trusted (agent.permissions.trust): rules that
 # only restrict, and keys that neither run anything nor loosen a check.
-RESTRICTING_RULES = ("deny", "ask")
+RESTRICTING_RULES = ("deny", "ask", "disableBypassPermissionsMode")
 HARMLESS_KEYS = frozenset(
     {"$schema", "model", "fallbackModel", "autoCompactWindow", "outputStyle"}  # words, no commands
 )
+# Where the machine's policy lives (Claude Code's paths); the variable moves it, for tests.
+MANAGED_FILES = {
+    "linux": Path("/etc/claude-code/managed-settings.json"),
+    "darwin": Path("/Library/Application Support/ClaudeCode/managed-settings.json"),
+}
+MANAGED_ENV = "CCX_MANAGED_SETTINGS_FILE"
+# The kinds of source, lowest priority first; --setting-sources names the first three.
+SOURCES = ("user", "project", "local")
+KINDS = ("user", "project", "local", "flag", "managed")
+FLAG_LABEL = "--settings"
+
+
+@dataclass(frozen=True)
+class SettingsSource:
+    """One source that was read: its kind (``KINDS``), its label (the file's path, or
+    ``--settings``) and its object as it applies (an untrusted project's trimmed)."""
+
+    kind: str
+    label: str
+    data: dict[str, Any]
+    written: dict[str, Any]  # the object as written, for the unknown-key check
 
 
 @dataclass
@@ -45,15 +71,24 @@ class Settings:
     deny: list[Rule] = field(default_factory=list)
     # Project files whose hooks, env, allow rules... were left out: the folder is not trusted.
     untrusted_ignored: list[Path] = field(default_factory=list)
-    # Which file set each top-level key last (hooks: every file that added some).
+    # Which source set each top-level key last (hooks: every file that added some).
     origins: dict[str, str] = field(default_factory=dict)
     # Hook commands a project's file configures: they run in the Bash sandbox.
     project_hook_commands: set[str] = field(default_factory=set)
+    sources: list[SettingsSource] = field(default_factory=list)  # lowest priority first
+    managed_hooks: dict[str, list[Any]] = field(default_factory=dict)
+
+    def kind_of(self, label: str) -> str | None:
+        """The kind of the source ``label`` names (user, project, local, flag, managed)."""
+        return next((s.kind for s in self.sources if s.label == label), None)
+
+    def origin_kind(self, key: str) -> str | None:
+        origin = self.origins.get(key)
+        return self.kind_of(origin) if origin is not None else None
 
     def from_project(self, key: str) -> bool:
         """Whether the value of ``key`` comes from a project's settings file."""
-        origin = self.origins.get(key)
-        return origin is not None and Path(origin).parent.name == ".claude"
+        return self.origin_kind(key) in ("project", "local")
 
     def get(self, key: str, default: JsonValue = None) -> JsonValue:
         """The value of ``key`` as written (the caller checks its type), else ``default``."""
@@ -74,9 +109,39 @@ class Settings:
         return mode if is_permission_mode(mode) else None
 
     @property
+    def bypass_disabled_by(self) -> str | None:
+        """The source that turns bypassPermissions off ("disable" anywhere holds), or None."""
+        for source in reversed(self.sources):
+            permissions = source.data.get("permissions")
+            if isinstance(permissions, dict) and (
+                permissions.get("disableBypassPermissionsMode") == "disable"
+            ):
+                return source.label
+        return None
+
+    @property
+    def hooks_disabled_by(self) -> str | None:
+        """The source whose ``disableAllHooks: true`` is in force, or None."""
+        if self.raw.get("disableAllHooks") is True:
+            return self.origins.get("disableAllHooks")
+        return None
+
+    @property
     def hooks(self) -> dict[str, list[Any]]:
+        """The hooks that run: none under a managed ``disableAllHooks``, only the managed
+        ones under another source's or under ``allowManagedHooksOnly`` from the policy."""
+        disabled = self.hooks_disabled_by
+        if disabled is not None and self.kind_of(disabled) == "managed":
+            return {}
+        if disabled is not None or self._managed_only_hooks:
+            return self.managed_hooks
         hooks = self.raw.get("hooks")
         return hooks if isinstance(hooks, dict) else {}
+
+    @property
+    def _managed_only_hooks(self) -> bool:
+        managed = next((s for s in self.sources if s.kind == "managed"), None)
+        return managed is not None and managed.data.get("allowManagedHooksOnly") is True
 
     @property
     def env(self) -> dict[str, str]:
@@ -84,6 +149,28 @@ class Settings:
         if not isinstance(env, dict):
             return {}
         return {str(k): _env_value(v) for k, v in env.items() if v is not None}
+
+    @property
+    def managed_env(self) -> dict[str, str]:
+        """The policy's ``env``: it wins over the environment ccx starts in."""
+        managed = next((s for s in self.sources if s.kind == "managed"), None)
+        env = managed.data.get("env") if managed is not None else None
+        if not isinstance(env, dict):
+            return {}
+        return {str(k): _env_value(v) for k, v in env.items() if v is not None}
+
+    @property
+    def additional_directories(self) -> list[str]:
+        """``permissions.additionalDirectories`` from every source, as written."""
+        found: list[str] = []
+        for source in self.sources:
+            permissions = source.data.get("permissions")
+            value = (
+                permissions.get("additionalDirectories") if isinstance(permissions, dict) else None
+            )
+            if isinstance(value, list):
+                found += [v for v in value if isinstance(v, str) and v.strip()]
+        return list(dict.fromkeys(found))
 
     @property
     def auto_compact_window(self) -> JsonValue:
@@ -122,10 +209,16 @@ def project_root(cwd: Path) -> Path:
     return cwd
 
 
-def settings_files(cwd: Path, config_dir_path: Path | None = None) -> list[Path]:
-    """The settings files that apply in ``cwd``, lowest priority first."""
+def user_settings_files(config_dir_path: Path | None = None) -> list[Path]:
+    """The user's settings files, lowest priority first: Claude Code's, then ccx's own."""
     user_dir = config_dir_path if config_dir_path is not None else config_dir()
-    return [user_dir / "settings.json", *project_settings_files(project_root(cwd))]
+    return [Path.home() / ".claude" / "settings.json", user_dir / "settings.json"]
+
+
+def settings_files(cwd: Path, config_dir_path: Path | None = None) -> list[Path]:
+    """The user's and project's settings files that apply in ``cwd``, lowest priority first
+    (the managed file is ``managed_settings_file``)."""
+    return [*user_settings_files(config_dir_path), *project_settings_files(project_root(cwd))]
 
 
 def project_settings_files(root: Path) -> list[Path]:
@@ -133,7 +226,13 @@ def project_settings_files(root: Path) -> list[Path]:
     return [root / ".claude" / "settings.json", root / ".claude" / "settings.local.json"]
 
 
-SOURCES = ("user", "project", "local")  # settings_files' order: --setting-sources names
+def managed_settings_file() -> Path | None:
+    """The machine's policy file: ``$CCX_MANAGED_SETTINGS_FILE`` when set (tests use it),
+    else Claude Code's path for this system (None where it has none)."""
+    configured = os.environ.get(MANAGED_ENV)
+    if configured:
+        return Path(configured).expanduser()
+    return MANAGED_FILES.get(sys.platform)
 
 
 def load_settings(
@@ -141,15 +240,20 @@ def load_settings(
     config_dir: Path | None = None,
     trusted: bool = True,
     sources: Sequence[str] | None = None,
+    flag: dict[str, Any] | None = None,
 ) -> Settings:
     """The merged settings; with ``trusted`` false, the project's files contribute only what
     ``untrusted_view`` keeps (see agent.permissions.trust); ``sources`` (user, project,
-    local) limits which files are read at all (None: every one)."""
+    local) limits which files are read at all (None: every one); ``flag``: the object
+    ``--settings`` gave. The managed file is always read, last."""
     settings = Settings()
     seen: set[Path] = set()
-    user_file, *project_files = settings_files(cwd, config_dir)
-    for source, path in zip(SOURCES, (user_file, *project_files), strict=True):
-        if sources is not None and source not in sources:
+    user_files = user_settings_files(config_dir)
+    project_files = project_settings_files(project_root(cwd))
+    files = [("user", p) for p in user_files]
+    files += [("project", project_files[0]), ("local", project_files[1])]
+    for kind, path in files:
+        if sources is not None and kind not in sources:
             continue
         resolved = path.resolve()
         if resolved in seen:
@@ -158,16 +262,30 @@ def load_settings(
         data = _read_json(path, settings.warnings)
         if data is None:
             continue
-        if not trusted and path in project_files:
-            kept = untrusted_view(data)
-            if kept != data:
+        written = data
+        if not trusted and kind != "user":
+            data = untrusted_view(data)
+            if data != written:
                 settings.untrusted_ignored.append(path)
-            data = kept
         settings.files.append(path)
-        merge_settings(settings, data, source=str(path))
-        if path in project_files:
+        _add_source(settings, SettingsSource(kind, str(path), data, written))
+        if kind != "user":
             settings.project_hook_commands |= set(_hook_commands(data.get("hooks")))
+    if flag is not None:
+        _add_source(settings, SettingsSource("flag", FLAG_LABEL, flag, flag))
+    managed = managed_settings_file()
+    data = _read_json(managed, settings.warnings) if managed is not None else None
+    if managed is not None and data is not None:
+        settings.files.append(managed)
+        _add_source(settings, SettingsSource("managed", str(managed), data, data))
+        hooks = data.get("hooks")
+        settings.managed_hooks = dict(hooks) if isinstance(hooks, dict) else {}
     return settings
+
+
+def _add_source(settings: Settings, source: SettingsSource) -> None:
+    settings.sources.append(source)
+    merge_settings(settings, source.data, source=source.label)
 
 
 def _hook_commands(hooks: Any) -> list[str]:

@@ -77,7 +77,11 @@ def _enabled_by(path: Path) -> list[str]:
     status_line = data.get("statusLine")
     if isinstance(status_line, dict) and status_line.get("command"):
         found.append(f"status line command ({short_list([status_line['command']])})")
-    others = sorted(set(data) - {"hooks", "env", "permissions", "statusLine"} - HARMLESS_KEYS)
+    helper = data.get("apiKeyHelper")
+    if isinstance(helper, str) and helper.strip():
+        found.append(f"apiKeyHelper command ({short_list([helper])})")
+    known = {"hooks", "env", "permissions", "statusLine", "apiKeyHelper"}
+    others = sorted(set(data) - known - HARMLESS_KEYS)
     if others:
         found.append(f"other settings ({short_list(others)})")
     return [f"{path.name}: {item}" for item in found]

@@ -57,6 +57,8 @@ class Ccx:
             "ANTHROPIC_API_KEY": "test-key",
             "CCX_CONFIG_DIR": str(config),
             "HOME": str(config.parent / "home"),
+            # No machine's managed policy: a test writes one here when it wants one.
+            "CCX_MANAGED_SETTINGS_FILE": str(config.parent / "managed-settings.json"),
             "CCX_STRICT_INVARIANTS": "1",
             "CCX_RETRY_BASE_DELAY_MS": "5",
             "CCX_WARM": "0",  # no warm worker left behind (tests/e2e/test_warm_worker.py has one)

@@ -333,3 +333,17 @@ async def test_rg_engine_without_rg(
     assert result.is_error and "not installed" in result.output
     result = await call(GrepTool(), pattern="needle")
     assert result.meta["engine"] == "python"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+async def test_respect_gitignore_off_searches_what_gitignore_lists(
+    grep_tree: Path, ctx: ToolContext, call: Call, engine: str
+) -> None:
+    """respectGitignore false: build/ and the nested .gitignore's file are searched; .ignore
+    (not git's) still applies, as Claude Code's setting leaves it."""
+    ctx.respect_gitignore = False
+    result = await grep(call, engine, pattern="needle")
+    found = result.output.splitlines()[1:]
+    assert "src/nested/gen.py" in found and "debug.log" in found
+    assert any(line.startswith("build/") for line in found)
+    assert "src/secret.txt" not in found

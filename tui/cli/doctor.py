@@ -62,14 +62,16 @@ def credentials(cwd: Path) -> list[Finding]:
 
 def settings_and_model(cwd: Path, trusted: bool) -> list[Finding]:
     from agent.model.catalog import limits_for
-    from agent.permissions.settings import load_settings, settings_files
+    from agent.permissions.settings import load_settings, managed_settings_file, settings_files
+    from agent.permissions.settings_keys import key_warnings
     from tui.session.options import RunOptions
     from tui.session.session_model import chosen_model
 
     settings = load_settings(cwd, trusted=trusted)
     found: list[Finding] = []
     read = set(settings.files)
-    for path in settings_files(cwd):
+    managed = managed_settings_file()
+    for path in [*settings_files(cwd), *([managed] if managed is not None else [])]:
         if path in read:
             found.append(Finding("settings", "ok", f"read {path}"))
         elif path.exists():
@@ -81,6 +83,8 @@ def settings_and_model(cwd: Path, trusted: bool) -> list[Finding]:
             Finding("settings", "note", f"{path}: only harmless keys (folder not trusted)")
         )
     found += [Finding("settings", "problem", warning) for warning in settings.warnings]
+    ignored = key_warnings((source.label, source.written) for source in settings.sources)
+    found += [Finding("settings", "note", warning) for warning in ignored]
     name = chosen_model(RunOptions(cwd=cwd), settings)
     limits = limits_for(name.id)
     window = f"{_tokens(limits.context_window)} window, {_tokens(limits.max_output)} output"

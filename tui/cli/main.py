@@ -156,6 +156,13 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
                 "--permission-mode", help="default | acceptEdits | plan | bypassPermissions"
             ),
         ] = None,
+        skip_permissions: Annotated[
+            bool,
+            typer.Option(
+                "--dangerously-skip-permissions",
+                help="Same as --permission-mode bypassPermissions (unless settings turn it off)",
+            ),
+        ] = False,
         allowed_tools: Annotated[
             list[str] | None,
             typer.Option(
@@ -293,7 +300,7 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
         options = RunOptions(
             cwd=(cwd or Path.cwd()).resolve(),
             model=model,
-            permission_mode=permission_mode,
+            permission_mode=permission_mode or ("bypassPermissions" if skip_permissions else None),
             allowed_tools=allowed_tools or [],
             disallowed_tools=disallowed_tools or [],
             max_turns=max_turns,
@@ -358,7 +365,7 @@ def dispatch(parsed: ParsedArgs, interactive: Interactive | None = None) -> int:
     """Run what the command line asked for: a headless prompt, or an interactive session."""
     options = parsed.options
     if parsed.print_mode and parsed.input_format == "stream-json":
-        if message := _credentials_problem(options.cwd):
+        if message := _credentials_problem(options.cwd, options.settings):
             _report_missing_credentials(message, parsed.output_format)
             return 1
         return _run_stream(parsed)
@@ -425,7 +432,7 @@ def _run_one_prompt(parsed: ParsedArgs, piped: bool) -> int:
     be asked, so the project's own parts apply only if it was trusted before, and what
     stays off is said on stderr (stdout carries only the answer)."""
     options = parsed.options
-    if piped and (message := _credentials_problem(options.cwd)):
+    if piped and (message := _credentials_problem(options.cwd, options.settings)):
         # first, as in a terminal: without a key nothing else matters (`ccx < /dev/null` too)
         _report_missing_credentials(message, parsed.output_format)
         return 1
@@ -445,7 +452,7 @@ def _run_one_prompt(parsed: ParsedArgs, piped: bool) -> int:
     if is_blank(text):  # as Claude Code: refused before anything starts, exit 1
         print(f"ccx: {BLANK_PROMPT} Give ccx a prompt with words in it.", file=sys.stderr)
         return 1
-    if not piped and (message := _credentials_problem(options.cwd)):
+    if not piped and (message := _credentials_problem(options.cwd, options.settings)):
         _report_missing_credentials(message, parsed.output_format)
         return 1
     if piped:
@@ -481,12 +488,12 @@ def _headless_prompt(prompt: str | None) -> str:
     return f"{prompt}\n{piped}" if piped else prompt
 
 
-def _credentials_problem(cwd: Path) -> str | None:
+def _credentials_problem(cwd: Path, flag: str | None) -> str | None:
     import os
 
     from tui.session.credentials import check_credentials
 
-    return check_credentials(cwd, os.environ)
+    return check_credentials(cwd, os.environ, flag)
 
 
 def _report_missing_credentials(message: str, output_format: str) -> None:

@@ -48,6 +48,7 @@ from tools.task_list_tools import task_list_tools
 from tools.watching import FileWatcher
 from tui.session.after_tools import AfterTools
 from tui.session.context_setup import ContextParts, WindowSettings, build_subagent_context
+from tui.session.credentials import key_helper_for
 from tui.session.current_session import CurrentSession
 from tui.session.jobs_setup import build_jobs
 from tui.session.mcp_setup import build_mcp_servers, refresh_tools
@@ -75,6 +76,8 @@ from tui.session.session_model import (
     user_id,
 )
 from tui.session.session_setup import (
+    clean_old_transcripts,
+    company_announcement,
     load_session_settings,
     open_session,
     permission_gate,
@@ -82,7 +85,7 @@ from tui.session.session_setup import (
     watch_transcript,
 )
 from tui.session.subagents import ParentSession, Subagents
-from tui.session.system_prompt import SystemPrompt
+from tui.session.system_prompt import SystemPrompt, commit_trailer
 from tui.session.web_searcher import WebSearcher, connect_web_search
 
 ApprovePlan = Callable[[str], Awaitable[bool]]
@@ -114,7 +117,7 @@ def assemble_runtime(
     settings, launch_env = load_session_settings(options, cwd, notify)
     name = chosen_model(options, settings)
     thinking = thinking_choice(options, settings)
-    gate = permission_gate(options, settings, cwd)
+    gate = permission_gate(options, settings, cwd, notify)
     models = SessionModel(name, thinking, in_plan=gate.mode == "plan")
     remember = partial(remember_rule, cwd, notify)
 
@@ -130,6 +133,9 @@ def assemble_runtime(
         )
     session = opened.session
     watch_transcript(session, file_state, notify)
+    clean_old_transcripts(settings, session.path, notify)
+    if (announcement := company_announcement(settings)) is not None:
+        notify(announcement, "info")
     roots = [gate.project_root, *gate.work_dirs]  # imports stay inside these
     memory = MemoryFiles(cwd, roots=roots, read_denied=gate.read_denied)
     from_project, from_user = options.reads("project"), options.reads("user")
@@ -177,13 +183,18 @@ def assemble_runtime(
         replaced=options.system_prompt,
         appended=options.append_system_prompt,
         notify=notify,
+        commit_trailer=commit_trailer(settings),
     )
     prompt.load_memory()
     prompt.rebuild()
 
     # The tools: sandbox, jobs, subagents, skills, plan mode, MCP servers; the runner.
     tool_context = ToolContext(
-        cwd=cwd, file_state=file_state, session_dir=session.folder, read_denied=gate.read_denied
+        cwd=cwd,
+        file_state=file_state,
+        session_dir=session.folder,
+        read_denied=gate.read_denied,
+        respect_gitignore=settings.get("respectGitignore") is not False,
     )
     watcher = FileWatcher(file_state)
     if options.watch_files:
@@ -264,6 +275,7 @@ def assemble_runtime(
 
     # The loop, and the context manager plugged into it (history restored on resume).
     client = ModelClient(emit=emit)
+    client.key_helper = key_helper_for(settings, cwd, notify)
     client.raw_events = options.stream_events
     costs = CostTracker()
     bash_tools = [tool for tool in shaped.tools if isinstance(tool, BashTool)]

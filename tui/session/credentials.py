@@ -16,14 +16,22 @@ What counts as configured:
   key (``check_credentials``), which a local proxy ignores or replaces.
 
 Keys may also come from the ``env`` block of a settings file, as the runtime
-applies it; ``session_env`` merges that in.
+applies it; ``session_env`` merges that in. A settings file's ``apiKeyHelper``
+(a command that prints the key) counts as configured.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from agent.model.api_key_helper import ApiKeyHelper
+    from agent.permissions.settings import Settings
+    from tui.session.notify import Notify
 
 KEY_VARIABLES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 PROVIDER_VARIABLES = ("CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX")
@@ -37,7 +45,8 @@ Set one of these and run ccx again:
   export ANTHROPIC_BASE_URL=https://...     an Anthropic-compatible gateway (with a key or token)
   export CLAUDE_CODE_USE_BEDROCK=1          Amazon Bedrock, with your AWS credentials
   export CLAUDE_CODE_USE_VERTEX=1           Google Vertex AI, with your gcloud credentials
-They can also go in the "env" block of ~/.ccx/settings.json.
+They can also go in the "env" block of ~/.claude/settings.json, or an
+"apiKeyHelper" there can name a command that prints the key.
 
 No key yet? Run `ccx demo` for an offline tour with a scripted model."""
 
@@ -70,27 +79,59 @@ def missing_credentials_message(env: Mapping[str, str]) -> str | None:
     return "ccx: no API credentials found.\n\n" + HOW_TO
 
 
-def session_env(cwd: Path, environ: Mapping[str, str]) -> dict[str, str]:
-    """``environ`` with the settings files' ``env`` block under it, as a session will see it."""
-    from agent.permissions.settings import load_settings
+def session_env(
+    cwd: Path, environ: Mapping[str, str], flag: str | None = None
+) -> tuple[dict[str, str], bool]:
+    """``environ`` with the settings' ``env`` block under it, as a session will see it, and
+    whether the settings name an ``apiKeyHelper`` (``flag``: --settings as given)."""
+    from agent.permissions.settings import load_settings, read_settings_arg
 
     try:
-        settings_env = load_settings(cwd).env
+        settings = load_settings(cwd, flag=read_settings_arg(flag) if flag else None)
     except Exception:  # a settings problem is reported by the session itself, later
-        settings_env = {}
-    return {**settings_env, **environ}
+        return dict(environ), False
+    helper = settings.get("apiKeyHelper")
+    return {**settings.env, **environ}, isinstance(helper, str) and bool(helper.strip())
 
 
-def check_credentials(cwd: Path, environ: MutableMapping[str, str]) -> str | None:
+def check_credentials(
+    cwd: Path, environ: MutableMapping[str, str], flag: str | None = None
+) -> str | None:
     """What to tell the user when no model can be reached from ``cwd``; None when one can.
 
     A local endpoint configured without a key gets a placeholder key in
-    ``environ``, since the SDK will not send a request with no credential.
+    ``environ``, since the SDK will not send a request with no credential; an
+    ``apiKeyHelper`` counts as a key (the session runs it when a request needs one).
     """
-    env = session_env(cwd, environ)
-    message = missing_credentials_message(env)
-    if message is None and not any(
-        _set(env, name) for name in (*KEY_VARIABLES, *PROVIDER_VARIABLES)
-    ):
+    env, helper = session_env(cwd, environ, flag)
+    message = None if helper else missing_credentials_message(env)
+    keyless = not any(_set(env, name) for name in (*KEY_VARIABLES, *PROVIDER_VARIABLES))
+    if message is None and keyless and is_local_url(env.get("ANTHROPIC_BASE_URL", "")):
         environ["ANTHROPIC_API_KEY"] = LOCAL_PLACEHOLDER_KEY
     return message
+
+
+def key_helper_for(settings: Settings, cwd: Path, notify: Notify) -> ApiKeyHelper | None:
+    """The session's apiKeyHelper, or None: none is set, the provider is a cloud's, or a
+    key in the environment wins over it (as in Claude Code)."""
+    from agent.model.api_key_helper import ApiKeyHelper
+
+    command = settings.get("apiKeyHelper")
+    if command is None:
+        return None
+    if not isinstance(command, str) or not command.strip():
+        notify("Ignoring apiKeyHelper: it must be a command (a string)", "warning")
+        return None
+    if any(_set(os.environ, name) for name in PROVIDER_VARIABLES):
+        notify("Ignoring apiKeyHelper: the model is reached through a cloud provider", "info")
+        return None
+    if _set(os.environ, "ANTHROPIC_AUTH_TOKEN") or (
+        _set(os.environ, "ANTHROPIC_API_KEY")
+        and os.environ["ANTHROPIC_API_KEY"] != LOCAL_PLACEHOLDER_KEY
+    ):
+        notify("Not running apiKeyHelper: a key in the environment is used instead", "info")
+        return None
+    helper = ApiKeyHelper(command, cwd)
+    if helper.warning is not None:
+        notify(helper.warning, "warning")
+    return helper

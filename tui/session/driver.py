@@ -47,6 +47,7 @@ from agent.sessions.session import (
 )
 from compaction.thresholds import ContextState
 from tools.skill import SkillTool
+from tui.commands import settings_view  # noqa: F401 - registers /config and /status
 from tui.commands.builtin import (
     builtin_commands,
     builtin_names,

@@ -51,7 +51,7 @@ from tui.session.output_style import OutputStyleChoice
 from tui.session.sandbox_setup import SandboxSetup
 from tui.session.session_hooks import SessionHooks
 from tui.session.session_model import SessionModel
-from tui.session.session_setup import remember_rule, watch_transcript
+from tui.session.session_setup import bypass_refusal, remember_rule, watch_transcript
 from tui.session.subagents import Subagents
 from tui.session.system_prompt import SystemPrompt
 
@@ -238,6 +238,9 @@ class Runtime:
         """Every change of mode (Shift-Tab, /plan, an approved plan) passes here, and says so."""
         if not is_permission_mode(mode):
             raise ValueError(f"unknown permission mode {mode!r}")
+        disabled_by = self.settings.bypass_disabled_by
+        if mode == "bypassPermissions" and disabled_by is not None:
+            raise ValueError(bypass_refusal(disabled_by))
         previous, self.gate.mode = self.gate.mode, mode
         if self.models.name.opusplan:  # opus while planning, sonnet for the work
             self.use_model(self.models.name.for_mode(mode == "plan"))

@@ -30,7 +30,13 @@ from typing import Any
 from agent.core.events import NoticeLevel
 from agent.permissions.gate import PermissionGate
 from agent.permissions.safe_git import hooks_path
-from agent.permissions.settings import Settings, project_root, settings_files
+from agent.permissions.settings import (
+    MANAGED_ENV,
+    Settings,
+    managed_settings_file,
+    project_root,
+    user_settings_files,
+)
 from tools.sandbox import SandboxPolicy, choose_backend, landlock
 from tui.session.options import RunOptions
 from tui.warm import policy as warm
@@ -40,7 +46,15 @@ ENV_NETWORK = "CCX_SANDBOX_NETWORK"
 ENV_BACKEND = "CCX_SANDBOX_BACKEND"
 # Read only from the environment ccx starts in: a settings file's env cannot set them.
 LAUNCH_ONLY_VARIABLES = frozenset(
-    {ENV_SWITCH, ENV_NETWORK, ENV_BACKEND, "CCX_CONFIG_DIR", "CCX_WARM", "CCX_WARM_IDLE_S"}
+    {
+        ENV_SWITCH,
+        ENV_NETWORK,
+        ENV_BACKEND,
+        "CCX_CONFIG_DIR",
+        "CCX_WARM",
+        "CCX_WARM_IDLE_S",
+        MANAGED_ENV,  # a settings file must not move the policy that binds it
+    }
 )
 _ON = ("1", "true", "yes", "on")
 _OFF = ("0", "false", "no", "off")
@@ -65,15 +79,19 @@ def build_sandbox(
 
     A project's settings may tighten the sandbox but not loosen it: turning it
     off and ``allowWrite`` count only from the user's own settings file
-    (``user_settings``, default ``~/.ccx/settings.json``), so a repository
-    cannot switch off what protects the user from it; the network is off if
-    any file says so; ``denyRead`` adds up across files.
+    (``user_settings``, default ``~/.claude/settings.json`` and ``~/.ccx/settings.json``)
+    and the machine's managed file, so a repository cannot switch off what protects
+    the user from it; the network is off if any file says so; ``denyRead`` adds up
+    across files.
     """
     notices: list[tuple[str, NoticeLevel]] = []
-    user_file = user_settings or settings_files(cwd)[0]
+    own = [user_settings] if user_settings else [*user_settings_files(), managed_settings_file()]
     objects = _sandbox_objects(settings, notices)
-    user = next((obj for path, obj in objects if path == user_file), {})
-    project = [obj for path, obj in objects if path != user_file]
+    user: dict[str, Any] = {}
+    for path, obj in objects:  # lowest first: the later file's keys win
+        if path in own:
+            user = {**user, **obj}
+    project = [obj for path, obj in objects if path not in own]
     enabled_setting = user.get("enabled")
     if any(obj.get("enabled") is True for obj in project) and enabled_setting is None:
         enabled_setting = True

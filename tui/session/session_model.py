@@ -38,7 +38,7 @@ from agent.model.catalog import (
     limits_for,
     model_exists,
 )
-from agent.model.client import ModelClient
+from agent.model.client import ApiError, ModelClient
 from agent.model.thinking import ThinkingChoice, ThinkingError, choose
 from agent.permissions.settings import Settings
 from tui.session.options import RunOptions, StartupError
@@ -103,7 +103,11 @@ class SessionModel:
         if cached is not None:
             self.fetched[model] = cached
             return
-        limits = await fetch_limits(client.client, model)
+        try:
+            sdk = await client.ready_client()
+        except ApiError:
+            return  # no key yet: the request itself will say why
+        limits = await fetch_limits(sdk, model)
         if limits is not None:
             self.fetched[model] = limits
             limits_cache.store(config_dir(), model, limits)
@@ -185,7 +189,11 @@ async def check_model(client: ModelClient, model: str) -> str | None:
     or the Models API could not be asked (the request itself will tell)."""
     if os.environ.get("CCX_SKIP_MODELS_API"):
         return None
-    if await model_exists(client.client, model) is not False:
+    try:
+        sdk = await client.ready_client()
+    except ApiError:
+        return None  # no key yet: the request itself will say why
+    if await model_exists(sdk, model) is not False:
         return None
     return f"Unknown model {model!r}: the API does not serve it. Use {ALIAS_HINT}."
 

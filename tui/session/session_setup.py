@@ -12,6 +12,7 @@ in a transcript and says when it cannot be written.
 from __future__ import annotations
 
 import os
+import random
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,10 +24,11 @@ from agent.permissions.settings import (
     Settings,
     add_permission_rule,
     load_settings,
-    merge_settings,
     project_root,
     read_settings_arg,
 )
+from agent.permissions.settings_keys import key_warnings
+from agent.sessions.cleanup import DEFAULT_DAYS, remove_old_sessions
 from agent.sessions.session import (
     Session,
     SessionError,
@@ -46,14 +48,19 @@ def load_session_settings(
     """The merged settings (their ``env`` applied to this process where it sets nothing
     already), and the environment ccx started in, from before that (the sandbox's switches
     are read from it)."""
-    settings = load_settings(cwd, trusted=options.project_trusted, sources=options.setting_sources)
+    flag = None
     if options.settings is not None:
         try:
-            merge_settings(settings, read_settings_arg(options.settings), "--settings")
+            flag = read_settings_arg(options.settings)
         except ValueError as exc:
             raise StartupError(f"Bad --settings: {exc}") from exc
+    settings = load_settings(
+        cwd, trusted=options.project_trusted, sources=options.setting_sources, flag=flag
+    )
     for warning in settings.warnings:
         notify(warning)
+    for warning in key_warnings((s.label, s.written) for s in settings.sources):
+        notify(warning, "warning")
     for path in settings.untrusted_ignored:
         notify(
             f"This folder is not trusted, so {path} applies only its deny and ask rules "
@@ -62,6 +69,7 @@ def load_session_settings(
             "info",
         )
     launch_env = dict(os.environ)
+    managed_env = settings.managed_env
     for key, value in settings.env.items():
         if key in LAUNCH_ONLY_VARIABLES:
             notify(
@@ -70,15 +78,27 @@ def load_session_settings(
                 "warning",
             )
             continue
-        os.environ.setdefault(key, str(value))
+        if key in managed_env:  # the machine's policy wins over the environment too
+            os.environ[key] = managed_env[key]
+        else:
+            os.environ.setdefault(key, str(value))
     return settings, launch_env
 
 
-def permission_gate(options: RunOptions, settings: Settings, cwd: Path) -> PermissionGate:
-    """The gate for this session's mode and rules; StartupError for a bad mode or rule."""
+def permission_gate(
+    options: RunOptions, settings: Settings, cwd: Path, notify: Notify | None = None
+) -> PermissionGate:
+    """The gate for this session's mode and rules; StartupError for a bad mode or rule.
+    bypassPermissions turned off by a settings file starts in default mode instead,
+    said through ``notify``; ``permissions.additionalDirectories`` work as --add-dir."""
     mode = options.permission_mode or settings.permission_mode or "default"
     if mode not in MODES:
         raise StartupError(f"Unknown permission mode {mode!r}; use one of {', '.join(MODES)}")
+    disabled_by = settings.bypass_disabled_by
+    if mode == "bypassPermissions" and disabled_by is not None:
+        if notify is not None:
+            notify(bypass_refusal(disabled_by) + "; starting in default mode", "warning")
+        mode = "default"
     try:
         allow = settings.allow + [
             Rule.parse(r, source="cli") for r in split_rules(options.allowed_tools)
@@ -89,7 +109,10 @@ def permission_gate(options: RunOptions, settings: Settings, cwd: Path) -> Permi
     except ValueError as exc:
         raise StartupError(f"Bad permission rule: {exc}") from exc
     readable = [config_dir(), Path.home() / ".claude"]  # sessions, saved outputs, plans, skills
-    readable += [Path(d).resolve() for d in options.add_dirs]
+    work_dirs = [Path(d).resolve() for d in options.add_dirs]
+    work_dirs += settings_directories(settings, cwd, notify)
+    work_dirs = list(dict.fromkeys(work_dirs))
+    readable += work_dirs
     return PermissionGate(
         mode,
         allow,
@@ -99,8 +122,29 @@ def permission_gate(options: RunOptions, settings: Settings, cwd: Path) -> Permi
         project_root=project_root(cwd),
         read_dirs=readable,
         config_dir=config_dir(),
-        work_dirs=[Path(d).resolve() for d in options.add_dirs],
+        work_dirs=work_dirs,
     )
+
+
+def bypass_refusal(source: str) -> str:
+    """Why bypassPermissions cannot be used: ``source`` turns it off."""
+    return (
+        "Bypass permissions mode is turned off by permissions.disableBypassPermissionsMode "
+        f"in {source}"
+    )
+
+
+def settings_directories(settings: Settings, cwd: Path, notify: Notify | None) -> list[Path]:
+    """``permissions.additionalDirectories`` that exist (``~`` expanded, relative ones
+    from ``cwd``); each missing one is said through ``notify``."""
+    found = []
+    for text in settings.additional_directories:
+        path = (cwd / Path(text).expanduser()).resolve()
+        if path.is_dir():
+            found.append(path)
+        elif notify is not None:
+            notify(f"permissions.additionalDirectories: {text} is not a folder; ignored")
+    return found
 
 
 @dataclass
@@ -177,3 +221,29 @@ def remember_rule(cwd: Path, notify: Notify, rule: Rule) -> None:
             f"Could not save the rule {rule} to {target} ({reason}); "
             "it applies for the rest of this session only"
         )
+
+
+def clean_old_transcripts(settings: Settings, keep: Path, notify: Notify) -> None:
+    """``cleanupPeriodDays`` (default 30): transcripts older than that are deleted, never
+    the one this session writes."""
+    value = settings.get("cleanupPeriodDays")
+    days = DEFAULT_DAYS
+    if value is not None:
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            days = value
+        else:
+            notify(
+                f"Ignoring cleanupPeriodDays {value!r}: it must be a whole number of days, "
+                f"at least 1; keeping transcripts {DEFAULT_DAYS} days",
+                "warning",
+            )
+    remove_old_sessions(days, keep=keep)
+
+
+def company_announcement(settings: Settings) -> str | None:
+    """One of ``companyAnnouncements`` (chosen at random when there are several), or None."""
+    value = settings.get("companyAnnouncements")
+    texts = [t.strip() for t in value if isinstance(t, str) and t.strip()] if isinstance(
+        value, list
+    ) else []  # fmt: skip
+    return random.choice(texts) if texts else None

@@ -227,7 +227,10 @@ def build_status_line(
     project_sandbox: Sandbox | None = None,
 ) -> StatusLineRunner | None:
     """The session's runner, or None without a (valid) ``statusLine`` setting; ``notice``
-    says why a setting is ignored. A project's command runs in ``project_sandbox``."""
+    says why a setting is ignored. A project's command runs in ``project_sandbox``;
+    ``disableAllHooks`` turns the status line off too (its command is a hook's kin)."""
+    if settings.hooks_disabled_by is not None:
+        return None
     config, problem = status_line_config(settings.get("statusLine"))
     if problem is not None:
         notice(problem)

@@ -207,6 +207,7 @@ class Subagents:
             file_state=file_state,
             session_dir=parent.tool_context.session_dir,
             read_denied=parent.gate.read_denied,
+            respect_gitignore=parent.tool_context.respect_gitignore,
         )
         tools = self.tools_for(definition)
         runner = ToolRunner(
@@ -220,6 +221,7 @@ class Subagents:
         )
         client = ModelClient(client=main.client.client, policy=main.client.policy)
         client.emit = emit
+        client.key_helper = main.client.key_helper  # a rotated key reaches subagents too
         system = [text_block(definition.prompt), *parent.prompt.blocks[1:]]
         agent = Agent(
             config=AgentConfig(

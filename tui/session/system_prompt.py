@@ -14,6 +14,7 @@ from agent.core.messages import TextBlock, text_block
 from agent.instructions.memory import MemoryFile, MemoryFiles
 from agent.instructions.output_styles import style_section
 from agent.instructions.system_prompt import build_system_prompt
+from agent.permissions.settings import Settings
 from tui.session.notify import Notify
 from tui.session.output_style import OutputStyleChoice
 from tui.session.session_model import SessionModel
@@ -32,9 +33,12 @@ class SystemPrompt:
         replaced: str | None,
         appended: str | None,
         notify: Notify,
+        commit_trailer: str | None = None,
     ) -> None:
         """``replaced``: ``--system-prompt`` (it replaces ccx's instructions, not the context);
-        ``appended``: ``--append-system-prompt``."""
+        ``appended``: ``--append-system-prompt``; ``commit_trailer``: the co-author line
+        commits end with (``commit_trailer`` of the settings)."""
+        self.commit_trailer = commit_trailer
         self.cwd = cwd
         self.memory = memory
         self.skills_text = skills_text
@@ -64,7 +68,9 @@ class SystemPrompt:
 
     def rebuild(self) -> list[TextBlock]:
         """The prompt for the current model, memory files and style, as a new list."""
-        system = build_system_prompt(self.cwd, self.models.current, self.memory_files)
+        system = build_system_prompt(
+            self.cwd, self.models.current, self.memory_files, commit_trailer=self.commit_trailer
+        )
         if self.replaced is not None:
             custom = self.replaced.strip()
             system = ([text_block(custom)] if custom else []) + system[1:]
@@ -76,3 +82,17 @@ class SystemPrompt:
             system[-1] = {**system[-1], "text": system[-1]["text"] + "\n\n" + self.skills_text}
         self.blocks = system
         return system
+
+
+CO_AUTHOR = "Co-Authored-By: Claude <noreply@anthropic.com>"
+
+
+def commit_trailer(settings: Settings) -> str | None:
+    """The line commits end with: ``attribution.commit`` when set ("" for none), else the
+    co-author line unless ``includeCoAuthoredBy`` is false (Claude Code's keys)."""
+    attribution = settings.get("attribution")
+    if isinstance(attribution, dict) and isinstance(attribution.get("commit"), str):
+        return str(attribution["commit"]).strip() or None
+    if settings.get("includeCoAuthoredBy") is False:
+        return None
+    return CO_AUTHOR

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,7 +77,8 @@ def apply_updates(driver: SessionDriver, updates: Any) -> None:
         if not isinstance(update, dict):
             continue
         if update.get("type") == "setMode" and isinstance(update.get("mode"), str):
-            driver.set_mode(update["mode"])
+            with contextlib.suppress(ValueError):  # a mode refused (bypass turned off) is not set
+                driver.set_mode(update["mode"])
         if update.get("type") != "addRules":
             continue
         behavior = update.get("behavior")
