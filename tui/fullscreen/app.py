@@ -45,6 +45,7 @@ try:
     )
     from tui.fullscreen.bridge import AgentBridge
     from tui.fullscreen.event_view import EventView
+    from tui.fullscreen.rewind_flow import RewindFlow
     from tui.fullscreen.screens.asking import show_permission, show_plan, show_trust
     from tui.fullscreen.widgets.footer import StatusFooter
     from tui.fullscreen.widgets.prompt_box import PromptBox, PromptInput
@@ -68,7 +69,6 @@ if TYPE_CHECKING:
 
 HISTORY_PASTE_CHARS = 10_000  # a longer prompt goes to the history file with its pastes folded
 QUIT_PRESS_S = 1.5  # ctrl+c twice within this on an empty prompt quits, as in Claude Code
-REWIND_PRESS_S = 0.8  # esc twice within this on an idle, empty prompt: the rewind picker
 TYPING_PAUSE_S = 0.15  # keys closer together than this are "still typing"
 FIRST_PAINT_ENV = "CCX_FIRST_PAINT_FILE"
 
@@ -122,7 +122,16 @@ class CcxApp(App[int]):
         self.queue: list[Job] = []
         self.ready = False
         self.last_ctrl_c = float("-inf")
-        self.last_idle_escape = float("-inf")
+        self.rewind = RewindFlow(
+            self,
+            self.bridge,
+            cwd=lambda: self.options.cwd if self.options is not None else None,
+            status=lambda: self.query_one(StatusLine),
+            prompt=lambda: self.query_one(PromptInput),
+            transcript=lambda: self.query_one(Transcript),
+            idle=lambda: self.ready and self.running is None and not self.queue,
+            run_command=self._run_command,
+        )
         self.theme_warning = self._apply_theme()
         self.project_history_loaded = False  # the project's past prompts, once, when ready
         self.file_index: ProjectIndex | None = None  # the project's paths, for @ completion
@@ -258,7 +267,7 @@ class CcxApp(App[int]):
             self.pick_model(self.status)
             return
         if name == "rewind" and len(text.split()) == 1:  # bare: the picker, as Esc Esc opens
-            self.run_worker(self._open_rewind(), exclusive=True, group="rewind")
+            self.rewind.open()
             return
         if name == "resume":
             self.query_one(Transcript).add_user(text)
@@ -269,6 +278,11 @@ class CcxApp(App[int]):
         shown = shown if shown != text else None
         widget = self.query_one(Transcript).add_user(shown or text, queued=self.running is not None)
         self.queue.append(Job(kind, text, widget, shown=shown))
+        self.pump()
+
+    def _run_command(self, text: str) -> None:
+        """A slash command queued without echoing it (its result line says it all)."""
+        self.queue.append(Job("command", text, None))
         self.pump()
 
     def pump(self) -> None:
@@ -284,7 +298,7 @@ class CcxApp(App[int]):
 
     def action_interrupt(self) -> None:
         if self.running is None:
-            self._idle_escape()
+            self.rewind.escape()
             return
         self.bridge.interrupt()
         self.query_one(StatusLine).show("Interrupting…", hint="")
@@ -297,50 +311,9 @@ class CcxApp(App[int]):
         if texts and not prompt.text:
             prompt.text = "\n".join(texts)  # queued prompts come back for editing
 
-    def _idle_escape(self) -> None:
-        """Esc on an idle, empty prompt; a second one soon after opens the rewind picker."""
-        if self.query_one(PromptInput).text or not self.ready or self.queue:
-            return
-        now = time.monotonic()
-        if now - self.last_idle_escape > REWIND_PRESS_S:
-            self.last_idle_escape = now
-            self.query_one(StatusLine).note("Esc again to rewind to an earlier prompt", 1.5)
-            return
-        self.last_idle_escape = float("-inf")
-        self.run_worker(self._open_rewind(), exclusive=True, group="rewind")
-
-    async def _open_rewind(self) -> None:
-        from tui.fullscreen.screens.rewind import RewindScreen
-
-        points = await asyncio.wrap_future(self.bridge.rewind_points())
-        if self.running is not None:  # /rewind typed while ccx works, or a prompt sent since
-            self.query_one(StatusLine).note("Finish or stop (esc) the turn to rewind", 3.0)
-            return
-        if isinstance(self.screen, ModalScreen):
-            return  # a dialog opened meanwhile
-        if not points:
-            self.query_one(StatusLine).note("No prompt to rewind to yet", 3.0)
-            return
-        cwd = self.options.cwd if self.options is not None else None
-        self.push_screen(RewindScreen(points, cwd), self._rewind_chosen)
-
-    def _rewind_chosen(self, choice: tuple[int, bool] | None) -> None:
-        if choice is not None:  # run as a command, not echoed: its result line says it all
-            number, files = choice
-            self.queue.append(Job("command", f"/rewind {number}{' files' * files}", None))
-            self.pump()
-
     async def on_conversation_rewound(self, message: ConversationRewound) -> None:
-        """The conversation drawn as it now is, the prompt's text back in the input."""
-        if not self.live:
-            return
-        transcript = self.query_one(Transcript)
-        await transcript.clear_all()
-        await transcript.load_history(message.history)
-        prompt = self.query_one(PromptInput)
-        if not prompt.text:
-            prompt.text = message.text
-            prompt.move_cursor(prompt.document.end)
+        if self.live:
+            await self.rewind.show(message)
 
     def on_text_selected(self, _event: events.TextSelected) -> None:
         """A drag that selected text copies it, as selecting does in a terminal."""
