@@ -5,7 +5,9 @@ official ``mcp`` package), initializes, lists the tools, then waits until it
 is told to stop. Its state (connecting, connected, failed with the error) is
 what ``/mcp`` shows. A call has a deadline (``MCP_TOOL_TIMEOUT`` in ms, as in
 Claude Code) and a closed connection fails the call at once, so a dying or
-hanging server ends in a tool error, never a stuck turn.
+hanging server ends in a tool error, never a stuck turn. A server that had
+connected and then died is started again by the next call to one of its tools
+(``revive``), as Claude Code reconnects; one stopped on purpose stays stopped.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from typing import Any
 from agent.mcp.config import ServerConfig
 from agent.mcp.sdk_transport import SdkSend, sdk_streams
 
-CONNECT_TIMEOUT_S = 30.0  # MCP_TIMEOUT (ms) overrides, as in Claude Code
-TOOL_TIMEOUT_S = 120.0  # MCP_TOOL_TIMEOUT (ms) overrides
+CONNECT_TIMEOUT_S = 30.0  # MCP_TIMEOUT (ms) overrides: Claude Code's default, 30 s
+TOOL_TIMEOUT_S = 100_000.0  # MCP_TOOL_TIMEOUT (ms) overrides: Claude Code's default, 1e8 ms
 STDERR_TAIL = 400
 
 
@@ -56,9 +58,13 @@ class ServerConnection:
         self._task: asyncio.Task[None] | None = None
         self._stderr: Any = None
         self._stderr_text = ""
+        self.ever_connected = False  # its tools are known: a call may start it again
+        self.stopped = False  # stopped on purpose (/mcp, the session's end): never revived
+        self.restarts = 0
 
     def start(self) -> asyncio.Task[None]:
-        self.state = "connecting"
+        self.state, self.error = "connecting", None
+        self._stop = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp {self.name}")
         return self._task
 
@@ -72,7 +78,31 @@ class ServerConnection:
         while self.state == "connecting" and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.02)
 
+    async def revive(self) -> bool:
+        """Before a call: start the server again if it had connected and then died (True
+        when it was restarted); McpCallError if it cannot be."""
+        if self.state == "connecting":
+            await self.wait_connected(timeout_setting("MCP_TIMEOUT", CONNECT_TIMEOUT_S))
+        if self.state == "connected" or not self.ever_connected or self.stopped:
+            return False
+        why = self.error or "its connection closed"
+        old = self._task
+        if old is not None and not old.done():  # its end must not overwrite the new state
+            self._stop.set()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(old), 5)
+        self.restarts += 1
+        self.start()
+        await self.wait_connected(timeout_setting("MCP_TIMEOUT", CONNECT_TIMEOUT_S))
+        if self.state != "connected":
+            raise McpCallError(
+                f"MCP server {self.name!r} had stopped ({why}) and could not be restarted: "
+                f"{self.describe()}"
+            )
+        return True
+
     async def stop(self) -> None:
+        self.stopped = True
         self._stop.set()
         if self._task is not None and not self._task.done():
             try:
@@ -140,12 +170,14 @@ class ServerConnection:
                 self.tools = list(listed.tools)
                 self.prompts = await _prompts(session, init.capabilities, timeout)
                 self._session = session
-                self.state = "connected"
+                self.state, self.ever_connected = "connected", True
                 self.on_change()
                 await _first(self._stop.wait(), closed.wait())
                 if not self._stop.is_set():  # the server went away while idle
                     self._fail(f"the server closed the connection{self._stderr_tail()}")
         except asyncio.CancelledError:
+            if self.state == "connecting":  # stopped before it answered: not a live server
+                self.state, self.error = "failed", "stopped while starting"
             raise
         except BaseException as exc:  # ExceptionGroups from the transport's task groups too
             if not self._stop.is_set() and self.state != "failed":

@@ -44,7 +44,7 @@ from tools.jobs import JobRegistry
 from tools.structured_output import StructuredOutputTool
 from tools.watching import FileWatcher
 from tui.session.current_session import CurrentSession
-from tui.session.mcp_setup import start_mcp_servers
+from tui.session.mcp_setup import McpToolList, start_mcp_servers
 from tui.session.options import RunOptions
 from tui.session.output_style import OutputStyleChoice
 from tui.session.sandbox_setup import SandboxSetup
@@ -81,6 +81,7 @@ class Runtime:
     jobs: JobRegistry
     subagents: Subagents
     mcp: McpServers
+    mcp_tools: McpToolList  # the MCP tools requests carry: published at turn boundaries
     runner: ToolRunner  # the tools the model has now (MCP servers add theirs as they connect)
     agent: Agent
     structured: StructuredOutputTool | None  # --json-schema
@@ -265,6 +266,7 @@ class Runtime:
         self.agent.policy = self.context
         self.nested_instructions.clear()
         self.mcp.forget_announced()
+        self.mcp_tools.forget()
         self.rebuild_system_prompt(reload_memory=True)
 
     # -- the end -----------------------------------------------------------------------------
