@@ -152,7 +152,8 @@ class Runtime:
         await self.refresh_model_limits()
         await self.run_session_start("resume" if self.resumed else "startup")
         if self.options.headless:  # a -p run has one prompt: its servers must be there for it
-            await self.mcp.wait()
+            await self.mcp.wait()  # bounded: see agent.mcp.servers
+        self.mcp_tools.turn_started()  # nothing is sent yet: a turn boundary
 
     async def refresh_model_limits(self) -> None:
         await self.models.refresh_limits(self.agent.client)
