@@ -58,6 +58,7 @@ class ServerConnection:
         self._task: asyncio.Task[None] | None = None
         self._stderr: Any = None
         self._stderr_text = ""
+        self._process: Any = None  # a stdio server's process, where the transport shows it
         self.ever_connected = False  # its tools are known: a call may start it again
         self.stopped = False  # stopped on purpose (/mcp, the session's end): never revived
         self.restarts = 0
@@ -104,9 +105,15 @@ class ServerConnection:
     async def stop(self) -> None:
         self.stopped = True
         self._stop.set()
+        # A server that never answered has nothing to shut down gracefully: its task is
+        # cancelled at once, its process killed (the transport would give it seconds to exit).
+        starting = self.state == "connecting"
+        if starting and self._process is not None:
+            with contextlib.suppress(ProcessLookupError, OSError):
+                self._process.kill()
         if self._task is not None and not self._task.done():
             try:
-                await asyncio.wait_for(asyncio.shield(self._task), 5)
+                await asyncio.wait_for(asyncio.shield(self._task), 0 if starting else 5)
             except (TimeoutError, asyncio.CancelledError, Exception):
                 self._task.cancel()
                 with contextlib.suppress(BaseException):
@@ -205,9 +212,12 @@ class ServerConnection:
             with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
                 self._stderr = errlog
                 try:
-                    async with stdio_client(params, errlog=errlog) as streams:
+                    transport = stdio_client(params, errlog=errlog)
+                    async with transport as streams:
+                        self._process = _spawned_process(transport)
                         yield streams[0], streams[1]
                 finally:
+                    self._process = None
                     self._stderr_text = self._read_stderr()
                     self._stderr = None
         elif config.transport == "sdk":
@@ -271,6 +281,15 @@ async def _watched(read: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
         task.cancel()
         with contextlib.suppress(BaseException):
             await task
+
+
+def _spawned_process(transport: Any) -> Any:
+    """The server process ``stdio_client`` started (a local of its generator while it runs),
+    or None where the package keeps it elsewhere: only used to end a server that never
+    answered without the transport's grace period."""
+    frame = getattr(getattr(transport, "gen", None), "ag_frame", None)
+    process = frame.f_locals.get("process") if frame is not None else None
+    return process if callable(getattr(process, "kill", None)) else None
 
 
 async def _prompts(session: Any, capabilities: Any, timeout: float) -> list[Any]:

@@ -92,7 +92,8 @@ class McpServers:
         def limit(connection: ServerConnection) -> float:
             if timeout is not None:
                 return timeout
-            return full if connection.config.scope == "dynamic" else short
+            # (a second past MCP_TIMEOUT: the connection's own deadline starts a little later)
+            return full + 1 if connection.config.scope == "dynamic" else short
 
         await asyncio.gather(*(c.wait_connected(limit(c)) for c in self.connections.values()))
 
