@@ -154,6 +154,9 @@ class ServerConnection:
     # -- the task -------------------------------------------------------------------------
 
     async def _run(self) -> None:
+        # The mcp package takes a while to import (its __init__ loads client, server and
+        # every type): off the event loop, so a -p run's bounded wait keeps to its time.
+        await asyncio.to_thread(_import_client)
         from mcp.client.session import ClientSession
 
         try:
@@ -281,6 +284,11 @@ async def _watched(read: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
         task.cancel()
         with contextlib.suppress(BaseException):
             await task
+
+
+def _import_client() -> None:
+    import mcp.client.session
+    import mcp.client.stdio  # noqa: F401  # the transport most servers use
 
 
 def _spawned_process(transport: Any) -> Any:
