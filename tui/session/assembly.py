@@ -213,6 +213,7 @@ def assemble_runtime(
         tool_context,
         context_for=partial(build_subagent_context, window),
         agent=lambda: agent,
+        refresh_tools=lambda: mcp_tools.refresh(),
     )
     subagents = Subagents(definitions, options.subagents, parent, tuple(options.agents))
 
