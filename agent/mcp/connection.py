@@ -154,9 +154,6 @@ class ServerConnection:
     # -- the task -------------------------------------------------------------------------
 
     async def _run(self) -> None:
-        # The mcp package takes a while to import (its __init__ loads client, server and
-        # every type): off the event loop, so a -p run's bounded wait keeps to its time.
-        await asyncio.to_thread(_import_client)
         from mcp.client.session import ClientSession
 
         try:
@@ -286,11 +283,6 @@ async def _watched(read: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
             await task
 
 
-def _import_client() -> None:
-    import mcp.client.session
-    import mcp.client.stdio  # noqa: F401  # the transport most servers use
-
-
 def _spawned_process(transport: Any) -> Any:
     """The server process ``stdio_client`` started (a local of its generator while it runs),
     or None where the package keeps it elsewhere: only used to end a server that never
@@ -327,6 +319,8 @@ def _describe(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or exc}"
+    if isinstance(exc, McpCallError):  # ccx's own words already
+        return str(exc)
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 

@@ -92,8 +92,9 @@ class McpServers:
         def limit(connection: ServerConnection) -> float:
             if timeout is not None:
                 return timeout
-            # (a second past MCP_TIMEOUT: the connection's own deadline starts a little later)
-            return full + 1 if connection.config.scope == "dynamic" else short
+            # (past MCP_TIMEOUT: the connection's own deadline starts once the mcp package
+            # is imported and the server spawned, seconds later on a loaded machine)
+            return full + 10 if connection.config.scope == "dynamic" else short
 
         await asyncio.gather(*(c.wait_connected(limit(c)) for c in self.connections.values()))
 
