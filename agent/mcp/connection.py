@@ -75,7 +75,11 @@ class ServerConnection:
 
     async def wait_connected(self, timeout: float) -> None:
         """Until the server is connected or failed, at most ``timeout`` seconds."""
-        deadline = asyncio.get_running_loop().time() + timeout
+        await self.wait_until(asyncio.get_running_loop().time() + timeout)
+
+    async def wait_until(self, deadline: float) -> None:
+        """Until the server is connected or failed, at most until ``deadline`` (the loop's
+        clock)."""
         while self.state == "connecting" and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.02)
 

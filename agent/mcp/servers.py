@@ -7,8 +7,8 @@ so the tools of a request change only where its cached prefix is being
 rebuilt anyway. Headless ``-p`` waits before its one prompt: for the servers
 ``--mcp-config`` names (the caller's own, as the Agent SDK passes them) up to
 ``MCP_TIMEOUT``, as Claude Code does; for the configured ones up to
-``CCX_MCP_PRINT_WAIT_MS`` (1 s), so one that never answers costs a run at most
-that. A server that connected and then died keeps its tools in the list: the
+``CCX_MCP_PRINT_WAIT_MS`` (1 s from their start), so one that never answers costs a
+run at most that. A server that connected and then died keeps its tools in the list: the
 next call starts it again (``ServerConnection.revive``). A connected server's
 instructions reach the model once as a reminder, and again in full after
 every compaction (``announcements``), never twice.
@@ -70,6 +70,7 @@ class McpServers:
         self.switched_off: set[str] = set()  # mcp_toggle'd off for this session
         self.sdk_send: SdkSend | None = None  # the control protocol, where an SDK drives ccx
         self._announced: set[str] = set()
+        self._started_at = 0.0  # when start() ran (the loop's clock)
         self._mentioned: list[str] = []  # resources the prompt mentioned, for its request
         # The tools requests carry, fixed at each turn boundary (``publish``).
         self._published: dict[tuple[str, str], tuple[ServerConnection, Any]] = {}
@@ -78,6 +79,7 @@ class McpServers:
 
     def start(self) -> None:
         """Start every approved, well-configured server (needs the running loop)."""
+        self._started_at = asyncio.get_running_loop().time()
         for name, server in self.config.servers.items():
             if self.approvals[name] == "approved" and server.error is None:
                 self._connect(server)
@@ -85,18 +87,22 @@ class McpServers:
     async def wait(self, timeout: float | None = None) -> None:
         """Until each started server is connected or failed, or its time is up: ``timeout``
         for all when given, else (a ``-p`` run) ``MCP_TIMEOUT`` for ``--mcp-config``'s
-        servers and ``CCX_MCP_PRINT_WAIT_MS`` for the configured ones."""
+        servers and ``CCX_MCP_PRINT_WAIT_MS`` from their start for the configured ones (the
+        mcp package's import, which holds up the loop meanwhile, is part of that wait)."""
+        now = asyncio.get_running_loop().time()
         full = timeout_setting("MCP_TIMEOUT", CONNECT_TIMEOUT_S)
         short = min(full, timeout_setting("CCX_MCP_PRINT_WAIT_MS", PRINT_WAIT_S))
 
-        def limit(connection: ServerConnection) -> float:
+        def deadline(connection: ServerConnection) -> float:
             if timeout is not None:
-                return timeout
-            # (past MCP_TIMEOUT: the connection's own deadline starts once the mcp package
-            # is imported and the server spawned, seconds later on a loaded machine)
-            return full + 10 if connection.config.scope == "dynamic" else short
+                return now + timeout
+            if connection.config.scope == "dynamic":
+                # (past MCP_TIMEOUT: the connection's own deadline starts once the mcp
+                # package is imported and the server spawned, later on a loaded machine)
+                return now + full + 10
+            return self._started_at + short
 
-        await asyncio.gather(*(c.wait_connected(limit(c)) for c in self.connections.values()))
+        await asyncio.gather(*(c.wait_until(deadline(c)) for c in self.connections.values()))
 
     def publish(self) -> bool:
         """At a turn boundary: the tools of the servers connected by now become the ones
