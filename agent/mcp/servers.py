@@ -7,7 +7,7 @@ so the tools of a request change only where its cached prefix is being
 rebuilt anyway. Headless ``-p`` waits before its one prompt: for the servers
 ``--mcp-config`` names (the caller's own, as the Agent SDK passes them) up to
 ``MCP_TIMEOUT``, as Claude Code does; for the configured ones up to
-``CCX_MCP_PRINT_WAIT_MS`` (1 s from their start), so one that never answers costs a
+``CCX_MCP_PRINT_WAIT_MS`` (0.8 s from their start), so one that never answers costs a
 run at most that. A server that connected and then died keeps its tools in the list: the
 next call starts it again (``ServerConnection.revive``). A connected server's
 instructions reach the model once as a reminder, and again in full after
@@ -31,7 +31,7 @@ from agent.mcp.sdk_transport import SdkSend
 from agent.mcp.tools import McpTool
 
 AskServer = Callable[[str, str], Awaitable[str]]
-PRINT_WAIT_S = 1.0  # -p waits this long for configured servers (CCX_MCP_PRINT_WAIT_MS sets it)
+PRINT_WAIT_S = 0.8  # -p waits this long for configured servers (CCX_MCP_PRINT_WAIT_MS sets it)
 
 
 @dataclass

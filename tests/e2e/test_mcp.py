@@ -14,7 +14,7 @@ def write_mcp_json(ccx: Ccx, **servers: dict) -> None:
 
 
 def approve_all(ccx: Ccx) -> None:
-    """Approve the project's servers, and let -p wait for them (1 s by default: a loaded
+    """Approve the project's servers, and let -p wait for them (0.8 s by default: a loaded
     machine may start the test server slower, and these tests need its tools at once)."""
     settings = ccx.repo / ".claude" / "settings.local.json"
     settings.parent.mkdir(exist_ok=True)
