@@ -20,6 +20,8 @@ from compaction.tokens import CHARS_PER_TOKEN, estimate_block, estimate_system, 
 FREE_SPACE = "Free space"
 THINKING = "Thinking"
 AUTO_COMPACT_BUFFER = "Auto-compact buffer"
+MCP_TOOLS = "MCP tools"
+MCP_PREFIX = "mcp__"
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ class Breakdown:
     window: int
     auto_compact: int
     keep_preview: dict[str, str] | None = None
+    deferred_tools: int = 0  # MCP tools behind ToolSearch: only their names are sent
 
     def tokens(self, name: str) -> int:
         return next((c.tokens for c in self.categories if c.name == name), 0)
@@ -50,6 +53,7 @@ class Breakdown:
             "window": self.window,
             "auto_compact_at": self.auto_compact,
             "keep_preview": self.keep_preview,
+            "deferred_tools": self.deferred_tools,
         }
 
 
@@ -109,9 +113,11 @@ def context_breakdown(
     limits: ContextLimits,
     used: int,
     keep_preview: dict[str, str] | None = None,
+    deferred_tools: int = 0,
 ) -> Breakdown:
     """Where ``used`` tokens go. Memory and skills text found inside the system blocks
-    is counted under its own category, not the system prompt's."""
+    is counted under its own category, not the system prompt's; MCP tool definitions
+    (``mcp__`` names) under "MCP tools" when a request carries any."""
     system_text = _system_text(system_blocks)
     memory = sum(_text_tokens(t) for t in memory_texts)
     skills = _text_tokens(skills_text)
@@ -120,7 +126,12 @@ def context_breakdown(
     other, thinking, results = _message_parts(messages)
     by_tool = sorted(results.items(), key=lambda item: item[1], reverse=True)
     names = ["System prompt", "Tools", "Memory files", "Skills", "Messages"]
-    estimates = [system, estimate_tools(tools_api), memory, skills, other]
+    mcp = [t for t in tools_api if str(t.get("name", "")).startswith(MCP_PREFIX)]
+    builtin = [t for t in tools_api if t not in mcp]
+    estimates = [system, estimate_tools(builtin), memory, skills, other]
+    if mcp:
+        names.insert(2, MCP_TOOLS)
+        estimates.insert(2, estimate_tools(mcp))
     if thinking:  # its own line only in a session that thinks
         names.append(THINKING)
         estimates.append(thinking)
@@ -130,7 +141,9 @@ def context_breakdown(
     buffer = max(0, limits.window - limits.auto_compact)
     categories.append(Category(FREE_SPACE, max(0, limits.window - used - buffer)))
     categories.append(Category(AUTO_COMPACT_BUFFER, buffer))
-    return Breakdown(categories, used, limits.window, limits.auto_compact, keep_preview)
+    return Breakdown(
+        categories, used, limits.window, limits.auto_compact, keep_preview, deferred_tools
+    )
 
 
 def bar_cells(tokens: int, window: int, width: int) -> int:
@@ -163,6 +176,11 @@ def render_breakdown(breakdown: Breakdown, width: int = 40) -> str:
         f"{format_tokens(breakdown.used)} / {format_tokens(window)} ({used_percent:.1f}%) "
         f"— auto-compact at {format_tokens(breakdown.auto_compact)}"
     )
+    if breakdown.deferred_tools:
+        lines.append(
+            f"{breakdown.deferred_tools} MCP tools deferred behind ToolSearch "
+            "(only their names are in the context until loaded)"
+        )
     if breakdown.keep_preview:
         lines.append("")
         lines.append("A compaction now would keep:")

@@ -1,5 +1,5 @@
 """What a tool result may hold for the model besides plain text: the Messages API's text,
-image and document blocks, typed.
+image, document and tool reference blocks, typed.
 
 They are the SDK's ``TextBlockParam``, ``ImageBlockParam`` and ``DocumentBlockParam`` as
 ccx keeps them (lists where the SDK takes any iterable). The tools build them, so they
@@ -38,7 +38,14 @@ class DocumentBlock(TypedDict):
     cache_control: NotRequired[CacheControl]
 
 
-ToolResultPart: TypeAlias = TextBlock | ImageBlock | DocumentBlock
+class ToolReferenceBlock(TypedDict):
+    """A tool the result loads (``ToolSearch``): the API puts its definition in its place."""
+
+    type: Literal["tool_reference"]
+    tool_name: str
+
+
+ToolResultPart: TypeAlias = TextBlock | ImageBlock | DocumentBlock | ToolReferenceBlock
 
 
 def text_block(text: str) -> TextBlock:

@@ -151,6 +151,9 @@ class Agent:
         self._usable_models: set[str] = set()
         self.finish_after_tools: TurnCheck | None = None  # e.g. the structured output given
         self.nudge_before_end: TurnCheck | None = None  # e.g. the structured output missing
+        # Called as each turn starts, before its prompt is appended: the one point where the
+        # tool list may change (e.g. MCP servers that connected meanwhile), never mid-loop.
+        self.before_turn: Callable[[], None] | None = None
 
     @property
     def messages(self) -> Sequence[Message]:
@@ -199,6 +202,8 @@ class Agent:
         content: list[ContentBlock] = without_blank_text(blocks)
         if not content:
             raise NothingToSend()
+        if self.before_turn is not None:
+            self.before_turn()
         message = Message(role="user", content=content, kind=kind)
         if uuid:
             message.uuid = uuid

@@ -5,7 +5,9 @@ official ``mcp`` package), initializes, lists the tools, then waits until it
 is told to stop. Its state (connecting, connected, failed with the error) is
 what ``/mcp`` shows. A call has a deadline (``MCP_TOOL_TIMEOUT`` in ms, as in
 Claude Code) and a closed connection fails the call at once, so a dying or
-hanging server ends in a tool error, never a stuck turn.
+hanging server ends in a tool error, never a stuck turn. A server that had
+connected and then died is started again by the next call to one of its tools
+(``revive``), as Claude Code reconnects; one stopped on purpose stays stopped.
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ from typing import Any
 from agent.mcp.config import ServerConfig
 from agent.mcp.sdk_transport import SdkSend, sdk_streams
 
-CONNECT_TIMEOUT_S = 30.0  # MCP_TIMEOUT (ms) overrides, as in Claude Code
-TOOL_TIMEOUT_S = 120.0  # MCP_TOOL_TIMEOUT (ms) overrides
+CONNECT_TIMEOUT_S = 30.0  # MCP_TIMEOUT (ms) overrides: Claude Code's default, 30 s
+TOOL_TIMEOUT_S = 100_000.0  # MCP_TOOL_TIMEOUT (ms) overrides: Claude Code's default, 1e8 ms
 STDERR_TAIL = 400
 
 
@@ -56,9 +58,14 @@ class ServerConnection:
         self._task: asyncio.Task[None] | None = None
         self._stderr: Any = None
         self._stderr_text = ""
+        self._process: Any = None  # a stdio server's process, where the transport shows it
+        self.ever_connected = False  # its tools are known: a call may start it again
+        self.stopped = False  # stopped on purpose (/mcp, the session's end): never revived
+        self.restarts = 0
 
     def start(self) -> asyncio.Task[None]:
-        self.state = "connecting"
+        self.state, self.error = "connecting", None
+        self._stop = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp {self.name}")
         return self._task
 
@@ -68,15 +75,49 @@ class ServerConnection:
 
     async def wait_connected(self, timeout: float) -> None:
         """Until the server is connected or failed, at most ``timeout`` seconds."""
-        deadline = asyncio.get_running_loop().time() + timeout
+        await self.wait_until(asyncio.get_running_loop().time() + timeout)
+
+    async def wait_until(self, deadline: float) -> None:
+        """Until the server is connected or failed, at most until ``deadline`` (the loop's
+        clock)."""
         while self.state == "connecting" and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.02)
 
+    async def revive(self) -> bool:
+        """Before a call: start the server again if it had connected and then died (True
+        when it was restarted); McpCallError if it cannot be."""
+        if self.state == "connecting":
+            await self.wait_connected(timeout_setting("MCP_TIMEOUT", CONNECT_TIMEOUT_S))
+        if self.state == "connected" or not self.ever_connected or self.stopped:
+            return False
+        why = self.error or "its connection closed"
+        old = self._task
+        if old is not None and not old.done():  # its end must not overwrite the new state
+            self._stop.set()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(asyncio.shield(old), 5)
+        self.restarts += 1
+        self.start()
+        await self.wait_connected(timeout_setting("MCP_TIMEOUT", CONNECT_TIMEOUT_S))
+        if self.state != "connected":
+            raise McpCallError(
+                f"MCP server {self.name!r} had stopped ({why}) and could not be restarted: "
+                f"{self.describe()}"
+            )
+        return True
+
     async def stop(self) -> None:
+        self.stopped = True
         self._stop.set()
+        # A server that never answered has nothing to shut down gracefully: its task is
+        # cancelled at once, its process killed (the transport would give it seconds to exit).
+        starting = self.state == "connecting"
+        if starting and self._process is not None:
+            with contextlib.suppress(ProcessLookupError, OSError):
+                self._process.kill()
         if self._task is not None and not self._task.done():
             try:
-                await asyncio.wait_for(asyncio.shield(self._task), 5)
+                await asyncio.wait_for(asyncio.shield(self._task), 0 if starting else 5)
             except (TimeoutError, asyncio.CancelledError, Exception):
                 self._task.cancel()
                 with contextlib.suppress(BaseException):
@@ -140,12 +181,14 @@ class ServerConnection:
                 self.tools = list(listed.tools)
                 self.prompts = await _prompts(session, init.capabilities, timeout)
                 self._session = session
-                self.state = "connected"
+                self.state, self.ever_connected = "connected", True
                 self.on_change()
                 await _first(self._stop.wait(), closed.wait())
                 if not self._stop.is_set():  # the server went away while idle
                     self._fail(f"the server closed the connection{self._stderr_tail()}")
         except asyncio.CancelledError:
+            if self.state == "connecting":  # stopped before it answered: not a live server
+                self.state, self.error = "failed", "stopped while starting"
             raise
         except BaseException as exc:  # ExceptionGroups from the transport's task groups too
             if not self._stop.is_set() and self.state != "failed":
@@ -173,9 +216,12 @@ class ServerConnection:
             with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
                 self._stderr = errlog
                 try:
-                    async with stdio_client(params, errlog=errlog) as streams:
+                    transport = stdio_client(params, errlog=errlog)
+                    async with transport as streams:
+                        self._process = _spawned_process(transport)
                         yield streams[0], streams[1]
                 finally:
+                    self._process = None
                     self._stderr_text = self._read_stderr()
                     self._stderr = None
         elif config.transport == "sdk":
@@ -241,6 +287,15 @@ async def _watched(read: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
             await task
 
 
+def _spawned_process(transport: Any) -> Any:
+    """The server process ``stdio_client`` started (a local of its generator while it runs),
+    or None where the package keeps it elsewhere: only used to end a server that never
+    answered without the transport's grace period."""
+    frame = getattr(getattr(transport, "gen", None), "ag_frame", None)
+    process = frame.f_locals.get("process") if frame is not None else None
+    return process if callable(getattr(process, "kill", None)) else None
+
+
 async def _prompts(session: Any, capabilities: Any, timeout: float) -> list[Any]:
     """The server's prompts; none when it has none or cannot list them (its tools still work)."""
     if getattr(capabilities, "prompts", None) is None:
@@ -268,6 +323,8 @@ def _describe(exc: BaseException) -> str:
         exc = exc.exceptions[0]
     if isinstance(exc, FileNotFoundError):
         return f"command not found: {exc.filename or exc}"
+    if isinstance(exc, McpCallError):  # ccx's own words already
+        return str(exc)
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 

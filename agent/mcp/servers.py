@@ -1,10 +1,17 @@
 """A session's MCP servers: which may start, connecting them in the background, their tools.
 
 Start-up never waits for a server in the interactive front ends: connections
-run as tasks and ``on_change`` tells the runtime when the tool list grows or
-shrinks (headless ``-p`` waits for them first, with ``MCP_TIMEOUT``). A
-connected server's instructions reach the model once as a reminder, and
-again in full after every compaction (``announcements``), never twice.
+run as tasks, and a server that connects later (Claude Code's "pending") joins
+the tool list at the next turn boundary (``publish``), never inside a tool loop,
+so the tools of a request change only where its cached prefix is being
+rebuilt anyway. Headless ``-p`` waits before its one prompt: for the servers
+``--mcp-config`` names (the caller's own, as the Agent SDK passes them) up to
+``MCP_TIMEOUT``, as Claude Code does; for the configured ones up to
+``CCX_MCP_PRINT_WAIT_MS`` (0.8 s from their start), so one that never answers costs a
+run at most that. A server that connected and then died keeps its tools in the list: the
+next call starts it again (``ServerConnection.revive``). A connected server's
+instructions reach the model once as a reminder, and again in full after
+every compaction (``announcements``), never twice.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from agent.mcp.sdk_transport import SdkSend
 from agent.mcp.tools import McpTool
 
 AskServer = Callable[[str, str], Awaitable[str]]
+PRINT_WAIT_S = 0.8  # -p waits this long for configured servers (CCX_MCP_PRINT_WAIT_MS sets it)
 
 
 @dataclass
@@ -62,20 +70,54 @@ class McpServers:
         self.switched_off: set[str] = set()  # mcp_toggle'd off for this session
         self.sdk_send: SdkSend | None = None  # the control protocol, where an SDK drives ccx
         self._announced: set[str] = set()
+        self._started_at = 0.0  # when start() ran (the loop's clock)
         self._mentioned: list[str] = []  # resources the prompt mentioned, for its request
+        # The tools requests carry, fixed at each turn boundary (``publish``).
+        self._published: dict[tuple[str, str], tuple[ServerConnection, Any]] = {}
 
     # -- lifecycle ------------------------------------------------------------------------
 
     def start(self) -> None:
         """Start every approved, well-configured server (needs the running loop)."""
+        self._started_at = asyncio.get_running_loop().time()
         for name, server in self.config.servers.items():
             if self.approvals[name] == "approved" and server.error is None:
                 self._connect(server)
 
     async def wait(self, timeout: float | None = None) -> None:
-        """Until each started server is connected or failed (headless runs wait for them)."""
-        limit = timeout_setting("MCP_TIMEOUT", CONNECT_TIMEOUT_S) if timeout is None else timeout
-        await asyncio.gather(*(c.wait_connected(limit) for c in self.connections.values()))
+        """Until each started server is connected or failed, or its time is up: ``timeout``
+        for all when given, else (a ``-p`` run) ``MCP_TIMEOUT`` for ``--mcp-config``'s
+        servers and ``CCX_MCP_PRINT_WAIT_MS`` from their start for the configured ones (the
+        mcp package's import, which holds up the loop meanwhile, is part of that wait)."""
+        now = asyncio.get_running_loop().time()
+        full = timeout_setting("MCP_TIMEOUT", CONNECT_TIMEOUT_S)
+        short = min(full, timeout_setting("CCX_MCP_PRINT_WAIT_MS", PRINT_WAIT_S))
+
+        def deadline(connection: ServerConnection) -> float:
+            if timeout is not None:
+                return now + timeout
+            if connection.config.scope == "dynamic":
+                # (past MCP_TIMEOUT: the connection's own deadline starts once the mcp
+                # package is imported and the server spawned, later on a loaded machine)
+                return now + full + 10
+            return self._started_at + short
+
+        await asyncio.gather(*(c.wait_until(deadline(c)) for c in self.connections.values()))
+
+    def publish(self) -> bool:
+        """At a turn boundary: the tools of the servers connected by now become the ones
+        requests carry (True when they changed). A server that died keeps its tools (a call
+        starts it again); one switched off or disabled loses them."""
+        specs: dict[tuple[str, str], tuple[ServerConnection, Any]] = {}
+        for connection in self.connections.values():
+            if connection.ever_connected and connection.name not in self.switched_off:
+                for spec in connection.tools:
+                    specs.setdefault((connection.name, str(spec.name)), (connection, spec))
+        changed = [(k, id(v[1])) for k, v in specs.items()] != [
+            (k, id(v[1])) for k, v in self._published.items()
+        ]
+        self._published = specs
+        return changed
 
     async def aclose(self) -> None:
         await asyncio.gather(*(c.stop() for c in self.connections.values()))
@@ -161,13 +203,9 @@ class McpServers:
     # -- what the model sees ----------------------------------------------------------------
 
     def tools(self) -> list[McpTool]:
-        """The connected servers' tools, sorted by name as Claude Code sends them; each named
+        """The published servers' tools, sorted by name as Claude Code sends them; each named
         validly and uniquely (``agent.mcp.names``). A tool a server lists twice comes once."""
-        specs: dict[tuple[str, str], tuple[ServerConnection, Any]] = {}
-        for connection in self.connections.values():
-            if connection.state == "connected":
-                for spec in connection.tools:
-                    specs.setdefault((connection.name, str(spec.name)), (connection, spec))
+        specs = self._published
         names = wire_names(specs)
         tools = [
             McpTool(connection, spec, names[pair]) for pair, (connection, spec) in specs.items()
@@ -205,11 +243,20 @@ class McpServers:
         self._announced.clear()
 
     def _instructed(self) -> list[ServerConnection]:
-        return [c for c in self.connections.values() if c.state == "connected" and c.instructions]
+        """Servers with instructions whose tools requests carry (told with their tools)."""
+        published = {server for server, _tool in self._published}
+        return [c for c in self.connections.values() if c.name in published and c.instructions]
 
     # -- /mcp -------------------------------------------------------------------------------
 
     def status(self) -> list[ServerStatus]:
+        known = {
+            (c.name, str(spec.name)): None
+            for c in self.connections.values()
+            if c.ever_connected
+            for spec in c.tools
+        }
+        wire = wire_names(known)
         out = []
         for name, server in self.config.servers.items():
             connection = self.connections.get(name)
@@ -226,7 +273,7 @@ class McpServers:
                     "disabled": "disabled",
                     "untrusted": "not trusted",
                 }.get(self.approvals[name], "not started")
-            tools = [t.name for t in self.tools() if t.server == name]
+            tools = sorted(n for (server_name, _), n in wire.items() if server_name == name)
             prompts = []
             if connection is not None and connection.state == "connected":
                 prompts = [f"/{full_name(name, str(p.name))}" for p in connection.prompts]
@@ -259,6 +306,9 @@ def conversation_holds(contents: Iterable[Any], text: str) -> bool:
     return False
 
 
+_STATE_WORDS = {"connecting": "pending (starting; its tools join when it answers)"}
+
+
 def render_status(statuses: list[ServerStatus]) -> str:
     """``/mcp``'s text: each server, its transport and scope, its state and its tools."""
     if not statuses:
@@ -268,7 +318,11 @@ def render_status(statuses: list[ServerStatus]) -> str:
         )
     lines = []
     for s in statuses:
-        state = f"failed: {s.error}" if s.state == "failed" and s.error else s.state
+        state = _STATE_WORDS.get(s.state, s.state)
+        if s.state == "failed" and s.error:
+            state = f"failed: {s.error}"
+        if s.state in ("failed", "closed") and s.tools:
+            state += " (its next tool call starts it again)"
         lines.append(f"{s.name}  ({s.transport}, {s.scope})  {state}")
         if s.state == "pending approval":
             lines.append(f"  approve with /mcp enable {s.name}, or /mcp disable {s.name}")

@@ -85,11 +85,22 @@ class McpTool(Tool[McpParams]):
         from agent.mcp.connection import McpCallError
 
         try:
+            restarted = await self.connection.revive()
             result = await self.connection.call_tool(self.tool, dict(params.model_extra or {}))
         except McpCallError as exc:
             return ToolResult.error(str(exc))
         spill = spill_path(ctx.session_dir, self.server, self.tool)
-        return convert_result(result, spill, server=self.server, folder=ctx.session_dir)
+        converted = convert_result(result, spill, server=self.server, folder=ctx.session_dir)
+        return with_restart_note(converted, self.server) if restarted else converted
+
+
+def with_restart_note(result: ToolResult, server: str) -> ToolResult:
+    """The result of a call that first had to start its stopped server again, saying so."""
+    note = f"(The MCP server {server} had stopped; ccx started it again for this call.)"
+    display = f"{note}\n{result.display}" if result.display else note
+    if isinstance(result.output, str):
+        return ToolResult(f"{note}\n{result.output}", display, result.is_error)
+    return ToolResult([text_block(note), *result.output], display, result.is_error)
 
 
 def convert_result(

@@ -23,6 +23,7 @@ from claude_agent_sdk import (
 
 from tests.e2e.conftest import Ccx
 from tests.e2e.test_agent_sdk import sdk_options
+from tests.e2e.test_mcp import send_whole
 from tests.mcp.servers import stdio_entry
 from tui.fake_api import text_reply, tool_reply
 
@@ -52,6 +53,7 @@ def tool_results(request: Any) -> list[dict[str, Any]]:
 
 def test_the_model_calls_an_in_process_sdk_tool(ccx: Ccx) -> None:
     calls.clear()
+    send_whole(ccx)  # the test reads the definitions from the first request
     server = create_sdk_mcp_server("inproc", "1.0.0", tools=[multiply, boom])
     ccx.api.add(
         tool_reply(("mcp__inproc__multiply", {"a": 6, "b": 7}), ("mcp__inproc__boom", {})),
@@ -83,6 +85,7 @@ def test_the_model_calls_an_in_process_sdk_tool(ccx: Ccx) -> None:
 
 def test_mcp_status_toggle_and_reconnect_from_the_client(ccx: Ccx) -> None:
     servers = {"calc": stdio_entry(), "gone": {"command": "/no/such/server"}}
+    send_whole(ccx)  # the test reads which definitions each request carries
     ccx.api.add(text_reply("On."), text_reply("Off."), text_reply("On again."))
 
     async def turn(client: ClaudeSDKClient, prompt: str) -> None:

@@ -14,14 +14,23 @@ def write_mcp_json(ccx: Ccx, **servers: dict) -> None:
 
 
 def approve_all(ccx: Ccx) -> None:
+    """Approve the project's servers, and let -p wait for them (0.8 s by default: a loaded
+    machine may start the test server slower, and these tests need its tools at once)."""
     settings = ccx.repo / ".claude" / "settings.local.json"
     settings.parent.mkdir(exist_ok=True)
     settings.write_text(json.dumps({"enableAllProjectMcpServers": True}))
+    ccx.env["CCX_MCP_PRINT_WAIT_MS"] = "60000"
+
+
+def send_whole(ccx: Ccx) -> None:
+    """Tool search off: every MCP tool definition in every request (ENABLE_TOOL_SEARCH)."""
+    ccx.env["ENABLE_TOOL_SEARCH"] = "false"
 
 
 def test_the_model_calls_an_mcp_tool_and_sees_its_result(ccx: Ccx) -> None:
     write_mcp_json(ccx, calc=stdio_entry(env={"TEST_MCP_SECRET": "${SECRET_FOR_TEST}"}))
     approve_all(ccx)
+    send_whole(ccx)
     ccx.env["SECRET_FOR_TEST"] = "-expanded"
     ccx.api.add(
         tool_reply(("mcp__calc__add", {"a": 20, "b": 22}), ("mcp__calc__echo", {"text": "hi"})),

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.e2e.conftest import Ccx
-from tests.e2e.test_mcp import approve_all, write_mcp_json
+from tests.e2e.test_mcp import approve_all, send_whole, write_mcp_json
 from tests.mcp.servers import stdio_entry
 from tui.fake_api import text_reply, tool_reply
 from tui.fake_api.recording import RecordedRequest
@@ -27,6 +27,7 @@ def serve(ccx: Ccx) -> None:
     env = {"TEST_MCP_TOOL_NAMES": NAMES}
     write_mcp_json(ccx, red=stdio_entry(env=env), **{"my.srv x": stdio_entry(env=env)})
     approve_all(ccx)
+    send_whole(ccx)
 
 
 def named(request: RecordedRequest, prefix: str, tool: str) -> str:

@@ -222,6 +222,8 @@ def test_tools_and_strict_mcp_config_with_mcp_servers(ccx: Ccx) -> None:
     settings.parent.mkdir(exist_ok=True)
     settings.write_text(json.dumps({"enableAllProjectMcpServers": True}))
     dynamic = json.dumps({"mcpServers": {"calc": stdio_entry()}})
+    # The project's server must be in the first request, its definitions whole.
+    ccx.env |= {"CCX_MCP_PRINT_WAIT_MS": "60000", "ENABLE_TOOL_SEARCH": "false"}
     ccx.api.add(text_reply("ok"), text_reply("ok"))
     assert ccx.run("-p", "hi", "--tools", "Read", "--mcp-config", dynamic).returncode == 0
     names = tool_names(ccx)

@@ -51,6 +51,16 @@ def tool(name: str, schema: Any = OBJECT_SCHEMA, **extra: Any) -> dict[str, Any]
 
 
 EPHEMERAL = {"type": "ephemeral"}
+# A search that loaded mcp__a__x: the model's call, then the result referencing the tool.
+SEARCHED = [
+    user("find the x tool"),
+    assistant({"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a"}}),
+]
+REFERENCE = {
+    "type": "tool_result",
+    "tool_use_id": "t1",
+    "content": [{"type": "tool_reference", "tool_name": "mcp__a__x"}],
+}
 NOT_ANSWERED = (
     "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
     "{ids}. Each `tool_use` block must have a corresponding `tool_result` block in the next "
@@ -256,6 +266,45 @@ CASES = [
         request(tool_choice={"type": "any"}),
         "tool_choice: may only be specified while providing tools.",
         request(tool_choice={"type": "auto"}),
+    ),
+    (
+        "every tool deferred",
+        request(tools=[tool("mcp__a__x", defer_loading=True)]),
+        "tools: at least one tool must not have defer_loading set",
+        request(tools=[tool("ToolSearch"), tool("mcp__a__x", defer_loading=True)]),
+    ),
+    (
+        "a server tool search tool deferred",
+        request(
+            tools=[
+                tool("Read"),
+                {
+                    "type": "tool_search_tool_regex_20251119",
+                    "name": "tool_search_tool_regex",
+                    "defer_loading": True,
+                },
+            ]
+        ),
+        "tools.1: a tool search tool cannot have defer_loading set",
+        request(
+            tools=[
+                tool("Read"),
+                {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"},
+            ]
+        ),
+    ),
+    (
+        "a tool reference to a tool that is not deferred",
+        request(
+            tools=[tool("Read"), tool("mcp__a__x")],
+            messages=[*SEARCHED, user(REFERENCE)],
+        ),
+        "messages.2.content.0: tool_reference to 'mcp__a__x', which is not a tool of this "
+        "request with defer_loading set (tool_reference_unresolved)",
+        request(
+            tools=[tool("Read"), tool("mcp__a__x", defer_loading=True)],
+            messages=[*SEARCHED, user(REFERENCE)],
+        ),
     ),
     (
         "system neither string nor list",

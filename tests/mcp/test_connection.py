@@ -29,6 +29,8 @@ async def call(tool: McpTool, tmp_path: Path, **arguments: object):
 
 
 def by_name(servers: McpServers) -> dict[str, McpTool]:
+    """The tools after a turn boundary (``publish``): what requests carry."""
+    servers.publish()
     return {tool.name: tool for tool in servers.tools()}
 
 
@@ -75,7 +77,9 @@ async def test_an_http_server_answers(tmp_path: Path, mode: str) -> None:
             await servers.aclose()
 
 
-async def test_a_server_that_dies_mid_call_gives_a_tool_error(tmp_path: Path) -> None:
+async def test_a_server_that_dies_mid_call_is_restarted_by_the_next_call(
+    tmp_path: Path,
+) -> None:
     servers = servers_for(tmp_path, calc=stdio_entry())
     servers.start()
     await servers.wait(30)
@@ -85,9 +89,36 @@ async def test_a_server_that_dies_mid_call_gives_a_tool_error(tmp_path: Path) ->
         assert result.is_error and "calc" in result.output_text()
         (status,) = servers.status()
         assert status.state == "failed" and "closed" in (status.error or "")
+        assert "mcp__calc__add" in status.tools  # kept: a call starts it again
+        assert not servers.publish() and "mcp__calc__add" in by_name(servers)
         again = await call(tools["mcp__calc__add"], tmp_path, a=1, b=1)
-        assert again.is_error and "not connected" in again.output_text()
-        assert servers.tools() == []
+        assert not again.is_error, again.output
+        assert again.output == (
+            '(The MCP server calc had stopped; ccx started it again for this call.)\n{"result":2}'
+        )
+        assert servers.status()[0].state == "connected"
+        assert servers.connections["calc"].restarts == 1
+        plain = await call(tools["mcp__calc__add"], tmp_path, a=2, b=2)
+        assert plain.output == '{"result":4}'  # no note once it runs
+    finally:
+        await servers.aclose()
+
+
+async def test_a_server_that_cannot_come_back_says_why(tmp_path: Path) -> None:
+    marker = tmp_path / "ran-once"
+    server = stdio_entry()
+    command = " ".join([server["command"], *server["args"]])
+    # Starts once; every later start exits at once (the marker exists by then).
+    script = f"test -e {marker} && exit 3; touch {marker}; exec {command}"
+    servers = servers_for(tmp_path, calc={"command": "sh", "args": ["-c", script]})
+    servers.start()
+    await servers.wait(30)
+    try:
+        tools = by_name(servers)
+        assert (await call(tools["mcp__calc__crash"], tmp_path)).is_error
+        again = await call(tools["mcp__calc__add"], tmp_path, a=1, b=1)
+        assert again.is_error
+        assert "calc" in again.output_text() and "could not be restarted" in again.output_text()
     finally:
         await servers.aclose()
 
@@ -107,7 +138,9 @@ async def test_a_server_that_dies_while_idle_is_shown_failed(tmp_path: Path) -> 
             await asyncio.sleep(0.02)
         (status,) = servers.status()
         assert status.state == "failed" and "closed the connection" in (status.error or "")
-        assert changes == ["connected", "failed"] and servers.tools() == []
+        assert changes == ["connected", "failed"]
+        again = await call(by_name(servers)["mcp__calc__add"], tmp_path, a=3, b=4)
+        assert again.output_text().endswith('{"result":7}') and "started it again" in again.output
     finally:
         await servers.aclose()
 

@@ -25,6 +25,8 @@ from tui.session.runtime import Runtime
 def api(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeApi]:
     with FakeApi() as server:
         use_fake_api(server, tmp_path, monkeypatch)
+        # These tests are about approval and rules, not how long -p waits for a server.
+        monkeypatch.setenv("CCX_MCP_PRINT_WAIT_MS", "60000")
         yield server
 
 
@@ -54,6 +56,12 @@ def states(runtime: Runtime) -> dict[str, str]:
     return {s.name: s.state for s in runtime.mcp.status()}
 
 
+def tool_names(runtime: Runtime) -> list[str]:
+    """The tools the model has at the next turn boundary (where MCP tools join or leave)."""
+    runtime.mcp_tools.turn_started()
+    return [tool.name for tool in runtime.tools]
+
+
 @pytest.mark.parametrize(
     ("settings", "expected"),
     [
@@ -71,8 +79,7 @@ async def test_project_servers_start_only_when_the_settings_approve_them(
     runtime = await started(repo, events)
     try:
         assert states(runtime) == {"calc": expected}
-        names = [t["name"] for t in runtime.agent.tools_api]
-        assert ("mcp__calc__add" in names) == (expected == "connected")
+        assert ("mcp__calc__add" in tool_names(runtime)) == (expected == "connected")
         if expected == "pending approval":
             assert any("not approved" in n.text for n in events if isinstance(n, Notice))
     finally:
@@ -121,9 +128,11 @@ async def test_interactive_start_does_not_wait_for_a_server(api: FakeApi, repo: 
     runtime = await started(repo, [], headless=False)
     try:
         assert states(runtime) == {"calc": "connecting"}
-        assert not any(t["name"].startswith("mcp__") for t in runtime.agent.tools_api)
+        assert "pending" in (await commands.run_command(runtime, "/mcp")).text
+        assert not any(name.startswith("mcp__") for name in tool_names(runtime))
         await runtime.mcp.wait(30)
-        assert "mcp__calc__add" in [t["name"] for t in runtime.agent.tools_api]
+        assert not any(t.name.startswith("mcp__") for t in runtime.tools)  # not mid-turn
+        assert "mcp__calc__add" in tool_names(runtime)  # the next turn has them
     finally:
         await runtime.aclose()
 
@@ -187,8 +196,9 @@ async def test_the_mcp_command_shows_states_and_approves(api: FakeApi, repo: Pat
         assert init_entries(runtime.mcp.status())[0]["status"] == "connected"
         bad = await commands.run_command(runtime, "/mcp enable nosuch")
         assert bad.is_error and "calc" in bad.text
+        assert "mcp__calc__add" in tool_names(runtime)
         await commands.run_command(runtime, "/mcp disable calc")
         await asyncio.sleep(0)
-        assert "mcp__calc__add" not in [t["name"] for t in runtime.agent.tools_api]
+        assert "mcp__calc__add" not in tool_names(runtime)
     finally:
         await runtime.aclose()

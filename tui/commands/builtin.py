@@ -162,6 +162,7 @@ def context_now(runtime: Runtime, *, preview: bool = True) -> tuple[Breakdown, C
         limits=state.limits,
         used=state.used,
         keep_preview=keep_preview(runtime) if preview else None,
+        deferred_tools=runtime.mcp_tools.deferred_count(),
     )
     return breakdown, state
 

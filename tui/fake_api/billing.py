@@ -84,7 +84,10 @@ def flatten_request(
     segments: list[Segment] = []
     for tool in _as_list(body.get("tools")):
         stripped = _without_cache_control(tool)
-        tokens = _ceil4(len(_compact_json(stripped)))
+        # A deferred tool is not rendered up front: its definition comes where a tool
+        # result references it (counted there, as that block).
+        deferred = isinstance(tool, dict) and tool.get("defer_loading") is True
+        tokens = 0 if deferred else _ceil4(len(_compact_json(stripped)))
         segments.append(Segment("tools", tool, tokens, _cache_ttl(tool, default_ttl_s)))
     system = body.get("system")
     for block in [system] if isinstance(system, str) else _as_list(system):

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from tui.fake_api.deferred_tools import check_deferred_tools
 from tui.fake_api.models import ModelCatalog, ModelSpec
 from tui.fake_api.rejection import Rejection, invalid
 from tui.fake_api.script import prompt_too_long_message
@@ -112,6 +113,7 @@ def check_request(
         _check_block_types,
         _check_tool_pairing,
         _check_tools,
+        check_deferred_tools,
         _check_cache_breakpoints,
     ):
         if check is not None and (rejection := check(body, spec)):

@@ -51,7 +51,7 @@ from tui.session.context_setup import ContextParts, WindowSettings, build_subage
 from tui.session.credentials import key_helper_for
 from tui.session.current_session import CurrentSession
 from tui.session.jobs_setup import build_jobs
-from tui.session.mcp_setup import build_mcp_servers, refresh_tools
+from tui.session.mcp_setup import McpToolList, build_mcp_servers
 from tui.session.notify import notifier
 from tui.session.options import RunOptions
 from tui.session.output_style import load_output_styles
@@ -235,6 +235,7 @@ def assemble_runtime(
         tool_context,
         context_for=partial(build_subagent_context, window),
         agent=lambda: agent,
+        refresh_tools=lambda: mcp_tools.refresh(),
     )
     subagents = Subagents(definitions, options.subagents, parent, tuple(options.agents))
 
@@ -259,7 +260,7 @@ def assemble_runtime(
         options,
         settings.raw,
         notify,
-        on_change=lambda: refresh_tools(shaped.tools, mcp, runner, agent),
+        on_change=lambda: None,  # tools join at the next turn boundary (McpToolList)
         in_context=lambda text: conversation_holds((m.content for m in agent.messages), text),
     )
     shaped = shape_tools(tools, options.json_schema, options.tools, notify)
@@ -292,7 +293,11 @@ def assemble_runtime(
             jobs,
             bash_tools,
             agents_listing=subagents.listing,
-            announcements=lambda: [*nested_instructions, *mcp.announcements()],
+            announcements=lambda: [
+                *nested_instructions,
+                *mcp.announcements(),
+                *mcp_tools.announcements(),
+            ],
             run_hook=hooks.run,
         ),
         models.current,
@@ -322,6 +327,7 @@ def assemble_runtime(
             plan.reminders,
             lambda: _drain(hook_context),
             mcp.instruction_reminders,
+            lambda: mcp_tools.reminders(),
             mcp.mentioned,
             jobs.take_notifications,
         ],
@@ -338,6 +344,8 @@ def assemble_runtime(
         costs=costs,
         prompt_folder=lambda: current.session.folder,
     )
+    mcp_tools = McpToolList(shaped.tools, mcp, runner, agent)
+    agent.before_turn = mcp_tools.turn_started
     connect_web_fetch(shaped.tools, PageReader(lambda: client.client, lambda: costs))
     connect_web_search(shaped.tools, WebSearcher(lambda: client.client, lambda: costs))
     if loaded is not None:
@@ -379,6 +387,7 @@ def assemble_runtime(
         jobs=jobs,
         subagents=subagents,
         mcp=mcp,
+        mcp_tools=mcp_tools,
         runner=runner,
         agent=agent,
         structured=shaped.structured,

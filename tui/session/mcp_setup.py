@@ -1,11 +1,13 @@
 """Wiring a session's MCP servers: which are configured, starting them, their tools in the loop.
 
 Part of the composition root, beside context_setup and sandbox_setup. The
-servers connect in the background (headless ``-p`` waits for them, since its
-one prompt needs their tools); each time one connects or fails the runner
-and the next request list exactly the connected servers' tools. A project
-server awaiting approval is asked about once in an interactive front end
-(through the permission question) and named in a notice in ``-p``.
+servers connect in the background (headless ``-p`` waits a bounded time, see
+``agent.mcp.servers``); at each turn boundary ``McpToolList`` publishes the
+servers connected by then to the runner and the requests, never inside a tool
+loop. With tool search on (``agent.mcp.tool_search``) the MCP tools are deferred:
+the runner knows them all, requests carry ``ToolSearch`` and the ones it loaded.
+A project server awaiting approval is asked about once in an interactive front
+end (through the permission question) and named in a notice in ``-p``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from agent.mcp.config import load_mcp_config
 from agent.mcp.names import normalize_name
 from agent.mcp.resources import resource_tools
 from agent.mcp.servers import McpServers
+from agent.mcp.tool_search import PLACEHOLDER, ToolSearchTool, defers, names_reminder
+from agent.mcp.tools import McpTool
 from agent.permissions.gate import PermissionGate
 from agent.permissions.rules import Rule
 from agent.permissions.settings import project_root
@@ -86,14 +90,84 @@ def start_mcp_servers(
     return question
 
 
-def refresh_tools(
-    builtin: list[Tool[Any]], servers: McpServers, runner: ToolRunner, agent: Agent
-) -> None:
-    """A server connected or failed: the runner and the next request get the built-in tools
-    and the connected servers' ones."""
-    tools = [*builtin, *resource_tools(servers), *servers.tools()]
-    runner.tools = {tool.name: tool for tool in tools}
-    agent.tools_api = runner.api_tools()
+class McpToolList:
+    """The tools the runner runs and requests carry, MCP ones included (see the module
+    docstring). ``turn_started`` is the agent's ``before_turn``."""
+
+    def __init__(
+        self, builtin: list[Tool[Any]], servers: McpServers, runner: ToolRunner, agent: Agent
+    ) -> None:
+        self.builtin = builtin
+        self.servers = servers
+        self.runner = runner
+        self.agent = agent
+        self.search = ToolSearchTool(self.unloaded, self.load)
+        self.deferring = False
+        self.loaded: set[str] = set()  # deferred tools ToolSearch loaded: sent from then on
+        self._told: list[str] = []  # the deferred names the model was told about
+        self._model = agent.model
+
+    def turn_started(self) -> None:
+        """A turn boundary: servers connected (or gone) since become the tool list."""
+        if self.servers.publish() or self.agent.model != self._model:
+            self.refresh()
+
+    def refresh(self) -> None:
+        self._model = self.agent.model  # a Haiku model cannot search: the choice depends on it
+        mcp = self.servers.tools()
+        fixed = [*self.builtin, *resource_tools(self.servers)]
+        self.deferring = defers([t.to_api() for t in mcp], self._window(), self.agent.model)
+        search = [self.search] if self.deferring else []
+        self.runner.tools = {t.name: t for t in [*fixed, *search, *mcp]}
+        sent: list[Tool[Any]] = [*fixed, *search] if self.deferring else [*fixed, *mcp]
+        api = [t.to_api() for t in sent]
+        if self.deferring:
+            api.append(dict(PLACEHOLDER))
+            api += [t.to_api() | {"defer_loading": True} for t in mcp if t.name in self.loaded]
+        self.agent.tools_api = api
+
+    def unloaded(self) -> list[dict[str, Any]]:
+        """The deferred tools' definitions (what ToolSearch searches)."""
+        return [t.to_api() for t in self._mcp() if t.name not in self.loaded]
+
+    def load(self, names: list[str]) -> None:
+        """ToolSearch loaded these: the next request (in this loop too) carries them,
+        deferred, where the API finds what its tool references name."""
+        self.loaded.update(names)
+        self.refresh()
+
+    def reminders(self) -> list[str]:
+        """The deferred tools' names, the first time, then what changed (a reminder source)."""
+        names = [t.name for t in self._mcp()] if self.deferring else []
+        added = [n for n in names if n not in self._told]
+        removed = [n for n in self._told if n not in names]
+        if not added and not removed:
+            return []
+        first = not self._told
+        self._told = names
+        return [names_reminder(added, removed, first)]
+
+    def announcements(self) -> list[str]:
+        """After a compaction: every deferred name again (the summary does not keep them)."""
+        self._told = []
+        return self.reminders()
+
+    def forget(self) -> None:
+        """A new conversation (/clear): nothing is loaded or told."""
+        self.loaded.clear()
+        self._told = []
+        self.refresh()
+
+    def deferred_count(self) -> int:
+        return len(self.unloaded()) if self.deferring else 0
+
+    def _mcp(self) -> list[McpTool]:
+        return [t for t in self.runner.tools.values() if isinstance(t, McpTool)]
+
+    def _window(self) -> int:
+        agent = self.agent
+        window = agent.policy.context_window(agent)
+        return window or agent.config.limits(agent.model).context_window
 
 
 async def _ask_about_server(

@@ -45,7 +45,7 @@ from tools.structured_output import StructuredOutputTool
 from tools.task_list import TaskList, task_list_path
 from tools.watching import FileWatcher
 from tui.session.current_session import CurrentSession
-from tui.session.mcp_setup import start_mcp_servers
+from tui.session.mcp_setup import McpToolList, start_mcp_servers
 from tui.session.options import RunOptions
 from tui.session.output_style import OutputStyleChoice
 from tui.session.sandbox_setup import SandboxSetup
@@ -83,6 +83,7 @@ class Runtime:
     jobs: JobRegistry
     subagents: Subagents
     mcp: McpServers
+    mcp_tools: McpToolList  # the MCP tools requests carry: published at turn boundaries
     runner: ToolRunner  # the tools the model has now (MCP servers add theirs as they connect)
     agent: Agent
     structured: StructuredOutputTool | None  # --json-schema
@@ -156,7 +157,8 @@ class Runtime:
             self.models.refresh_limits_meanwhile(self.agent.client)
         await self.run_session_start("resume" if self.resumed else "startup")
         if self.options.headless:  # a -p run has one prompt: its servers must be there for it
-            await self.mcp.wait()
+            await self.mcp.wait()  # bounded: see agent.mcp.servers
+        self.mcp_tools.turn_started()  # nothing is sent yet: a turn boundary
 
     async def refresh_model_limits(self) -> None:
         await self.models.refresh_limits(self.agent.client)
@@ -274,6 +276,7 @@ class Runtime:
         self.agent.policy = self.context
         self.nested_instructions.clear()
         self.mcp.forget_announced()
+        self.mcp_tools.forget()
         self.rebuild_system_prompt(reload_memory=True)
 
     # -- the end -----------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from agent.loop.agent import Agent, AgentConfig, MaxTurnsReached
 from agent.loop.stop_hooks import StopHook
 from agent.loop.tool_hooks import ToolHooks
 from agent.loop.tool_runner import RememberRule, ToolRunner
+from agent.mcp.tool_search import SEARCH_TOOL
 from agent.model.client import ApiError, ModelClient
 from agent.permissions.gate import PermissionGate
 from agent.permissions.safe_git import env_for_command
@@ -62,7 +63,8 @@ from tui.session.subagent_report import Ended, RunStats, relay
 from tui.session.system_prompt import SystemPrompt
 
 # Tools a subagent never gets, whatever its definition lists.
-WITHHELD = {AgentTool.name, *AgentTool.aliases, ExitPlanModeTool.name}
+# ToolSearch loads into the parent's tool list: a subagent is sent its MCP tools whole.
+WITHHELD = {AgentTool.name, *AgentTool.aliases, ExitPlanModeTool.name, SEARCH_TOOL}
 
 # A subagent's own context manager, for its model, file reads and events.
 ContextFor = Callable[[str, FileStateCache, EventSink], ContextManager]
@@ -86,6 +88,8 @@ class ParentSession:
     # The parent's loop: built after its tools (this Agent tool among them), asked for only
     # once the session runs.
     agent: Callable[[], Agent]
+    # Rebuild the tool list the parent's requests carry (MCP tools deferred or not).
+    refresh_tools: Callable[[], None] = lambda: None
 
 
 class Subagents:
@@ -123,8 +127,7 @@ class Subagents:
         self.given = (*self.given, *(name for name in agents if name not in self.given))
         for warning in warnings:
             self.parent.emit(Notice(warning, "warning"))
-        agent = self.parent.agent()
-        agent.tools_api = agent.runner.api_tools()
+        self.parent.refresh_tools()
 
     def listing(self) -> str:
         """The available agent types, for the tool description and after a compaction."""

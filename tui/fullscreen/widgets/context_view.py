@@ -26,6 +26,7 @@ STACK_WIDTH = 60
 COLOURS = {
     "System prompt": "bright_black",
     "Tools": "cyan",
+    "MCP tools": "bright_cyan",
     "Memory files": "magenta",
     "Skills": "yellow",
     "Messages": "blue",

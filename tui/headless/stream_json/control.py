@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 COLORS = {
     "System prompt": "promptBorder",
     "Tools": "inactive",
+    "MCP tools": "cyan_FOR_SUBAGENTS_ONLY",
     "Memory files": "claude",
     "Skills": "warning",
     "Messages": "purple_FOR_SUBAGENTS_ONLY",
