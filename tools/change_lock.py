@@ -18,8 +18,10 @@ import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+
+from tools.base import ToolResult
 
 WAIT_S = 10.0  # an edit holds the lock for milliseconds; this long means something is stuck
 POLL_S = 0.01
@@ -66,3 +68,12 @@ async def changing(path: Path, wait_s: float = WAIT_S) -> AsyncIterator[None]:
         yield
     finally:
         os.close(fd)  # closing releases the lock
+
+
+async def change_locked(path: Path, change: Callable[[], Awaitable[ToolResult]]) -> ToolResult:
+    """``change()`` run holding the lock for ``path``; a tool error when it stays taken."""
+    try:
+        async with changing(path):
+            return await change()
+    except ChangeLockTimeout as exc:
+        return ToolResult.error(f"{exc}; try again in a moment.")

@@ -10,7 +10,7 @@ from pydantic import Field
 
 from tools.atomic_file import atomic_write
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
-from tools.change_lock import ChangeLockTimeout, changing
+from tools.change_lock import change_locked
 from tools.notebook import EditMode, NotebookError, dump_notebook, edit, parse_notebook
 from tools.paths import missing_file_message, short_path, unusable_path
 from tools.write import freshness_problem, remember_written, unified_diff, unread_problem
@@ -46,12 +46,9 @@ class NotebookEditTool(Tool[NotebookEditParams]):
         return unread_problem(ctx, ctx.resolve(params.notebook_path))
 
     async def run(self, params: NotebookEditParams, ctx: ToolContext) -> ToolResult:
-        path = ctx.resolve(params.notebook_path)
-        try:
-            async with changing(path):
-                return await self._change(params, ctx)
-        except ChangeLockTimeout as exc:
-            return ToolResult.error(f"{exc}; try again in a moment.")
+        return await change_locked(
+            ctx.resolve(params.notebook_path), lambda: self._change(params, ctx)
+        )
 
     async def _change(self, params: NotebookEditParams, ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(params.notebook_path)

@@ -17,7 +17,7 @@ from pydantic import Field
 
 from tools.atomic_file import atomic_write
 from tools.base import StrPath, Tool, ToolContext, ToolParams, ToolResult, one_line
-from tools.change_lock import ChangeLockTimeout, changing
+from tools.change_lock import change_locked
 from tools.file_state import FileState
 from tools.paths import short_path, unusable_path
 
@@ -41,12 +41,7 @@ class WriteTool(Tool[WriteParams]):
         return unread_problem(ctx, ctx.resolve(params.file_path))
 
     async def run(self, params: WriteParams, ctx: ToolContext) -> ToolResult:
-        path = ctx.resolve(params.file_path)
-        try:
-            async with changing(path):
-                return await self._change(params, ctx)
-        except ChangeLockTimeout as exc:
-            return ToolResult.error(f"{exc}; try again in a moment.")
+        return await change_locked(ctx.resolve(params.file_path), lambda: self._change(params, ctx))
 
     async def _change(self, params: WriteParams, ctx: ToolContext) -> ToolResult:
         path = ctx.resolve(params.file_path)

@@ -8,24 +8,18 @@ each search on top of the tokens.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from agent.core.events import discard
-from agent.core.messages import user_text
-from agent.core.request import build_request
 from agent.loop.cost import CostTracker
-from agent.model.catalog import fast_model
-from agent.model.client import ModelClient, RetryPolicy
 from tools.base import Tool
 from tools.web_search import SearchOutcome, WebSearchTool
+from tui.session.page_reader import FastModelCall
 
 PURPOSE = "web_search"
 SEARCH_TOOL_TYPE = "web_search_20250305"
 MAX_SEARCHES = 5  # searches the API may run for one WebSearch call
 SEARCHER_MAX_TOKENS = 4_096
-SEARCHER_ATTEMPTS = 3
 SEARCHER_SYSTEM = (
     "You search the web on behalf of a coding agent. Search for what it asks, then sum up "
     "what the results say that bears on it, in a few short paragraphs, citing each result "
@@ -79,25 +73,14 @@ class WebSearcher:
     """Runs WebSearch's query through the API; built once per session."""
 
     def __init__(self, sdk_client: Callable[[], Any], costs: Callable[[], CostTracker]) -> None:
-        self.sdk_client = sdk_client  # looked up at call time (see PageReader)
-        self.costs = costs
+        self.call = FastModelCall(sdk_client, costs, PURPOSE)
 
     async def __call__(self, query: str, allowed: list[str], blocked: list[str]) -> SearchOutcome:
-        model = fast_model()
-        policy = RetryPolicy.from_env()
-        policy.max_attempts = min(policy.max_attempts, SEARCHER_ATTEMPTS)
-        client = ModelClient(self.sdk_client(), policy=policy, emit=discard)
-        request = build_request(
-            model=model,
-            system=[{"type": "text", "text": SEARCHER_SYSTEM}],
+        response = await self.call.stream(
+            SEARCHER_SYSTEM,
+            f"Search the web for: {query}",
+            SEARCHER_MAX_TOKENS,
             tools=[search_tool(allowed, blocked)],
-            messages=[user_text(f"Search the web for: {query}")],
-            max_tokens=SEARCHER_MAX_TOKENS,
-        )
-        started = time.perf_counter()
-        response = await client.stream(request, stream_text=False)
-        self.costs().add(
-            response.model or model, response.usage, time.perf_counter() - started, PURPOSE
         )
         return outcome_of([*response.server_blocks, *response.content])
 
