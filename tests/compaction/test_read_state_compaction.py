@@ -106,7 +106,10 @@ async def test_undo_from_the_transcript_brings_the_reads_back_from_their_marks(
     await setup.manager.compact(setup.agent)
     # A resumed session's snapshot comes from the transcript, which holds no cache.
     history = setup.manager.compactor.history
-    history[-1] = Snapshot(history[-1].messages, history[-1].last_uuid, history[-1].replaced_count)
+    last = history.last()
+    assert last is not None
+    history.pop()
+    history.push(Snapshot(last.messages, last.last_uuid, last.replaced_count))
     assert setup.manager.undo(setup.agent)
     back = setup.file_state.peek(key)
     assert back is not None and back.mtime == mtime and back.is_partial_view
