@@ -17,20 +17,17 @@ from tools.write import freshness_problem, remember_written, unified_diff, unrea
 
 
 class NotebookEditParams(ToolParams):
-    notebook_path: str = Field(description="Absolute path of the .ipynb file to change")
+    notebook_path: str = Field(description="The .ipynb file's absolute path")
     cell_id: str | None = Field(
         default=None,
-        description="Id of the cell (as Read shows it, e.g. `cell-3` for one without an id). "
-        "With insert: the new cell goes after it, or first when omitted",
+        description="The cell's id, as Read shows it",
     )
-    new_source: str = Field(description="The cell's new source (ignored for delete)")
+    new_source: str = Field(description="The cell's new source")
     cell_type: Literal["code", "markdown"] | None = Field(
         default=None,
-        description="code or markdown; required for insert, otherwise keeps the cell's type",
+        description="Required for insert; else keeps the cell's type",
     )
-    edit_mode: EditMode = Field(
-        default="replace", description="replace (default), insert or delete"
-    )
+    edit_mode: EditMode = "replace"
 
 
 class NotebookEditTool(Tool[NotebookEditParams]):

@@ -17,24 +17,20 @@ from tools.task_list import Task, TaskList, TaskListError
 
 
 class TaskCreateParams(ToolParams):
-    subject: str = Field(description="A short title in imperative form, e.g. “Fix the login bug”")
+    subject: str = Field(description="A few words, imperative: “Fix the login bug”")
     description: str | None = Field(
         default=None,
-        description="What needs doing, when the subject alone is not enough (or another agent "
-        "will do it)",
+        description="Details, when the subject is not enough",
     )
     activeForm: str | None = Field(
         default=None,
-        description="The subject in the present continuous, shown while the task is in "
-        "progress, e.g. “Fixing the login bug”",
+        description="Shown while in progress: “Fixing the login bug”",
     )
-    metadata: dict[str, Any] | None = Field(
-        default=None, description="Any data to keep with the task"
-    )
+    metadata: dict[str, Any] | None = Field(default=None, description="Data to keep with it")
 
 
 class TaskIdParams(ToolParams):
-    taskId: str = Field(description="The task's id, as TaskCreate or TaskList gave it")
+    taskId: str = Field(description="The task's id")
 
 
 class TaskListParams(ToolParams):
@@ -42,24 +38,22 @@ class TaskListParams(ToolParams):
 
 
 class TaskUpdateParams(ToolParams):
-    taskId: str = Field(description="The id of the task to change")
+    taskId: str = Field(description="The task's id")
     status: Literal["pending", "in_progress", "completed", "deleted"] | None = Field(
-        default=None, description="The new status; deleted removes the task"
+        default=None, description="The new status"
     )
-    subject: str | None = Field(default=None, description="A new title")
-    description: str | None = Field(default=None, description="A new description")
-    activeForm: str | None = Field(
-        default=None, description="A new present-continuous form of the subject"
-    )
-    owner: str | None = Field(default=None, description="Who works on it (e.g. an agent's name)")
+    subject: str | None = None
+    description: str | None = None
+    activeForm: str | None = None
+    owner: str | None = Field(default=None, description="Who works on it")
     addBlocks: list[str] | None = Field(
-        default=None, description="Ids of tasks that cannot start until this one is done"
+        default=None, description="Ids of tasks waiting for this one"
     )
     addBlockedBy: list[str] | None = Field(
-        default=None, description="Ids of tasks that must be done before this one"
+        default=None, description="Ids of tasks this one waits for"
     )
     metadata: dict[str, Any] | None = Field(
-        default=None, description="Keys to merge into the task's data; a null value removes a key"
+        default=None, description="Keys to merge; null removes one"
     )
 
 

@@ -31,13 +31,9 @@ Searcher = Callable[[str, list[str], list[str]], Awaitable[SearchOutcome]]
 
 
 class WebSearchParams(ToolParams):
-    query: str = Field(min_length=2, description="What to search for")
-    allowed_domains: list[str] | None = Field(
-        default=None, description="Only results from these domains (e.g. docs.python.org)"
-    )
-    blocked_domains: list[str] | None = Field(
-        default=None, description="Never results from these domains"
-    )
+    query: str = Field(min_length=2)
+    allowed_domains: list[str] | None = None
+    blocked_domains: list[str] | None = None
 
     @model_validator(mode="after")
     def _one_filter(self) -> WebSearchParams:
