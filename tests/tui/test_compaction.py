@@ -269,9 +269,10 @@ async def test_esc_while_a_compaction_waits_for_the_notes_returns_at_once(
     api.on(lambda r: NOTES_REQUEST_MARK in r.last_user_text(), notes)
     api.on(lambda r: SUMMARY_MARK in r.last_user_text(), text_reply("<summary>read f.py</summary>"))
     long_steps(api, repo)
-    # Room for a notes update to start before the threshold (the tools' definitions take
-    # their share of the window too).
-    app = make_app(repo, autocompact="36000")
+    # Room for a notes update to start before the threshold. The steps are coarse (3.75K
+    # tokens each) against the tools' definitions, so whether a notes update starts at all
+    # depends on where the threshold falls between two steps: 40K-50K all leave it room.
+    app = make_app(repo, autocompact="45000")
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_for(pilot, lambda: app.ready)
