@@ -139,6 +139,11 @@ class Settings:
         return hooks if isinstance(hooks, dict) else {}
 
     @property
+    def only_managed_hooks(self) -> bool:
+        """Whether only the policy's hooks may run (or none): plugins' hooks then do not."""
+        return self.hooks_disabled_by is not None or self._managed_only_hooks
+
+    @property
     def _managed_only_hooks(self) -> bool:
         managed = next((s for s in self.sources if s.kind == "managed"), None)
         return managed is not None and managed.data.get("allowManagedHooksOnly") is True
