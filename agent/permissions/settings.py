@@ -414,6 +414,24 @@ def set_setting(path: Path, key: str, value: Any) -> None:
         atomic_write(path, text.encode(), durable=True)
 
 
+def set_setting_entry(path: Path, key: str, entry: str, value: Any) -> None:
+    """Set ``entry`` of the object at the top-level ``key`` (``enabledPlugins``...), keeping
+    the rest; ``value`` None removes it. ValueError when ``key`` holds something else."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _directory_lock(path.parent):
+        data = read_settings_object(path)
+        inner = data.setdefault(key, {})
+        if not isinstance(inner, dict):
+            raise ValueError(f'"{key}" in {path} is not an object; not changed')
+        if value is None:
+            inner.pop(entry, None)
+        else:
+            inner[entry] = value
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        atomic_write(path, text.encode(), durable=True)
+
+
 def _read_json(path: Path, warnings: list[str]) -> dict[str, Any] | None:
     try:
         text = path.read_text(encoding="utf-8")

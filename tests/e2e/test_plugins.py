@@ -145,7 +145,8 @@ def test_an_untrusted_project_gets_no_plugin_hook_or_server(ccx: Ccx, tmp_path: 
     assert not hook_marker.exists(), "the project's plugin hook ran in an untrusted folder"
     assert not server_marker.exists(), "the project's plugin server started untrusted"
     assert "evil" not in json.dumps(ccx.api.requests[0].body["tools"])
-    assert "enabledPlugins" in run.stdout  # the question it could not ask names the plugins
+    # what the trust question it could not ask would have turned on names the plugin
+    assert "plugins with their hooks and servers (evil@repo)" in run.stdout
 
 
 def test_the_same_project_plugin_is_live_once_trusted(ccx: Ccx, tmp_path: Path) -> None:
