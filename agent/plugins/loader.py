@@ -47,6 +47,21 @@ class LoadedPlugins:
             for path in getattr(plugin, kind)
         ]
 
+    def project_hook_commands(self) -> set[str]:
+        """The hook commands of plugins a project's settings turned on: they run in the Bash
+        sandbox, as the project's own hooks do."""
+        commands: set[str] = set()
+        for plugin in self.plugins:
+            if plugin.scope not in ("project", "local"):
+                continue
+            for groups in plugin.hooks.values():
+                for group in groups if isinstance(groups, list) else ():
+                    entries = group.get("hooks") if isinstance(group, dict) else None
+                    for entry in entries if isinstance(entries, list) else ():
+                        if isinstance(entry, dict) and isinstance(entry.get("command"), str):
+                            commands.add(entry["command"])
+        return commands
+
     def add(self, plugin: Plugin) -> None:
         if (other := self.find(plugin.name)) is not None:
             self.warnings.append(

@@ -157,3 +157,32 @@ def test_the_same_project_plugin_is_live_once_trusted(ccx: Ccx, tmp_path: Path) 
     assert run.returncode == 0, run.stderr[-3000:]
     assert hook_marker.exists(), "the attack is not live: the untrusted test proves nothing"
     assert server_marker.exists()
+
+
+def test_the_agent_sdks_plugins_option_loads_the_plugin(ccx: Ccx, tmp_path: Path) -> None:
+    import asyncio
+
+    from claude_agent_sdk import ClaudeAgentOptions, ResultMessage, SystemMessage, query
+
+    from tests.e2e.conftest import CCX
+
+    plugin = write_plugin(tmp_path / "demo", server=False)
+    ccx.api.add(text_reply("Hello, Ada!"))
+    options = ClaudeAgentOptions(
+        cli_path=CCX,
+        cwd=str(ccx.repo),
+        env=dict(ccx.env),
+        plugins=[{"type": "local", "path": str(plugin)}],
+    )
+
+    async def collect() -> list[object]:
+        return [m async for m in query(prompt="/demo:greet Ada", options=options)]
+
+    messages = asyncio.run(collect())
+    init = messages[0]
+    assert isinstance(init, SystemMessage) and init.subtype == "init"
+    assert [p["name"] for p in init.data["plugins"]] == ["demo"]
+    assert "demo:greet" in init.data["slash_commands"]
+    result = messages[-1]
+    assert isinstance(result, ResultMessage) and result.result == "Hello, Ada!"
+    assert "Greet Ada warmly." in user_text(ccx.api.requests[0])

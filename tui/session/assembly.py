@@ -218,7 +218,7 @@ def assemble_runtime(
     gate.sandbox_enabled = sandbox.policy.enabled
     if sandbox.policy.enabled:  # a project's hooks (and statusLine) run sandboxed
         hooks.sandbox = Sandbox(sandbox.policy)
-        hooks.sandboxed_commands = settings.project_hook_commands
+        hooks.sandboxed_commands = settings.project_hook_commands | plugins.project_hook_commands()
     for text, level in sandbox.notices:
         notify(text, level)
     jobs = build_jobs(session.folder, emit)

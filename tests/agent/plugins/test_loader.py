@@ -140,3 +140,19 @@ def test_a_remote_marketplace_is_named_not_fetched(tmp_path: Path, config: Path)
     loaded = load_plugins(load_settings(tmp_path), [], tmp_path)
     assert loaded.plugins == []
     assert any("ccx reads local marketplaces only" in w for w in loaded.warnings)
+
+
+def test_a_projects_plugin_hooks_are_the_ones_sandboxed(tmp_path: Path, config: Path) -> None:
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    root = write_marketplace(repo / "tools", "local", {"demo": "./demo"})
+    write_plugin(root / "demo", server=False, hook_marker=tmp_path / "ran")
+    spec = {"source": {"source": "directory", "path": "./tools"}}
+    data = {"extraKnownMarketplaces": {"local": spec}, "enabledPlugins": {"demo@local": True}}
+    write_settings(repo / ".claude" / "settings.json", data)
+    from_project = load_plugins(load_settings(repo), [], repo)
+    assert from_project.project_hook_commands() == {
+        f'echo "{(root / "demo").resolve()} $CLAUDE_PLUGIN_ROOT" > {tmp_path / "ran"}'
+    }
+    from_flag = load_plugins(load_settings(tmp_path), [root / "demo"], tmp_path)
+    assert from_flag.project_hook_commands() == set()
