@@ -35,10 +35,11 @@ USAGE = (
     "/plugin [list | enable ID | disable ID | install ID | marketplace add PATH | "
     "marketplace list | marketplace remove NAME] [--scope user|project|local]"
 )
+SHORT_USAGE = "/plugin [list|enable ID|disable ID|marketplace]"  # /help's column
 NEXT_SESSION = "It applies from the next session (restart ccx, or continue with ccx -c)."
 
 
-@command("plugin", USAGE, "List plugins, enable or disable one, add a local marketplace")
+@command("plugin", SHORT_USAGE, "List plugins, enable or disable one, add a local marketplace")
 async def _plugin(runtime: Runtime, args: str) -> CommandResult:
     try:
         words = shlex.split(args)
