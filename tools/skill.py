@@ -28,6 +28,7 @@ class SkillInfo:
     description: str
     path: Path  # the SKILL.md file
     base_dir: Path  # the skill's folder; relative paths in the body resolve against it
+    plugin_root: Path | None = None  # a plugin's skill: ${CLAUDE_PLUGIN_ROOT} in its body
 
 
 class FrontmatterError(ValueError):
@@ -49,13 +50,16 @@ def split_frontmatter(text: str) -> tuple[str | None, str]:
     raise FrontmatterError("the frontmatter opened by '---' is never closed")
 
 
-def read_skill_body(path: Path) -> str:
-    """The SKILL.md text without its frontmatter (OSError / UnicodeDecodeError when unreadable)."""
+def read_skill_body(path: Path, plugin_root: Path | None = None) -> str:
+    """The SKILL.md text without its frontmatter (OSError / UnicodeDecodeError when unreadable);
+    ``plugin_root``: a plugin's folder, put where the body says ``${CLAUDE_PLUGIN_ROOT}``."""
     text = path.read_text(encoding="utf-8")
     try:
         _, body = split_frontmatter(text)
     except FrontmatterError:
         body = text
+    if plugin_root is not None:
+        body = body.replace("${CLAUDE_PLUGIN_ROOT}", str(plugin_root))
     return body.strip("\n")
 
 
@@ -104,7 +108,7 @@ class SkillTool(Tool[SkillParams]):
         if skill is None:
             return ToolResult.error(self._unknown(name))
         try:
-            raw_body = read_skill_body(skill.path)
+            raw_body = read_skill_body(skill.path, skill.plugin_root)
         except (OSError, UnicodeDecodeError) as exc:
             return ToolResult.error(
                 f"Could not read the skill {skill.name!r} at {skill.path}: {exc}"

@@ -5,8 +5,8 @@ A definition file is Markdown with YAML frontmatter: ``name``, ``description``,
 of the parent except Agent itself) and ``model`` (``sonnet``, ``opus``,
 ``haiku``, ``inherit`` or a model id); the body is the subagent's system
 prompt. Definitions come from ``--agents`` JSON first, then the project's
-``.claude/agents/``, ``$CCX_CONFIG_DIR/agents/`` and ``~/.claude/agents/``
-(found and read by agent.instructions.definition_files); on a name clash the
+``.claude/agents/``, ``$CCX_CONFIG_DIR/agents/``, ``~/.claude/agents/`` and the
+plugins' ``agents/`` (named ``<plugin>:<name>``) (found and read by agent.instructions.definition_files); on a name clash the
 first wins. A file that cannot be used is skipped with a warning, never raised.
 """
 
@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from agent.instructions.definition_files import (
     DefinitionFile,
     DefinitionKind,
+    PluginFolder,
     definition_dirs,
     load_definition,
     load_definitions,
@@ -87,6 +88,7 @@ def discover_agents(
     config_dir: Path | None = None,
     include_project: bool = True,
     include_user: bool = True,
+    plugins: Iterable[PluginFolder] = (),
 ) -> AgentDefinitions:
     """Every usable agent: ``--agents`` (its JSON text, or parsed), the agent folders, then
     the built-in one; ``include_project`` false leaves the project's folder out (the folder
@@ -98,7 +100,7 @@ def discover_agents(
         else parse_agents(agents or {}, "--agents", found.warnings)
     )
     files = load_definitions(
-        AGENTS, cwd, home, config_dir, include_project, ahead=given, include_user=include_user
+        AGENTS, cwd, home, config_dir, include_project, given, include_user, plugins
     )
     for definition in files.entries:
         found.offer(definition)
@@ -113,8 +115,10 @@ def load_agent_file(path: Path, warnings: list[str]) -> AgentDefinition | None:
 
 
 def agent_from(file: DefinitionFile) -> AgentDefinition:
-    """An agent file's definition; the file's name when the frontmatter names none."""
-    return definition_from(file.meta, file.body, str(file.path), default_name=file.path.stem)
+    """An agent file's definition; the file's name when the frontmatter names none (a
+    plugin's agent is ``<plugin>:<name>``)."""
+    found = definition_from(file.meta, file.body, str(file.path), default_name=file.path.stem)
+    return replace(found, name=file.named(found.name)) if file.plugin else found
 
 
 def parse_agents_json(text: str, warnings: list[str]) -> list[AgentDefinition]:

@@ -3,8 +3,8 @@
 A command is ``<commands dir>/<path>.md``; a subfolder gives a namespace, as
 Claude Code names them (``frontend/build.md`` is ``/frontend:build``). The
 files come from the project's ``.claude/commands/``, ``$CCX_CONFIG_DIR/commands/``
-(default ``~/.ccx/commands/``) and ``~/.claude/commands/``; on a name clash the
-first of those wins. Optional YAML frontmatter: ``description``,
+(default ``~/.ccx/commands/``), ``~/.claude/commands/`` and the plugins' folders
+(``/<plugin>:<name>``); on a name clash the first of those wins. Optional YAML frontmatter: ``description``,
 ``argument-hint``, ``allowed-tools`` (rules granted for the command's turn),
 ``model`` (that turn's model); frontmatter that is not YAML may be plain
 ``key: value`` lines. Finding and reading the files is
@@ -30,6 +30,7 @@ from typing import Any
 from agent.instructions.definition_files import (
     DefinitionFile,
     DefinitionKind,
+    PluginFolder,
     Scope,
     first_body_line,
     load_definitions,
@@ -96,11 +97,13 @@ def discover_commands(
     config_dir: Path | None = None,
     include_project: bool = True,
     include_user: bool = True,
+    plugins: Iterable[PluginFolder] = (),
 ) -> DiscoveredCommands:
     """Every usable command file; a broken one is skipped with a warning, never raised.
-    (An untrusted folder's commands are found: what they may do is checked as they run.)"""
+    (An untrusted folder's commands are found: what they may do is checked as they run.)
+    ``plugins``: the plugins' command folders, their commands named ``/<plugin>:<name>``."""
     found = load_definitions(
-        COMMANDS, cwd, home, config_dir, include_project, include_user=include_user
+        COMMANDS, cwd, home, config_dir, include_project, include_user=include_user, plugins=plugins
     )
     return DiscoveredCommands({c.name.lower(): c for c in found.entries}, found.warnings)
 
@@ -132,7 +135,7 @@ def command_from(file: DefinitionFile) -> CustomCommand:
         raise ValueError("its name cannot be typed as /name")
     meta = file.meta
     return CustomCommand(
-        name=name,
+        name=file.named(name),
         body=file.body.strip("\n"),
         path=file.path,
         scope=file.scope,

@@ -4,7 +4,9 @@ skills, agents and output styles, found, read and turned into entries one way fo
 A kind's files come from three folders, highest precedence first: the project's
 ``.claude/<kind>/``, ``$CCX_CONFIG_DIR/<kind>/`` (default ``~/.ccx/<kind>/``) and
 ``~/.claude/<kind>/``; a folder reached twice (a link, a project that is the home folder)
-is read once. A file is optional front matter between ``---`` lines, then a body. Each
+is read once. Plugins' folders of the kind come last (``PluginFolder``): their entries are
+named ``<plugin>:<name>`` and ``${CLAUDE_PLUGIN_ROOT}`` in their bodies is the plugin's
+folder. A file is optional front matter between ``---`` lines, then a body. Each
 kind (``DefinitionKind``) says which files of a folder are its own, how large one may be,
 how its front matter is read and how a file becomes an entry; of two entries with the same
 key the first wins. A file that cannot be used is skipped with a warning naming it, never
@@ -24,9 +26,19 @@ from agent.core.locations import config_dir as user_config_dir
 from agent.permissions.settings import project_root
 from tools.skill import split_frontmatter
 
-Scope = Literal["project", "user"]
+Scope = Literal["project", "user", "plugin"]
 Entry = TypeVar("Entry")
+ROOT_VARIABLE = "${CLAUDE_PLUGIN_ROOT}"
 PLAIN_FIELD = re.compile(r"([A-Za-z][\w-]*):\s*(.*)")
+
+
+@dataclass(frozen=True)
+class PluginFolder:
+    """A plugin's folder of one kind's files (or one such file, or one skill's folder)."""
+
+    path: Path
+    plugin: str  # the plugin's name
+    root: Path  # the plugin's folder, ${CLAUDE_PLUGIN_ROOT}
 
 
 @dataclass(frozen=True)
@@ -39,6 +51,11 @@ class DefinitionFile:
     frontmatter: str | None
     meta: dict[str, Any]
     body: str
+    plugin: PluginFolder | None = None  # the plugin it came from: the entry's namespace
+
+    def named(self, name: str) -> str:
+        """``name`` as the entry is called: ``<plugin>:<name>`` for a plugin's."""
+        return f"{self.plugin.plugin}:{name}" if self.plugin else name
 
 
 @dataclass(frozen=True)
@@ -55,6 +72,8 @@ class DefinitionKind(Generic[Entry]):
     entry: Callable[[DefinitionFile], Entry | None]  # None: not offered; ValueError: malformed
     key: Callable[[Entry], str]  # of two entries with one key, the first wins
     malformed: str = "has malformed frontmatter"  # how a ValueError is put in the warning
+    # The file a path given alone stands for (a plugin's manifest may name one): itself.
+    single: Callable[[Path], Path | None] = lambda path: path if path.is_file() else None
 
 
 @dataclass
@@ -86,6 +105,7 @@ def load_definitions(
     include_project: bool = True,
     ahead: Iterable[Entry] = (),
     include_user: bool = True,
+    plugins: Iterable[PluginFolder] = (),
 ) -> Definitions[Entry]:
     """``ahead`` (entries that come before any file: built-in ones, ``--agents``), then every
     usable file of the kind's folders. ``include_project`` false leaves the project's folder
@@ -110,11 +130,24 @@ def load_definitions(
             entry = load_definition(kind, path, folder, scope, found.warnings)
             if entry is not None:
                 offer(entry)
+    for given_folder in plugins:
+        single = kind.single(given_folder.path)
+        folder = single.parent if single is not None else given_folder.path
+        paths = [single] if single else _folder_files(kind, folder, listed, found.warnings)
+        for path in paths:
+            entry = load_definition(kind, path, folder, "plugin", found.warnings, given_folder)
+            if entry is not None:
+                offer(entry)
     return found
 
 
 def load_definition(
-    kind: DefinitionKind[Entry], path: Path, folder: Path, scope: Scope, warnings: list[str]
+    kind: DefinitionKind[Entry],
+    path: Path,
+    folder: Path,
+    scope: Scope,
+    warnings: list[str],
+    plugin: PluginFolder | None = None,
 ) -> Entry | None:
     """One file as an entry; None when it is not a regular file, is meant for nobody, or
     cannot be used (then with a warning saying why)."""
@@ -134,7 +167,10 @@ def load_definition(
         return None
     try:
         raw, body = split_frontmatter(text)
-        return kind.entry(DefinitionFile(path, folder, scope, raw, kind.read_meta(raw), body))
+        if plugin is not None:
+            body = body.replace(ROOT_VARIABLE, str(plugin.root))
+        meta = kind.read_meta(raw)
+        return kind.entry(DefinitionFile(path, folder, scope, raw, meta, body, plugin))
     except ValueError as exc:
         warnings.append(f"{noun} {path} {kind.malformed} ({exc}); skipped.")
         return None

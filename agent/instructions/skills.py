@@ -19,6 +19,7 @@ from typing import Any
 from agent.instructions.definition_files import (
     DefinitionFile,
     DefinitionKind,
+    PluginFolder,
     definition_dirs,
     first_body_line,
     load_definition,
@@ -53,11 +54,13 @@ def discover_skills(
     config_dir: Path | None = None,
     include_project: bool = True,
     include_user: bool = True,
+    plugins: Iterable[PluginFolder] = (),
 ) -> DiscoveredSkills:
     """Every usable skill; a broken SKILL.md is skipped with a warning, never raised.
-    ``include_project`` false: the user's skills only (the folder is not trusted)."""
+    ``include_project`` false: the user's skills only (the folder is not trusted);
+    ``plugins``: the plugins' skill folders, their skills named ``<plugin>:<name>``."""
     found = load_definitions(
-        SKILLS, cwd, home, config_dir, include_project, include_user=include_user
+        SKILLS, cwd, home, config_dir, include_project, include_user=include_user, plugins=plugins
     )
     return DiscoveredSkills(found.entries, found.warnings)
 
@@ -84,11 +87,17 @@ def skill_from(file: DefinitionFile) -> SkillInfo | None:
     if description is None or not str(description).strip():
         description = first_body_line(file.body)
     return SkillInfo(
-        name=name,
+        name=file.named(name),
         description=" ".join(str(description).split()),
         path=file.path,
         base_dir=file.path.parent,
+        plugin_root=file.plugin.root if file.plugin else None,
     )
+
+
+def single_skill(path: Path) -> Path | None:
+    """A folder that is one skill (it holds SKILL.md) stands for that file."""
+    return path / SKILL_FILE if (path / SKILL_FILE).is_file() else None
 
 
 SKILLS = DefinitionKind[SkillInfo](
@@ -100,6 +109,7 @@ SKILLS = DefinitionKind[SkillInfo](
     read_meta=parse_frontmatter,
     entry=skill_from,
     key=lambda skill: skill.name,
+    single=single_skill,
 )
 
 
@@ -173,7 +183,7 @@ class InvokedSkills:
             if skill is None:
                 continue
             try:
-                body = read_skill_body(skill.path)
+                body = read_skill_body(skill.path, skill.plugin_root)
             except (OSError, UnicodeDecodeError):
                 continue
             invoked.record(skill, body)

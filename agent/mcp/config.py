@@ -30,7 +30,7 @@ _NAME = re.compile(r"[^\x00-\x1f\x7f]+")
 class ServerConfig:
     name: str
     transport: str  # "stdio", "http", "sse" or "sdk" (the Agent SDK's in-process server)
-    scope: str  # "user", "project", "local" or "dynamic" (--mcp-config)
+    scope: str  # "user", "project", "local", "dynamic" (--mcp-config) or "plugin"
     source: str  # the file (or "--mcp-config") it came from
     command: str = ""
     args: list[str] = field(default_factory=list)
@@ -120,6 +120,13 @@ def _read_json(path: Path, warnings: list[str], quiet_missing: bool) -> dict[str
         warnings.append(f"{path}: not a JSON object; its MCP servers are skipped")
         return {}
     return raw
+
+
+def add_servers(
+    config: McpConfig, servers: Any, scope: str, source: str, env: Mapping[str, str] | None = None
+) -> None:
+    """More servers (a plugin's ``mcpServers``), each in ``scope``, read as the files' are."""
+    _add(config, servers, scope, source, os.environ if env is None else env)
 
 
 def _add(config: McpConfig, servers: Any, scope: str, source: str, env: Mapping[str, str]) -> None:

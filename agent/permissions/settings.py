@@ -139,6 +139,11 @@ class Settings:
         return hooks if isinstance(hooks, dict) else {}
 
     @property
+    def only_managed_hooks(self) -> bool:
+        """Whether only the policy's hooks may run (or none): plugins' hooks then do not."""
+        return self.hooks_disabled_by is not None or self._managed_only_hooks
+
+    @property
     def _managed_only_hooks(self) -> bool:
         managed = next((s for s in self.sources if s.kind == "managed"), None)
         return managed is not None and managed.data.get("allowManagedHooksOnly") is True
@@ -405,6 +410,24 @@ def set_setting(path: Path, key: str, value: Any) -> None:
     with _directory_lock(path.parent):
         data = read_settings_object(path)
         data[key] = value
+        text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+        atomic_write(path, text.encode(), durable=True)
+
+
+def set_setting_entry(path: Path, key: str, entry: str, value: Any) -> None:
+    """Set ``entry`` of the object at the top-level ``key`` (``enabledPlugins``...), keeping
+    the rest; ``value`` None removes it. ValueError when ``key`` holds something else."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _directory_lock(path.parent):
+        data = read_settings_object(path)
+        inner = data.setdefault(key, {})
+        if not isinstance(inner, dict):
+            raise ValueError(f'"{key}" in {path} is not an object; not changed')
+        if value is None:
+            inner.pop(entry, None)
+        else:
+            inner[entry] = value
         text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
         atomic_write(path, text.encode(), durable=True)
 

@@ -39,6 +39,8 @@ HONOURED = frozenset(
         "enableAllProjectMcpServers",
         "enabledMcpjsonServers",
         "disabledMcpjsonServers",
+        "enabledPlugins",
+        "extraKnownMarketplaces",
         # ccx's own
         "autoCompactWindow",
         "serverContextEditing",
@@ -60,7 +62,7 @@ NOT_SUPPORTED = frozenset(
         "awaySummaryEnabled", "awsAuthRefresh", "awsCredentialExport", "bashOutputMaxChars",
         "blockedMarketplaces", "channelsEnabled", "claudeMdExcludes", "defaultShell",
         "deniedMcpServers", "disableAutoMode", "disableBundledSkills",
-        "disableSkillShellExecution", "enabledPlugins", "extraKnownMarketplaces", "fastMode",
+        "disableSkillShellExecution", "fastMode",
         "fileSuggestion", "forceLoginOrgUUID", "gcpAuthRefresh", "httpHookAllowedEnvVars",
         "includeGitInstructions", "language", "maxEffortLevel", "minimumVersion",
         "modelOverrides", "otelHeadersHelper", "plansDirectory", "prefersReducedMotion",

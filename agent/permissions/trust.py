@@ -80,7 +80,10 @@ def _enabled_by(path: Path) -> list[str]:
     helper = data.get("apiKeyHelper")
     if isinstance(helper, str) and helper.strip():
         found.append(f"apiKeyHelper command ({short_list([helper])})")
-    known = {"hooks", "env", "permissions", "statusLine", "apiKeyHelper"}
+    plugins = data.get("enabledPlugins")
+    if isinstance(plugins, dict) and (on := [k for k, v in plugins.items() if v is True]):
+        found.append(f"plugins with their hooks and servers ({short_list(on)})")
+    known = {"hooks", "env", "permissions", "statusLine", "apiKeyHelper", "enabledPlugins"}
     others = sorted(set(data) - known - HARMLESS_KEYS)
     if others:
         found.append(f"other settings ({short_list(others)})")

@@ -135,11 +135,11 @@ def test_setting_sources_chooses_the_settings_files(ccx: Ccx) -> None:
 def test_unknown_and_unhonoured_flags_warn_and_the_run_goes_on(ccx: Ccx, tmp_path: Path) -> None:
     ccx.api.add(text_reply("ok"))
     run = ccx.run(
-        "-p", "hi", "--some-future-flag", "--plugin-dir", str(tmp_path), "--strict-mcp-config",
+        "-p", "hi", "--some-future-flag", "--task-budget", "5", "--strict-mcp-config",
         "--agents", json.dumps({"reviewer": {"description": "Reviews", "prompt": "Review."}}),
     )  # fmt: skip
     assert run.returncode == 0 and run.stdout.strip() == "ok"
-    assert "--some-future-flag" in run.stderr and "--plugin-dir" in run.stderr
+    assert "--some-future-flag" in run.stderr and "--task-budget" in run.stderr
     assert ccx.run("-p", "hi", "--agents", "[1]").returncode == 2
 
 

@@ -267,6 +267,10 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
             list[str] | None,
             typer.Option("--mcp-config", help="MCP servers from a JSON file or a JSON string"),
         ] = None,
+        plugin_dir: Annotated[
+            list[Path] | None,
+            typer.Option("--plugin-dir", help="Load the plugin in this folder for this session"),
+        ] = None,
         version: Annotated[
             bool, typer.Option("--version", "-v", help="Print the version and exit")
         ] = False,
@@ -318,6 +322,7 @@ def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
             session_id=session_id,
             fork_session=fork_session,
             mcp_config=mcp_config or [],
+            plugin_dirs=[d.expanduser().resolve() for d in plugin_dir or []],
             stream_events=include_partial and output_format == "stream-json",
             # The TUI, the REPL and stream-json show thinking: ask the API for its text.
             show_thinking=not print_mode or output_format == "stream-json",

@@ -5,7 +5,7 @@ The SDK starts its CLI with whatever its options ask for (``--tools``,
 ``extra_args`` for flags it does not know itself). ``take`` pulls those out of
 the command line, so typer sees only ccx's options; ``apply`` puts their values
 on the RunOptions with Claude Code's meaning. A flag ccx cannot honour
-(``--plugin-dir``, ``--task-budget``, and in a headless run an unknown one) is
+(``--task-budget``, and in a headless run an unknown one) is
 dropped with a warning on stderr, never an exit: a client's newer flag must not
 stop the session. Interactively an unknown flag stays a usage error (a typo).
 """
@@ -33,7 +33,6 @@ VALUE_FLAGS = frozenset(
         "--thinking",
         "--thinking-display",
         "--agents",
-        "--plugin-dir",
         "--task-budget",
         "--resume-drops-turn",
     }
@@ -43,7 +42,6 @@ BOOL_FLAGS = frozenset(
 )
 # Taken and warned about: ccx has nothing to do them with.
 NOT_HONOURED = {
-    "--plugin-dir": "ccx has no plugins; the folder is not loaded",
     "--task-budget": "ccx has no task budgets; the limit is not enforced",
     "--resume-drops-turn": "ccx does not check this guard",
     "--session-mirror": "ccx writes its own transcripts only",

@@ -135,6 +135,7 @@ class HeadlessOutput:
                 version=__version__,
                 mcp_servers=init_entries(list(offer.mcp_servers)),
                 output_style=offer.output_style,
+                plugins=[plugin.entry() for plugin in offer.plugins],
             )
         )
 

@@ -33,6 +33,7 @@ from agent.loop.tool_runner import AskPermission, ToolRunner
 from agent.mcp.servers import McpServers, conversation_holds
 from agent.model.client import ModelClient
 from agent.permissions.safe_git import env_for_command
+from agent.plugins.loader import load_plugins
 from agent.sessions.session import rebuild_file_state
 from agent.sessions.transcript import LoadedSession
 from compaction.read_state import settle_resumed
@@ -120,8 +121,11 @@ def assemble_runtime(
     gate = permission_gate(options, settings, cwd, notify)
     models = SessionModel(name, thinking, in_plan=gate.mode == "plan")
     remember = partial(remember_rule, cwd, notify)
+    plugins = load_plugins(settings, options.plugin_dirs, cwd)
+    for warning in plugins.warnings:
+        notify(warning, "warning")
 
-    # The transcript, memory, skills, commands, styles, plan, hooks and system prompt.
+    # The transcript, memory, plugins' and own skills, commands, styles, plan, hooks, prompt.
     file_state = FileStateCache()
     opened = open_session(options, cwd, models.current, preloaded, notify)
     loaded = opened.loaded
@@ -140,12 +144,20 @@ def assemble_runtime(
     memory = MemoryFiles(cwd, roots=roots, read_denied=gate.read_denied)
     from_project, from_user = options.reads("project"), options.reads("user")
     skills = discover_skills(
-        cwd, include_project=options.project_trusted and from_project, include_user=from_user
+        cwd,
+        include_project=options.project_trusted and from_project,
+        include_user=from_user,
+        plugins=plugins.folders("skills"),
     )
     for warning in skills.warnings:
         notify(warning)
     invoked_skills = InvokedSkills.rebuild(list(loaded.events) if loaded else [], skills)
-    custom_commands = discover_commands(cwd, include_project=from_project, include_user=from_user)
+    custom_commands = discover_commands(
+        cwd,
+        include_project=from_project,
+        include_user=from_user,
+        plugins=plugins.folders("commands"),
+    )
     styles = load_output_styles(
         cwd,
         options.project_trusted and from_project,
@@ -168,6 +180,9 @@ def assemble_runtime(
         mode=lambda: gate.mode,
         on_output=lambda text: notify(text, "info"),
     )
+    if not settings.only_managed_hooks:  # disableAllHooks and the policy hold for plugins too
+        for plugin in plugins.plugins:
+            hooks.add_plugin_hooks(plugin.hooks, plugin.root, plugin.source)
     session_hooks = SessionHooks(hooks, emit)
     tool_hooks = ToolHooks(hooks, emit)
     for warning in hooks.warnings:
@@ -203,7 +218,7 @@ def assemble_runtime(
     gate.sandbox_enabled = sandbox.policy.enabled
     if sandbox.policy.enabled:  # a project's hooks (and statusLine) run sandboxed
         hooks.sandbox = Sandbox(sandbox.policy)
-        hooks.sandboxed_commands = settings.project_hook_commands
+        hooks.sandboxed_commands = settings.project_hook_commands | plugins.project_hook_commands()
     for text, level in sandbox.notices:
         notify(text, level)
     jobs = build_jobs(session.folder, emit)
@@ -212,6 +227,7 @@ def assemble_runtime(
         options.agents,
         include_project=options.project_trusted and from_project,
         include_user=from_user,
+        plugins=plugins.folders("agents"),
     )
     for warning in definitions.warnings:
         notify(warning)
@@ -262,6 +278,7 @@ def assemble_runtime(
         notify,
         on_change=lambda: None,  # tools join at the next turn boundary (McpToolList)
         in_context=lambda text: conversation_holds((m.content for m in agent.messages), text),
+        plugins=plugins.plugins,
     )
     shaped = shape_tools(tools, options.json_schema, options.tools, notify)
     runner = ToolRunner(
@@ -396,6 +413,7 @@ def assemble_runtime(
         nested_instructions=nested_instructions,
         hook_context=hook_context,
         mcp_questions=[],
+        plugins=plugins,
     )
     runtime.apply_thinking()
     emit(

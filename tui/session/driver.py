@@ -68,6 +68,7 @@ from tui.session.views import (
     AgentSummary,
     ContextUsage,
     MemoryFileSize,
+    PluginSummary,
     SessionInventory,
     StatusSnapshot,
 )
@@ -374,6 +375,10 @@ class SessionDriver:
             output_style=runtime.output_style.name,
             output_styles=tuple(runtime.output_styles.names),
             mcp_servers=tuple(runtime.mcp.status()),
+            plugins=tuple(
+                PluginSummary(p.name, str(p.root), p.source, p.version)
+                for p in runtime.plugins.plugins
+            ),
         )
 
     def context_usage(self) -> ContextUsage:

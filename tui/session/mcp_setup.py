@@ -13,14 +13,15 @@ end (through the permission question) and named in a notice in ``-p``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from agent.core.locations import config_dir
+from agent.instructions.hooks.runner import PLUGIN_ROOT
 from agent.loop.agent import Agent
 from agent.loop.tool_runner import AskPermission, PermissionRequest, RememberRule, Reply, ToolRunner
-from agent.mcp.config import load_mcp_config
+from agent.mcp.config import add_servers, load_mcp_config
 from agent.mcp.names import normalize_name
 from agent.mcp.resources import resource_tools
 from agent.mcp.servers import McpServers
@@ -29,6 +30,7 @@ from agent.mcp.tools import McpTool
 from agent.permissions.gate import PermissionGate
 from agent.permissions.rules import Rule
 from agent.permissions.settings import project_root
+from agent.plugins.manifest import Plugin
 from tools.base import Tool
 from tui.session.notify import Notify
 from tui.session.options import RunOptions
@@ -41,11 +43,20 @@ def build_mcp_servers(
     notify: Notify,
     on_change: Callable[[], None],
     in_context: Callable[[str], bool],
+    plugins: Sequence[Plugin] = (),
 ) -> McpServers:
     """The configured servers; nothing connects before ``start_mcp_servers``. ``settings``:
-    the merged settings as written (which project servers are approved)."""
+    the merged settings as written (which project servers are approved); ``plugins``: the
+    session's plugins, whose servers are named ``plugin:<plugin>:<server>``."""
     root = project_root(cwd)
     config = load_mcp_config(root, config_dir(), options.mcp_config)
+    for plugin in plugins:
+        named = {f"plugin:{plugin.name}:{n}": s for n, s in plugin.mcp_servers.items()}
+        add_servers(config, named, "plugin", f"plugin {plugin.source}")
+        for name in named:
+            server = config.servers.get(name)
+            if server is not None and server.transport == "stdio":
+                server.env.setdefault(PLUGIN_ROOT, str(plugin.root))
     if options.strict_mcp_config:  # only --mcp-config's servers
         config.servers = {n: s for n, s in config.servers.items() if s.scope == "dynamic"}
     for warning in config.warnings:

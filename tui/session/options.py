@@ -40,6 +40,7 @@ class RunOptions:
         True  # "Resume with: ccx -r ID" on exit; off where the session is thrown away
     )
     mcp_config: list[str] = field(default_factory=list)  # --mcp-config files or JSON strings
+    plugin_dirs: list[Path] = field(default_factory=list)  # --plugin-dir: plugins for the session
     show_cost: bool = True  # the footer's dollars; off where nothing is billed (the demo)
     system_prompt: str | None = None  # --system-prompt: replaces ccx's instructions
     append_system_prompt: str | None = None  # --append-system-prompt

@@ -34,6 +34,7 @@ from agent.mcp.servers import McpServers
 from agent.permissions.gate import PermissionGate
 from agent.permissions.rules import Rule, is_permission_mode
 from agent.permissions.settings import Settings
+from agent.plugins.loader import LoadedPlugins
 from agent.sessions.session import Session
 from compaction.manager import ContextManager
 from tools.base import Tool, ToolContext
@@ -92,6 +93,7 @@ class Runtime:
     nested_instructions: list[str]  # re-sent in full after a compaction
     hook_context: list[str]  # SessionStart / UserPromptSubmit context for the next request
     mcp_questions: list[asyncio.Task[None]]  # asking about a project's MCP servers
+    plugins: LoadedPlugins  # --plugin-dir and enabledPlugins, as loaded at the start
 
     # -- what the session has now ---------------------------------------------------------
 

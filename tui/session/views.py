@@ -54,6 +54,22 @@ class SessionInventory:
     output_style: str
     output_styles: tuple[str, ...]
     mcp_servers: tuple[ServerStatus, ...]
+    plugins: tuple[PluginSummary, ...] = ()
+
+
+@dataclass(frozen=True)
+class PluginSummary:
+    """A plugin the session loaded, as ``system/init`` lists it."""
+
+    name: str
+    path: str
+    source: str  # name@marketplace, or name@inline (--plugin-dir)
+    version: str | None
+
+    def entry(self) -> dict[str, str]:
+        """As ``system/init``'s ``plugins`` lists it (no version when the plugin has none)."""
+        entry = {"name": self.name, "path": self.path, "source": self.source}
+        return entry | ({"version": self.version} if self.version else {})
 
 
 @dataclass(frozen=True)

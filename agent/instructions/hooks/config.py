@@ -35,6 +35,7 @@ class HookCommand:
     timeout: float
     callback: str | None = None  # an Agent SDK hook: its callback id, answered by the client
     block_on_failure: bool = False  # an SDK hook's onFailure "block": no answer blocks
+    plugin_root: str | None = None  # a plugin's hook: CLAUDE_PLUGIN_ROOT in its environment
 
 
 def callback_groups(hooks: Any, warnings: list[str]) -> dict[str, list[HookGroup]]:

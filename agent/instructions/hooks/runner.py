@@ -3,7 +3,7 @@
 Every command of every group whose matcher fits runs at once through ``/bin/sh -c``,
 with the event as JSON on stdin (Claude Code's fields: session_id, transcript_path, cwd,
 hook_event_name, permission_mode, prompt_id, effort, and the event's own) and
-``CLAUDE_PROJECT_DIR`` in its environment, killed with its children at its timeout.
+``CLAUDE_PROJECT_DIR`` in its environment (a plugin's hook: ``CLAUDE_PLUGIN_ROOT`` too), killed with its children at its timeout.
 ccx waits for the command, not for children it leaves in the background
 (``agent.instructions.hooks.process``): its output up to its exit counts, and what it
 left running is killed when the session ends (``kill_lingering``) or ccx does. An
@@ -20,6 +20,7 @@ import json
 import os
 import uuid
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ _NO_MODE_EVENTS = frozenset({"SessionStart", "SessionEnd"})
 _NO_EFFORT_EVENTS = _NO_MODE_EVENTS | {"UserPromptSubmit"}
 # A hook's output kept, per stream: enough for MAX_OUTPUT_CHARS of up to 4 bytes each.
 KEEP_BYTES = MAX_OUTPUT_CHARS * 4 + 4
+PLUGIN_ROOT = "CLAUDE_PLUGIN_ROOT"
 # An SDK hook's callback: (callback id, payload, tool_use_id) -> the client's JSON answer.
 HookCallback = Callable[[str, dict[str, Any], str | None], Awaitable[dict[str, Any]]]
 
@@ -82,6 +84,16 @@ class HookRunner:
         self.callback = callback
         return warnings
 
+    def add_plugin_hooks(self, hooks: dict[str, Any], root: Path, plugin: str) -> None:
+        """A plugin's hooks (its ``hooks.json`` events), run with the settings' ones and
+        ``CLAUDE_PLUGIN_ROOT`` set; what is malformed is warned of, naming the plugin."""
+        warnings: list[str] = []
+        for event, groups in parse_hooks(hooks, warnings).items():
+            for group in groups:
+                commands = tuple(replace(c, plugin_root=str(root)) for c in group.commands)
+                self.groups.setdefault(event, []).append(replace(group, commands=commands))
+        self.warnings += [f"Plugin {plugin}: {warning}" for warning in warnings]
+
     def has(self, event: str, matcher_value: str | None = None) -> bool:
         return bool(self._matching(event, matcher_value))
 
@@ -110,8 +122,11 @@ class HookRunner:
                 result = await self._run_callback(hook, data, timeout_cap)
             else:
                 sandbox = self.sandbox if hook.command in self.sandboxed_commands else None
+                own_env = (
+                    env if hook.plugin_root is None else {**env, PLUGIN_ROOT: hook.plugin_root}
+                )
                 result, lingering = await _run_command(
-                    hook, stdin, self.cwd, env, timeout_cap, sandbox
+                    hook, stdin, self.cwd, own_env, timeout_cap, sandbox
                 )
                 if lingering is not None:
                     self._lingering.add(lingering)

@@ -64,6 +64,7 @@ def init_message(
     mcp_servers: list[dict[str, Any]] | None = None,
     agents: list[str] | None = None,
     output_style: str = "default",
+    plugins: list[dict[str, str]] | None = None,
 ) -> dict[str, Any]:
     """``system``/``init``: what the session runs with, before its first assistant message."""
     return {
@@ -82,7 +83,7 @@ def init_message(
         "output_style": output_style,
         "agents": agents or [],
         "skills": skills,
-        "plugins": [],
+        "plugins": plugins or [],
         "uuid": new_uuid(),
     }
 
