@@ -68,11 +68,16 @@ def test_the_sdk_imported_meanwhile_leaves_the_collector_on() -> None:
         "import gc, sys, time\n"
         "from agent.model.client import import_sdk_meanwhile, make_client\n"
         "import_sdk_meanwhile()\n"
-        "client = make_client('anthropic')\n"  # waits for the thread's import
-        "time.sleep(0.05)\n"
-        "print(type(client).__name__, gc.isenabled(), 'anthropic' in sys.modules)\n"
+        "deadline = time.monotonic() + 30\n"
+        "while 'anthropic' not in sys.modules and time.monotonic() < deadline:\n"
+        "    time.sleep(0.001)\n"  # the thread has begun: its block holds the collector
+        "while not gc.isenabled() and time.monotonic() < deadline:\n"
+        "    time.sleep(0.01)\n"  # until the SDK is imported
+        "imported = 'anthropic.types' in sys.modules\n"
+        "client = make_client('anthropic')\n"
+        "print(imported, type(client).__name__, gc.isenabled())\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
     )
-    assert out.stdout.split() == ["AsyncAnthropic", "True", "True"]
+    assert out.stdout.split() == ["True", "AsyncAnthropic", "True"]
