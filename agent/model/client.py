@@ -13,16 +13,19 @@ user as an event and a partial response is never kept.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import random
 import re
+import threading
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent.core.cancellation import raise_if_cancelling
 from agent.core.events import ApiRetry, EventSink, Notice, ResponseDiscarded, discard
+from agent.core.gc_pause import collection_paused
 from agent.model.accumulator import Accumulator, StreamedResponse
 from agent.model.api_key_helper import ApiKeyHelper, ApiKeyHelperError
 from tools.surrogates import escape_value
@@ -122,9 +125,24 @@ def _env_number(policy: RetryPolicy, name: str, kind: type[int] | type[float]) -
     return number
 
 
+def import_sdk_meanwhile() -> None:
+    """Start importing the SDK on a thread: a `-p` run needs it for its first request, and
+    it takes ~1 s of CPU. While the session is built it shares the GIL, but whatever waits
+    (git, MCP servers starting on the other core) no longer waits in line before it.
+    ``make_client``'s own import waits for this one (the import system's module lock) and
+    raises what it raised."""
+
+    def run() -> None:
+        with contextlib.suppress(Exception), collection_paused():
+            import anthropic  # noqa: F401
+
+    threading.Thread(target=run, name="ccx-sdk-import", daemon=True).start()
+
+
 def make_client(provider: str | None = None) -> SdkClient:
     """The SDK client for the configured provider; credentials and base URL come from the env."""
-    import anthropic
+    with collection_paused():  # the SDK's import makes ~1,500 classes that all live on
+        import anthropic
 
     provider = provider or _provider_from_env()
     if provider == "bedrock":

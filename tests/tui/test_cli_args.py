@@ -31,3 +31,15 @@ def test_mcp_config_takes_a_file_and_a_json_string_in_one_go() -> None:
     assert isinstance(parsed, ParsedArgs)
     assert parsed.options.mcp_config == ["a.json", config]
     assert parsed.prompt == "hello"
+
+
+def test_a_bare_ccx_parses_to_what_typer_gives(tmp_path, monkeypatch) -> None:
+    # The app's fast path builds these without typer (tui.cli.main.no_arguments).
+    from tui.cli.main import no_arguments, parse_interactive
+
+    monkeypatch.chdir(tmp_path)
+    typed = parse_args([], standalone=False)
+    assert isinstance(typed, ParsedArgs)
+    assert no_arguments() == typed
+    assert parse_interactive([]) == typed
+    assert typed.options.cwd == tmp_path.resolve() and not typed.options.headless

@@ -50,11 +50,21 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
         from tui.warm.client import run as run_warm
 
         return run_warm(argv, lambda: _parse_and_dispatch(argv, interactive))
-    if warm.headless(argv) and not {"--cwd", "-h", "--help"} & {a.split("=")[0] for a in argv}:
+    if not warm.headless(argv):
+        return _parse_and_dispatch(argv, interactive)
+    from agent.core.gc_pause import pause_for_start_up, start_up_done
+
+    pause_for_start_up()  # until the session has started (tui.headless)
+    if not {"--cwd", "-h", "--help"} & {a.split("=")[0] for a in argv}:
         from agent.instructions.system_prompt import start_git_info
+        from agent.model.client import import_sdk_meanwhile
 
         start_git_info(os.getcwd())  # git runs while the rest is imported and parsed
-    return _parse_and_dispatch(argv, interactive)
+        import_sdk_meanwhile()  # MCP servers start while it goes on
+    try:
+        return _parse_and_dispatch(argv, interactive)
+    finally:
+        start_up_done()
 
 
 def _parse_and_dispatch(argv: list[str], interactive: Interactive | None) -> int:
@@ -66,10 +76,21 @@ def _parse_and_dispatch(argv: list[str], interactive: Interactive | None) -> int
 
 def parse_interactive(argv: list[str]) -> ParsedArgs:
     """Parse without printing (the full-screen app may already own the terminal)."""
+    if not argv:
+        return no_arguments()
     parsed = parse_args(argv, standalone=False)
     if isinstance(parsed, int):
         raise CliError("", parsed)
     return parsed
+
+
+def no_arguments() -> ParsedArgs:
+    """What a bare `ccx` parses to, built without typer: its ~90 ms would come between the
+    app's first paint and the meter's first figure (tests check it equals typer's result)."""
+    from tui.session.options import RunOptions
+
+    options = RunOptions(cwd=Path.cwd().resolve(), headless=False, show_thinking=True)
+    return ParsedArgs(options, None, False, "text", False, False)
 
 
 def parse_args(argv: list[str], *, standalone: bool) -> ParsedArgs | int:

@@ -33,6 +33,7 @@ from agent.core.events import (
     TextDelta,
     ThinkingDelta,
 )
+from agent.core.gc_pause import collection_paused
 from tui.fullscreen.agent_messages import (
     AgentEvent,
     ArgumentsParsed,
@@ -178,7 +179,8 @@ class AgentBridge:
         preloaded = await self._show_history_early(options)
         fallback = None
         try:
-            driver = self._create(options, preloaded)
+            with collection_paused():  # the session's imports and parts live on
+                driver = self._create(options, preloaded)
         except StartupError as error:
             fallback = str(error)
             try:
@@ -285,7 +287,8 @@ class AgentBridge:
     def _warm(self) -> None:
         """Import what the first request needs, off the UI's critical path."""
         try:
-            import anthropic  # noqa: F401
+            with collection_paused():  # ~1,500 classes that all live on
+                import anthropic  # noqa: F401
         except ImportError:
             pass
         from rich.console import Console

@@ -28,6 +28,7 @@ from agent.core.events import (
     PermissionDenied,
     SessionStarted,
 )
+from agent.core.gc_pause import start_up_done
 from agent.mcp.status import init_entries
 from tools.surrogates import escape_text, escape_value, is_encodable
 from tui.headless.signals import SignalStop, cancel_on_signals
@@ -226,6 +227,7 @@ async def _close(driver: SessionDriver) -> None:
 
 async def _run(driver: SessionDriver, prompt: str, output: HeadlessOutput) -> LineResult:
     await driver.start()
+    start_up_done()  # the collector, paused by the command line (tui.cli.main.run)
     output.send_init(driver)
     result = await driver.run(prompt)
     # Background jobs still running: wait, and tell the model as each ends (its last word wins).

@@ -27,6 +27,7 @@ import threading
 import time
 from typing import Any
 
+from agent.core.gc_pause import start_up_done
 from agent.loop.tool_runner import Answer, PermissionRequest, Reply
 from tui.headless.run import HeadlessOutput
 from tui.headless.run import _ending as turn_ending  # one result shape for -p and streams
@@ -299,6 +300,7 @@ async def run_stream(
         # Input is read from here on: SDK MCP servers connect through control requests.
         threading.Thread(target=_read_stdin, args=(loop, session), daemon=True).start()
         await session.driver.start()
+        start_up_done()  # the collector, paused by the command line (tui.cli.main.run)
     except Exception as exc:  # the session cannot start: one result, exit 1
         if not isinstance(exc, StartupError):
             log.exception("ccx could not start")
