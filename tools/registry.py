@@ -18,6 +18,8 @@ from tools.sandbox import SandboxPolicy
 from tools.task_tools import TaskOutputTool, TaskStopTool
 from tools.web_fetch import WebFetchTool
 from tools.web_search import WebSearchTool
+from tools.worktree_tools import EnterWorktreeTool, ExitWorktreeTool
+from tools.worktrees import Worktrees
 from tools.write import WriteTool
 
 
@@ -25,10 +27,12 @@ def default_tools(
     sandbox: SandboxPolicy | None = None,
     command_env: CommandEnv | None = None,
     jobs: JobRegistry | None = None,
+    worktrees: Worktrees | None = None,
 ) -> list[Tool[Any]]:
     """``sandbox``: the policy Bash commands run under (None: unsandboxed); ``command_env``:
     per-command environment for Bash (see BashTool); ``jobs``: the session's background jobs
-    (with it, Bash may run commands in the background, and TaskOutput and TaskStop come)."""
+    (with it, Bash may run commands in the background, and TaskOutput and TaskStop come);
+    ``worktrees``: the session's worktree (with it, EnterWorktree and ExitWorktree come)."""
     tools: list[Tool[Any]] = [
         ReadTool(),
         WriteTool(),
@@ -42,13 +46,18 @@ def default_tools(
     ]
     if jobs is not None:
         tools += [TaskOutputTool(jobs), TaskStopTool(jobs)]
+    if worktrees is not None:
+        tools += [EnterWorktreeTool(worktrees), ExitWorktreeTool(worktrees)]
     return tools
 
 
 @functools.cache
 def _labellers() -> dict[str, Tool[Any]]:
     """One instance of each built-in tool that needs nothing to be built, to label with."""
-    return {tool.name: tool for tool in default_tools(jobs=JobRegistry())}
+    return {
+        tool.name: tool
+        for tool in default_tools(jobs=JobRegistry(), worktrees=Worktrees(lambda _: None))
+    }
 
 
 def label_call(name: str, tool_input: dict[str, Any], cwd: str | os.PathLike[str]) -> str:

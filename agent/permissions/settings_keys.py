@@ -39,6 +39,7 @@ HONOURED = frozenset(
         "enableAllProjectMcpServers",
         "enabledMcpjsonServers",
         "disabledMcpjsonServers",
+        "worktree",  # baseRef (EnterWorktree)
         # ccx's own
         "autoCompactWindow",
         "serverContextEditing",
@@ -68,7 +69,6 @@ NOT_SUPPORTED = frozenset(
         "showTurnDuration", "skillOverrides", "skipWebFetchPreflight", "spinnerTipsEnabled",
         "spinnerTipsOverride", "spinnerVerbs", "strictKnownMarketplaces",
         "subagentStatusLine", "terminalProgressBarEnabled", "timeFormat", "viewMode",
-        "worktree",
     }
 )  # fmt: skip
 NOT_SUPPORTED_PERMISSIONS = frozenset(

@@ -321,7 +321,8 @@ class SessionDriver:
 
     @property
     def cwd(self) -> Path:
-        return self.runtime.cwd
+        """Where the session works now (a worktree it entered, else where it started)."""
+        return self.runtime.directory.current
 
     @property
     def model(self) -> str:
