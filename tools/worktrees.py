@@ -74,11 +74,13 @@ class Worktrees:
         move_to: Callable[[Path], None],
         git_env: GitEnv | None = None,
         base_ref: Callable[[], BaseRef] = lambda: "fresh",
+        active: WorktreeVisit | None = None,
     ) -> None:
+        """``active``: the worktree the session starts in (``ccx --worktree``)."""
         self.move_to = move_to
         self.git_env = git_env
         self.base_ref = base_ref
-        self.active: WorktreeVisit | None = None
+        self.active = active
 
     # -- entering ---------------------------------------------------------------------------
 

@@ -90,3 +90,29 @@ def test_without_approval_nothing_is_made(ccx: Ccx, git_repo: Path) -> None:
     assert run.returncode == 0, run.stderr
     assert not (git_repo / ".claude" / "worktrees").exists()
     assert "EnterWorktree" in ccx.api.requests[1].last_user_text()
+
+
+def test_worktree_flag_starts_the_session_in_one_that_exit_leaves(ccx: Ccx, git_repo: Path) -> None:
+    worktree = git_repo / ".claude" / "worktrees" / "flagged"
+    ccx.api.add(
+        tool_reply(("Bash", {"command": "pwd"})),
+        tool_reply(("ExitWorktree", {"action": "keep"})),
+        tool_reply(("Bash", {"command": "pwd"})),
+        text_reply("ok"),
+    )
+    run = ccx.run("-w", "flagged", "-p", "where am I", "--allowedTools", "ExitWorktree,Bash(pwd)")
+    assert run.returncode == 0, run.stderr
+    assert "worktree-flagged" in run.stderr
+    first, second, third, fourth = ccx.api.requests
+    assert str(worktree) in first.system_text()
+    assert second.last_user_text().strip() == str(worktree)
+    assert "Kept the worktree" in third.last_user_text()
+    assert fourth.last_user_text().strip() == str(git_repo)
+
+
+def test_worktree_flag_outside_a_repository_fails_clearly(ccx: Ccx) -> None:
+    shutil.rmtree(ccx.repo / ".git")
+    run = ccx.run("--worktree", "-p", "hi")
+    assert run.returncode == 1
+    assert "not inside a git repository" in run.stderr
+    assert ccx.api.requests == []

@@ -213,7 +213,9 @@ def assemble_runtime(
         cwd, tool_context, gate, prompt, hooks, lambda: bash_tools, emit,
         use_prompt=lambda blocks: setattr(agent, "system", blocks),
     )  # fmt: skip
-    worktrees = Worktrees(directory.move_to, safe_git_env, lambda: worktree_base_ref(settings))
+    worktrees = Worktrees(
+        directory.move_to, safe_git_env, lambda: worktree_base_ref(settings), options.worktree
+    )
     definitions = discover_agents(
         cwd,
         options.agents,
