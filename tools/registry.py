@@ -12,6 +12,7 @@ from tools.edit import EditTool
 from tools.glob import GlobTool
 from tools.grep import GrepTool
 from tools.jobs import JobRegistry
+from tools.monitor import MonitorTool
 from tools.notebook_edit import NotebookEditTool
 from tools.read import ReadTool
 from tools.sandbox import SandboxPolicy
@@ -31,21 +32,23 @@ def default_tools(
 ) -> list[Tool[Any]]:
     """``sandbox``: the policy Bash commands run under (None: unsandboxed); ``command_env``:
     per-command environment for Bash (see BashTool); ``jobs``: the session's background jobs
-    (with it, Bash may run commands in the background, and TaskOutput and TaskStop come);
+    (with it, Bash may run commands in the background, and TaskOutput, TaskStop and Monitor
+    come);
     ``worktrees``: the session's worktree (with it, EnterWorktree and ExitWorktree come)."""
+    bash = BashTool(sandbox=sandbox, command_env=command_env, jobs=jobs)
     tools: list[Tool[Any]] = [
         ReadTool(),
         WriteTool(),
         EditTool(),
         NotebookEditTool(),
-        BashTool(sandbox=sandbox, command_env=command_env, jobs=jobs),
+        bash,
         GlobTool(),
         GrepTool(),
         WebFetchTool(),  # its page reader is connected by the runtime (tui/session/page_reader.py)
         WebSearchTool(),  # and its searcher (tui/session/web_searcher.py)
     ]
     if jobs is not None:
-        tools += [TaskOutputTool(jobs), TaskStopTool(jobs)]
+        tools += [TaskOutputTool(jobs), TaskStopTool(jobs), MonitorTool(bash, jobs)]
     if worktrees is not None:
         tools += [EnterWorktreeTool(worktrees), ExitWorktreeTool(worktrees)]
     return tools
