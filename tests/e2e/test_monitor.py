@@ -12,7 +12,7 @@ def test_events_reach_the_model_after_the_turn(ccx: Ccx) -> None:
     ccx.api.add(
         tool_reply(
             ("Monitor", {"description": "build steps", "command": command, "timeout_ms": 60000})
-        ),  # fmt: skip
+        ),
         text_reply("Watching the build."),
         *[text_reply("Both steps passed.")] * 2,  # the lines and the end: one turn or two
     )
