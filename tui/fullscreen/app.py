@@ -269,6 +269,12 @@ class CcxApp(App[int]):
         if name == "rewind" and len(text.split()) == 1:  # bare: the picker, as Esc Esc opens
             self.rewind.open()
             return
+        if name == "login" and len(text.split()) == 1:  # the key is asked for, masked
+            from tui.fullscreen.screens.login import log_in
+
+            cwd = self.options.cwd if self.options else Path.cwd()
+            log_in(self, cwd, self.query_one(Transcript).add_line)
+            return
         if name == "resume":
             self.query_one(Transcript).add_user(text)
             args = " ".join(text.split()[1:])

@@ -49,7 +49,7 @@ from tools.watching import FileWatcher
 from tools.worktrees import Worktrees
 from tui.session.after_tools import AfterTools
 from tui.session.context_setup import ContextParts, WindowSettings, build_subagent_context
-from tui.session.credentials import key_helper_for
+from tui.session.credentials import key_provider_for
 from tui.session.current_session import CurrentSession
 from tui.session.jobs_setup import build_jobs
 from tui.session.mcp_setup import McpToolList, build_mcp_servers
@@ -285,7 +285,7 @@ def assemble_runtime(
 
     # The loop, and the context manager plugged into it (history restored on resume).
     client = ModelClient(emit=emit)
-    client.key_helper = key_helper_for(settings, cwd, notify)
+    client.key_helper = key_provider_for(settings, cwd, notify)
     client.raw_events = options.stream_events
     costs = CostTracker()
     bash_tools = [tool for tool in shaped.tools if isinstance(tool, BashTool)]
