@@ -32,19 +32,10 @@ FLOOD_WINDOW_S = 10.0
 
 
 class MonitorParams(ToolParams):
-    description: str = Field(description="What is watched; shown with every event.")
-    timeout_ms: float = Field(
-        default=DEFAULT_TIMEOUT_MS,
-        ge=1000,
-        le=3_600_000,
-        description="Stop watching after this many ms (default 300000; above 600000 is capped).",
-    )
-    command: str | None = Field(
-        default=None, description="Shell command: each stdout line is an event; exit ends it."
-    )
-    ws: dict[str, Any] | None = Field(
-        default=None, description="A WebSocket source (url): not supported by ccx."
-    )
+    description: str = Field(description="What is watched, shown with each event")
+    timeout_ms: float = Field(default=DEFAULT_TIMEOUT_MS, ge=1000, le=3_600_000)
+    command: str | None = None
+    ws: dict[str, Any] | None = Field(default=None, description="Not supported by ccx")
 
 
 class StdoutLines:

@@ -19,26 +19,14 @@ from tools.worktrees import WorktreeError, Worktrees, WorktreeVisit
 
 class EnterWorktreeParams(ToolParams):
     name: str | None = Field(
-        default=None,
-        description="Name of a new worktree: '/'-separated parts of letters, digits, '.', '_', "
-        "'-'; at most 64 characters. Random when left out. Not with `path`.",
+        default=None, description="Letters, digits, . _ - and /; max 64; random if omitted"
     )
-    path: str | None = Field(
-        default=None,
-        description="An existing worktree of this repository to switch into instead. Not with "
-        "`name`.",
-    )
+    path: str | None = Field(default=None, description="An existing worktree to enter instead")
 
 
 class ExitWorktreeParams(ToolParams):
-    action: Literal["keep", "remove"] = Field(
-        description="keep: leave the worktree and its branch on disk; remove: delete both."
-    )
-    discard_changes: bool | None = Field(
-        default=None,
-        description="With remove: true deletes uncommitted files and commits too (ask the user "
-        "first).",
-    )
+    action: Literal["keep", "remove"]
+    discard_changes: bool | None = None
 
 
 class EnterWorktreeTool(Tool[EnterWorktreeParams]):
