@@ -52,3 +52,47 @@ def test_the_environments_key_wins_and_logout_removes_the_stored_one(ccx: Ccx) -
     assert refused.returncode != 0 and "interactive ccx" in refused.stdout + refused.stderr
     out = ccx.run("-p", "/logout")
     assert "Removed the API key" in out.stdout and not path.exists()
+
+
+def test_ccx_without_a_key_at_a_terminal_offers_to_log_in(tmp_path: Path, ccx: Ccx) -> None:
+    import os
+    import pty
+    import select
+    import time
+
+    env = {k: v for k, v in ccx.env.items() if k != "ANTHROPIC_API_KEY"}
+    env["ANTHROPIC_BASE_URL"] = "https://gateway.invalid"  # remote: a key is needed
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: ccx on a terminal
+        os.chdir(ccx.repo)
+        os.execve(CCX, [CCX, "--plain"], env)
+    seen = b""
+
+    def until(text: bytes, timeout: float = 30) -> None:
+        nonlocal seen
+        deadline = time.monotonic() + timeout
+        while text not in seen:
+            assert time.monotonic() < deadline, seen.decode(errors="replace")
+            if select.select([fd], [], [], 0.2)[0]:
+                try:
+                    seen += os.read(fd, 4096)
+                except OSError:
+                    break
+        assert text in seen, seen.decode(errors="replace")
+
+    try:
+        until(b"key: ")
+        os.write(fd, b"sk-ant-bad\r")
+        until(b"Not stored:")
+        os.write(fd, KEY.encode() + b"\r")
+        until(b"API key stored in")
+        until(b"/help lists the commands")  # the session started
+    finally:
+        try:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(fd)
+    assert KEY.encode() not in seen  # never echoed
+    assert json.loads((ccx.config / "credentials.json").read_text()) == {"apiKey": KEY}
