@@ -124,7 +124,8 @@ async def test_shift_tab_cycles_the_permission_mode(api: FakeApi, repo: Path) ->
 
 async def test_plan_command_shows_in_the_footer(api: FakeApi, repo: Path) -> None:
     app = make_app(repo)
-    async with app.run_test(size=(120, 40)) as pilot:
+    # Tall enough for /help's whole list (its first command, /compact, is checked below).
+    async with app.run_test(size=(120, 50)) as pilot:
         await wait_for(pilot, lambda: app.ready)
         await submit(pilot, "/plan")
         await wait_idle(pilot)
