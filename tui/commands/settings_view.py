@@ -154,6 +154,7 @@ async def _status(runtime: Runtime, _args: str) -> CommandResult:
         ("Version", f"ccx {__version__}"),
         ("Session", runtime.session.id),
         ("Folder", str(runtime.cwd)),
+        *([("Working in", str(runtime.directory.current))] if runtime.worktrees.active else []),
         ("Model", f"{runtime.model} (from {model_source(runtime)})"),
         ("Permission mode", runtime.gate.mode),
         ("API credential", auth_source(runtime)),
