@@ -192,6 +192,7 @@ class CcxApp(App[int]):
             self.query_one(TaskPanel),
         )
         self.view.show_cost = options is None or options.show_cost
+        self.view.moved = lambda cwd: self.file_index.move(cwd) if self.file_index else None
         self.query_one(PromptInput).focus()
         self.query_one(StatusLine).show("Starting…", hint="")
         self.call_after_refresh(self._first_paint)

@@ -25,7 +25,7 @@ from rich.markup import escape
 
 from agent import __version__
 from agent.core.context_state import ContextState
-from agent.core.events import Event, EventSink
+from agent.core.events import Event, EventSink, WorkingDirectoryChanged
 from agent.core.locations import config_dir
 from agent.loop.tool_runner import Answer, Choice, PermissionRequest
 from tui.call_preview import edit_diff, write_head
@@ -513,6 +513,8 @@ class PlainRepl:
     # -- words ------------------------------------------------------------------------------
 
     def _emit(self, event: Event) -> None:
+        if isinstance(event, WorkingDirectoryChanged):  # @ completion lists the new folder
+            self.files.move(Path(event.cwd))
         self.renderer.handle(event)
         for observer in self.observers:
             observer(event)

@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from agent.core.events import EventSink, Notice
+from agent.core.events import EventSink, Notice, WorkingDirectoryChanged
 from agent.core.messages import TextBlock
 from agent.instructions.hooks import HookRunner
 from agent.permissions.gate import PermissionGate
@@ -70,6 +70,7 @@ class WorkingDirectory:
         self.prompt.load_memory()
         self.use_prompt(self.prompt.rebuild())
         self.emit(Notice(f"Working directory: {path}", "info"))
+        self.emit(WorkingDirectoryChanged(str(path)))
 
 
 def worktree_base_ref(settings: Settings) -> BaseRef:
