@@ -128,7 +128,7 @@ async def start_background(
     command.contain, command.on_exit = contain, on_exit
     job = registry.start(
         kind, description, job_id=job_id, output_path=path, stop=command.stop,
-        kill=command.kill, tool_use_id=tool_use_id,
+        kill=command.kill, tool_use_id=tool_use_id, cwd=cwd,
     )  # fmt: skip
     command.job = job
     if sink.last_line:  # output that arrived before the job was registered

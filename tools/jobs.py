@@ -57,6 +57,7 @@ class Job:
     announced: bool = False  # the job's end was announced to the model
     last_progress_note: float = 0.0  # time.monotonic() of the last progress announcement
     noted_size: int = 0  # output bytes the last progress announcement spoke of
+    cwd: Path | None = None  # where a command runs (a worktree is not removed under it)
     events: list[str] = field(default_factory=list)  # a monitor's lines not yet told the model
     event_count: int = 0  # a monitor's lines in all
     stop_cb: Callable[[], Awaitable[None]] | None = field(default=None, repr=False)
@@ -124,6 +125,7 @@ class JobRegistry:
         stop: Callable[[], Awaitable[None]] | None = None,
         kill: Callable[[], None] | None = None,
         tool_use_id: str | None = None,
+        cwd: Path | None = None,
     ) -> Job:
         """Register a running job. ``stop`` ends it gracefully (awaited by ``stop()``); ``kill``
         ends it at once without a loop (``kill_all`` on shutdown). The output file's folder is
@@ -133,7 +135,7 @@ class JobRegistry:
             raise ValueError(f"a job with id {job_id} exists already")
         path = output_path or self.output_path(job_id)
         path.parent.mkdir(parents=True, exist_ok=True)
-        job = Job(job_id, kind, description, path, time.time(), tool_use_id=tool_use_id)
+        job = Job(job_id, kind, description, path, time.time(), tool_use_id=tool_use_id, cwd=cwd)
         job.stop_cb, job.kill_cb = stop, kill
         job.last_progress_note = time.monotonic()
         self._jobs[job_id] = job

@@ -75,12 +75,15 @@ class Worktrees:
         git_env: GitEnv | None = None,
         base_ref: Callable[[], BaseRef] = lambda: "fresh",
         active: WorktreeVisit | None = None,
+        running_in: Callable[[Path], list[str]] = lambda _path: [],
     ) -> None:
-        """``active``: the worktree the session starts in (``ccx --worktree``)."""
+        """``active``: the worktree the session starts in (``ccx --worktree``);
+        ``running_in(path)``: the session's background jobs running in that folder."""
         self.move_to = move_to
         self.git_env = git_env
         self.base_ref = base_ref
         self.active = active
+        self.running_in = running_in
 
     # -- entering ---------------------------------------------------------------------------
 
@@ -168,6 +171,12 @@ class Worktrees:
             files, commits = self.changes(visit)
             if files or commits:
                 raise WorktreeError(_refusal(visit, files, commits))
+            if jobs := self.running_in(visit.path):
+                raise WorktreeError(
+                    f"Not removed: background job(s) {', '.join(jobs)} still run in "
+                    f"{visit.path}. Wait for them or stop them (TaskStop) after asking the user, "
+                    "then call again; or use action 'keep'."
+                )
         self._back(visit)
         notes = []
         root = self.repository_root(visit.original_cwd)

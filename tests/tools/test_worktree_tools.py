@@ -185,3 +185,27 @@ async def test_branches_from_head_when_there_is_no_remote(repo: Path) -> None:
     await session.call(session.enter, name="fresh")
     path = repo / ".claude/worktrees/fresh"
     assert git(path, "rev-parse", "HEAD") == git(repo, "rev-parse", "HEAD")
+
+
+async def test_remove_waits_for_background_jobs_running_there(repo: Path, tmp_path: Path) -> None:
+    from tools.bash import BashTool
+    from tools.jobs import JobRegistry
+    from tui.session.working_dir import jobs_running_in
+
+    jobs = JobRegistry(tmp_path / "session")
+    session = Session(repo)
+    session.worktrees.running_in = lambda path: jobs_running_in(jobs, path)
+    await session.call(session.enter, name="busy")
+    bash = BashTool(jobs=jobs)
+    started = await session.call(bash, command="sleep 30", run_in_background=True)
+    job_id = str(started.meta["job_id"])
+    try:
+        refused = await session.call(session.exit, action="remove")
+        assert (
+            refused.is_error and job_id in str(refused.output) and "TaskStop" in str(refused.output)
+        )
+        assert (repo / ".claude/worktrees/busy").is_dir()
+    finally:
+        await jobs.stop(job_id)
+    done = await session.call(session.exit, action="remove")
+    assert not done.is_error, done.output

@@ -88,7 +88,7 @@ from tui.session.session_setup import (
 from tui.session.subagents import ParentSession, Subagents
 from tui.session.system_prompt import SystemPrompt, commit_trailer
 from tui.session.web_searcher import WebSearcher, connect_web_search
-from tui.session.working_dir import WorkingDirectory, worktree_base_ref
+from tui.session.working_dir import WorkingDirectory, jobs_running_in, worktree_base_ref
 
 ApprovePlan = Callable[[str], Awaitable[bool]]
 
@@ -214,7 +214,11 @@ def assemble_runtime(
         use_prompt=lambda blocks: setattr(agent, "system", blocks),
     )  # fmt: skip
     worktrees = Worktrees(
-        directory.move_to, safe_git_env, lambda: worktree_base_ref(settings), options.worktree
+        directory.move_to,
+        safe_git_env,
+        lambda: worktree_base_ref(settings),
+        options.worktree,
+        running_in=lambda path: jobs_running_in(jobs, path),
     )
     definitions = discover_agents(
         cwd,

@@ -21,6 +21,7 @@ from agent.permissions.gate import PermissionGate
 from agent.permissions.settings import Settings
 from tools.base import ToolContext
 from tools.bash import BashTool
+from tools.jobs import JobRegistry
 from tools.worktrees import BaseRef
 from tui.session.system_prompt import SystemPrompt
 
@@ -79,3 +80,10 @@ def worktree_base_ref(settings: Settings) -> BaseRef:
     section = settings.get("worktree")
     value = section.get("baseRef") if isinstance(section, dict) else None
     return "head" if value == "head" else "fresh"
+
+
+def jobs_running_in(jobs: JobRegistry, folder: Path) -> list[str]:
+    """The ids of the background jobs still running in ``folder`` or below it."""
+    return [
+        job.id for job in jobs.running() if job.cwd is not None and job.cwd.is_relative_to(folder)
+    ]
