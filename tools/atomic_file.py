@@ -19,18 +19,22 @@ def _current_umask() -> int:
 _UMASK = _current_umask()
 
 
-def atomic_write(path: Path, data: bytes, *, durable: bool = False) -> None:
+def atomic_write(
+    path: Path, data: bytes, *, durable: bool = False, mode: int | None = None
+) -> None:
     """Write to a temp file beside ``path``, then rename it over.
 
     A symlink is written through, not replaced; an existing file keeps its
-    permissions, a new one gets the umask's. ``durable`` also syncs the data
+    permissions, a new one gets the umask's, unless ``mode`` is given (a secret's
+    0600: the temp file has it from its creation). ``durable`` also syncs the data
     to disk before the rename (for files a crash must not empty, like settings).
     """
     target = Path(os.path.realpath(path))
-    try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
-    except FileNotFoundError:
-        mode = 0o666 & ~_UMASK
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            mode = 0o666 & ~_UMASK
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".ccx-tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -204,31 +204,12 @@ class BashTool(Tool[BashParams]):
         A sandboxed job is contained (what it leaves running ends with it) and its
         changes to protected paths are undone when it ends, recorded before it started.
         """
-        assert self.jobs is not None
-        env = await self._env(params.command, cwd, launch)
-        argv = [*launch.prefix, self.shell, "-c", params.command]
         description = (params.description or "").strip() or one_line(params.command, LABEL_CHARS)
-        sandbox, session_dir = self.sandbox, ctx.session_dir
-
-        def check_protected() -> list[str]:
-            if snapshot is None or sandbox is None:
-                return []
-            return undo_protected_changes(sandbox, snapshot, session_dir)
-
-        try:
-            job = await start_background(
-                self.jobs, description, argv, cwd, env, timeout_ms,
-                preexec=launch.preexec, on_end=self._job_ended, pass_fds=launch.pass_fds,
-                contain=launch.backend is not None, on_exit=check_protected,
-            )  # fmt: skip
-        except (OSError, subprocess.SubprocessError) as exc:
-            if snapshot is not None and sandbox is not None:
-                sandbox.release(snapshot)  # nothing started: nothing to check
-            if isinstance(exc, OSError):
-                return ToolResult.error(f"Could not start {self.shell}: {exc}")
-            return ToolResult.error(_sandbox_failed(exc))
-        finally:
-            launch.close()
+        job = await self._launch(
+            params.command, description, ctx, cwd, launch, timeout_ms, snapshot
+        )
+        if isinstance(job, ToolResult):
+            return job
         output = (
             f"Command running in the background as job {job.id}; its output is written to "
             f"{job.output_path}. You will be told when it ends. Read new output with TaskOutput "
@@ -238,6 +219,68 @@ class BashTool(Tool[BashParams]):
         meta = {"command": params.command, "job_id": job.id, "background": True,
                 "output_path": str(job.output_path), "sandbox": launch.backend}  # fmt: skip
         return ToolResult("\n".join([output, *notes]), display=display, meta=meta)
+
+    async def start_monitor(
+        self,
+        command: str,
+        description: str,
+        ctx: ToolContext,
+        timeout_ms: int,
+        on_stdout: Callable[[bytes], None],
+    ) -> Job | ToolResult:
+        """Monitor's command: a background job (kind monitor) in this shell's folder, sandbox
+        and environment, its stdout also given to ``on_stdout``; an error result when it
+        cannot start."""
+        if self.jobs is None:
+            return ToolResult.error("Background commands are not available in this session.")
+        cwd = self._start_dir(ctx, [])
+        sandbox = self.sandbox
+        try:
+            launch = sandbox.launch(cwd) if sandbox is not None else unsandboxed()
+        except OSError as exc:
+            return ToolResult.error(_sandbox_failed(exc))
+        snapshot = sandbox.record() if sandbox is not None and launch.backend else None
+        return await self._launch(
+            command, description, ctx, cwd, launch, timeout_ms, snapshot, on_stdout
+        )
+
+    async def _launch(
+        self,
+        command: str,
+        description: str,
+        ctx: ToolContext,
+        cwd: Path,
+        launch: Launch,
+        timeout_ms: int,
+        snapshot: Snapshot | None,
+        on_stdout: Callable[[bytes], None] | None = None,
+    ) -> Job | ToolResult:
+        """Start ``command`` as a background job; an error result when it cannot start."""
+        assert self.jobs is not None
+        env = await self._env(command, cwd, launch)
+        argv = [*launch.prefix, self.shell, "-c", command]
+        sandbox, session_dir = self.sandbox, ctx.session_dir
+
+        def check_protected() -> list[str]:
+            if snapshot is None or sandbox is None:
+                return []
+            return undo_protected_changes(sandbox, snapshot, session_dir)
+
+        try:
+            return await start_background(
+                self.jobs, description, argv, cwd, env, timeout_ms,
+                preexec=launch.preexec, on_end=self._job_ended, pass_fds=launch.pass_fds,
+                contain=launch.backend is not None, on_exit=check_protected,
+                on_stdout=on_stdout, kind="bash" if on_stdout is None else "monitor",
+            )  # fmt: skip
+        except (OSError, subprocess.SubprocessError) as exc:
+            if snapshot is not None and sandbox is not None:
+                sandbox.release(snapshot)  # nothing started: nothing to check
+            if isinstance(exc, OSError):
+                return ToolResult.error(f"Could not start {self.shell}: {exc}")
+            return ToolResult.error(_sandbox_failed(exc))
+        finally:
+            launch.close()
 
     def _job_ended(self, job: Job, lingering_group: int | None) -> None:
         """Processes a job started that outlive it are killed with the session, like those a

@@ -27,12 +27,13 @@ from tools.bash_process import (
     signal_group,
     wait_gone,
 )
-from tools.jobs import Job, JobRegistry, JobStatus
+from tools.jobs import Job, JobKind, JobRegistry, JobStatus
 from tools.process_guard import process_guard
 
 DEFAULT_BACKGROUND_TIMEOUT_MS = 600_000
 MAX_BACKGROUND_TIMEOUT_MS = 7_200_000
 MAX_OUTPUT_BYTES = 32 * 1024 * 1024
+TIMED_OUT = "timed out"  # how a job's error begins when its time ran out
 
 
 class CappedFile:
@@ -44,10 +45,15 @@ class CappedFile:
         self.written = 0
         self.dropped = 0
         self.on_line = on_line
+        self.on_chunk: Callable[[bytes], None] | None = None  # sees every chunk (a monitor)
         self.last_line = ""
-        self._file: BinaryIO | None = path.open("wb")
+        # Appending: a monitor's stderr is written to the same file by the command itself.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o666)
+        self._file: BinaryIO | None = os.fdopen(fd, "wb")
 
     def feed(self, chunk: bytes) -> None:
+        if self.on_chunk is not None:
+            self.on_chunk(chunk)
         if self._file is not None:
             room = self.limit - self.written
             part = chunk[: max(0, room)]
@@ -90,6 +96,8 @@ async def start_background(
     pass_fds: Sequence[int] = (),
     contain: bool = False,
     on_exit: Callable[[], list[str]] | None = None,
+    on_stdout: Callable[[bytes], None] | None = None,
+    kind: JobKind = "bash",
 ) -> Job:
     """Start ``argv`` as a background job and return it, running.
 
@@ -97,24 +105,30 @@ async def start_background(
     processes the command started still hold its output open (else None). ``contain``:
     when the shell exits, what it left running is killed. ``on_exit()`` runs once none of
     the command runs any more, before the job is finished; the lines it returns are
-    appended to the job's output. Raises OSError when the program cannot be started,
-    SubprocessError when ``preexec`` failed in the child.
+    appended to the job's output. ``on_stdout(chunk)``: the command's stdout as it comes
+    (its stderr then goes to the output file alone, as a monitor wants). Raises OSError when
+    the program cannot be started, SubprocessError when ``preexec`` failed in the child.
     """
-    job_id = registry.new_id("bash")
+    job_id = registry.new_id(kind)
     path = registry.output_path(job_id)
     path.parent.mkdir(parents=True, exist_ok=True)
     limit = int(os.environ.get("CCX_JOB_OUTPUT_MAX_BYTES", "") or MAX_OUTPUT_BYTES)
     sink = CappedFile(path, limit, lambda line: registry.report_progress(job_id, line))
+    sink.on_chunk = on_stdout
+    stderr = os.open(path, os.O_WRONLY | os.O_APPEND) if on_stdout is not None else None
     try:
-        proc, closed, transport = await run_process(argv, cwd, env, sink, preexec, pass_fds)
+        proc, closed, transport = await run_process(argv, cwd, env, sink, preexec, pass_fds, stderr)
     except BaseException:
         sink.close()
         raise
+    finally:
+        if stderr is not None:
+            os.close(stderr)
     command = _BackgroundCommand(registry, job_id, proc, closed, transport, sink, on_end)
     command.contain, command.on_exit = contain, on_exit
     job = registry.start(
-        "bash", description, job_id=job_id, output_path=path, stop=command.stop,
-        kill=command.kill, tool_use_id=tool_use_id,
+        kind, description, job_id=job_id, output_path=path, stop=command.stop,
+        kill=command.kill, tool_use_id=tool_use_id, cwd=cwd,
     )  # fmt: skip
     command.job = job
     if sink.last_line:  # output that arrived before the job was registered
@@ -165,7 +179,7 @@ class _BackgroundCommand:
             if not done:
                 await kill_group(self.pgid, waiter, self.closed)
                 await asyncio.wait({waiter}, timeout=KILL_GRACE_S)
-                error = f"timed out after {timeout_ms / 1000:g} s and was stopped"
+                error = f"{TIMED_OUT} after {timeout_ms / 1000:g} s and was stopped"
             if self.contain:
                 await end_group(self.pgid, waiter, self.closed)
             await asyncio.wait({self.closed}, timeout=DRAIN_S)

@@ -77,10 +77,12 @@ async def run_process(
     sink: OutputSink,
     preexec: Callable[[], None] | None = None,
     pass_fds: Sequence[int] = (),
+    stderr: int | None = None,
 ) -> tuple[asyncio.subprocess.Process, asyncio.Future[None], asyncio.BaseTransport]:
     """Start ``argv`` in a new session and process group, registered with the process guard,
-    its merged output fed to ``sink``: the process, a future set when the output pipe closes,
-    and the pipe's transport (the caller closes it). Raises as ``run_command`` does."""
+    its merged output fed to ``sink`` (only stdout when ``stderr``, a descriptor, is given):
+    the process, a future set when the output pipe closes, and the pipe's transport (the
+    caller closes it). Raises as ``run_command`` does."""
     loop = asyncio.get_running_loop()
     read_fd, write_fd = os.pipe()
     _grow_pipe(write_fd)
@@ -98,7 +100,8 @@ async def run_process(
             # background children that inherited the pipe to close it.
             proc = await asyncio.create_subprocess_exec(
                 *argv,
-                stdin=asyncio.subprocess.DEVNULL, stdout=write_fd, stderr=write_fd,
+                stdin=asyncio.subprocess.DEVNULL, stdout=write_fd,
+                stderr=write_fd if stderr is None else stderr,
                 cwd=cwd, env=dict(env), start_new_session=True, pass_fds=tuple(pass_fds),
                 preexec_fn=with_registration(preexec),
             )  # fmt: skip

@@ -107,6 +107,18 @@ class ProjectIndex:
         """Names under the root changed: rebuild once they settle."""
         self._build_soon(REBUILD_AFTER_S)
 
+    def move(self, root: Path) -> None:
+        """List ``root`` from now on (the session moved into a worktree, or back)."""
+        with self._lock:
+            if self._stopped or root == self.root:
+                return
+            self.root, self.matcher = root, None
+            observer, self._observer = self._observer, None
+        if observer is not None:
+            observer.stop()
+        if self._started:
+            self._build_soon(0.0)
+
     def stop(self) -> None:
         with self._lock:
             self._stopped = True

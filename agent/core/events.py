@@ -237,6 +237,14 @@ class ContextUpdate(Event):
 
 
 @dataclass
+class WorkingDirectoryChanged(Event):
+    """The session works in another folder now (EnterWorktree, ExitWorktree)."""
+
+    type: ClassVar[str] = "working_directory_changed"
+    cwd: str
+
+
+@dataclass
 class ModeChanged(Event):
     """The permission mode changed (Shift-Tab, /plan, an approved plan)."""
 

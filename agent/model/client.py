@@ -21,13 +21,13 @@ import re
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent.core.cancellation import raise_if_cancelling
 from agent.core.events import ApiRetry, EventSink, Notice, ResponseDiscarded, discard
 from agent.core.gc_pause import collection_paused
 from agent.model.accumulator import Accumulator, StreamedResponse
-from agent.model.api_key_helper import ApiKeyHelper, ApiKeyHelperError
+from agent.model.api_key_helper import ApiKeyHelperError
 from tools.surrogates import escape_value
 
 if TYPE_CHECKING:
@@ -166,6 +166,15 @@ def _provider_from_env() -> str:
     return "anthropic"
 
 
+class KeyProvider(Protocol):
+    """Gives the key for the next request (ApiKeyHelper, StoredKey); ApiKeyHelperError
+    when there is none."""
+
+    async def key(self) -> str: ...
+
+    def invalidate(self) -> None: ...
+
+
 class ModelClient:
     """Streams one response per call; owns retry, backoff and stall detection."""
 
@@ -180,7 +189,8 @@ class ModelClient:
         self.policy = policy or RetryPolicy.from_env()
         self.emit = emit
         self.raw_events = False  # every raw stream event out as a StreamEvent (stream-json)
-        self.key_helper: ApiKeyHelper | None = None  # apiKeyHelper: the key comes from it
+        # Where the key comes from when not the environment: apiKeyHelper, or /login's.
+        self.key_helper: KeyProvider | None = None
         self._key: str | None = None  # the helper's key the client was given
         for warning in self.policy.warnings:
             log.warning("%s", warning)
@@ -326,7 +336,7 @@ def _classify_status_error(exc: Any) -> ApiError | None:
     if status == 401:
         message = (
             f"Authentication failed ({message}). Check ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN "
-            "or the apiKeyHelper setting."
+            "or the apiKeyHelper setting, or store another key with /login."
         )
     return ApiError(message, status=status, error_type=error_type)
 

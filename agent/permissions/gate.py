@@ -118,6 +118,8 @@ class PermissionGate:
         if tool_name == "Bash":
             unsandboxed = bool(tool_input.get("dangerouslyDisableSandbox"))
             return check_bash(self, str(tool_input.get("command") or ""), unsandboxed)
+        if tool_name == "Monitor" and tool_input.get("command"):
+            return self._check_monitor(str(tool_input["command"]))
         if tool_name == "WebFetch":
             return check_web_fetch(self, tool_input)
         path = self._subject_path(tool_name, tool_input)
@@ -150,6 +152,17 @@ class PermissionGate:
             return Decision("ask", f"{path} is outside the working directory {self.cwd}")
         target = f" on {path}" if path else ""
         return Decision("ask", f"{tool_name}{target} needs the user's approval")
+
+    def _check_monitor(self, command: str) -> Decision:
+        """Monitor runs a command: Monitor's own deny and allow rules, else Bash's checks."""
+        if rule := self.matching_rule(self.deny, "Monitor", None, False):
+            return Decision("deny", f"the deny rule {rule.describe()} forbids it", rule)
+        decision = check_bash(self, command, False)
+        allow = self.matching_rule(self.allow, "Monitor", None, True)
+        protected = " is protected (" in decision.reason  # asked in every mode, whatever rule
+        if decision.behavior == "ask" and allow and self.mode != "plan" and not protected:
+            return Decision("allow", f"allowed by the rule {allow.describe()}", allow)
+        return decision
 
     def suggest_rule(self, tool_name: str, tool_input: dict[str, Any]) -> Rule:
         """The rule "always allow" should save for this call (paths resolved as the call's)."""

@@ -43,7 +43,7 @@ def protected_reason(path: str, home: str, config_dir: str | None = None) -> str
 
 def _reason(path: str, home: str, config_dir: str | None) -> str | None:
     parts = path.split(os.sep)
-    for part in parts:
+    for part in _own_tree(parts):
         if part in PROTECTED_COMPONENTS:
             return f"{path} is protected ({PROTECTED_COMPONENTS[part]})"
     name = parts[-1] if parts else ""
@@ -60,6 +60,15 @@ def _reason(path: str, home: str, config_dir: str | None) -> str | None:
     if config_dir and _relative(path, os.path.normpath(config_dir)) is not None:
         return f"{path} is protected (ccx's own settings)"
     return None
+
+
+def _own_tree(parts: list[str]) -> list[str]:
+    """The components that matter: inside a worktree under ``.claude/worktrees/NAME`` (where
+    EnterWorktree makes them), those below it; the worktree is a project of its own."""
+    for i in range(len(parts) - 4, -1, -1):
+        if parts[i] == ".claude" and parts[i + 1] == "worktrees":
+            return parts[i + 3 :]
+    return parts
 
 
 def _relative(path: str, base: str) -> str | None:

@@ -41,6 +41,7 @@ HONOURED = frozenset(
         "disabledMcpjsonServers",
         "enabledPlugins",
         "extraKnownMarketplaces",
+        "worktree",  # baseRef (EnterWorktree)
         # ccx's own
         "autoCompactWindow",
         "serverContextEditing",
@@ -70,7 +71,6 @@ NOT_SUPPORTED = frozenset(
         "showTurnDuration", "skillOverrides", "skipWebFetchPreflight", "spinnerTipsEnabled",
         "spinnerTipsOverride", "spinnerVerbs", "strictKnownMarketplaces",
         "subagentStatusLine", "terminalProgressBarEnabled", "timeFormat", "viewMode",
-        "worktree",
     }
 )  # fmt: skip
 NOT_SUPPORTED_PERMISSIONS = frozenset(

@@ -133,3 +133,20 @@ def test_without_a_watch_a_stale_list_is_rebuilt_when_asked(
         wait_until(lambda: index.match("two") == ["two.py"])
     finally:
         index.stop()
+
+
+def test_the_index_moves_with_the_session(tmp_path: Path) -> None:
+    first, second = tmp_path / "main", tmp_path / "worktree"
+    for folder, name in ((first, "main_only.py"), (second, "tree_only.py")):
+        folder.mkdir()
+        (folder / name).write_text("x\n")
+    index = ProjectIndex(first, watch=True)
+    try:
+        index.start()
+        wait_until(lambda: index.match("only") == ["main_only.py"])
+        index.move(second)
+        wait_until(lambda: index.match("only") == ["tree_only.py"])
+        (second / "new_only.py").write_text("y\n")  # watched there now
+        wait_until(lambda: sorted(index.match("only") or []) == ["new_only.py", "tree_only.py"])
+    finally:
+        index.stop()

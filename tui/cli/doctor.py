@@ -49,15 +49,19 @@ def install() -> list[Finding]:
 
 
 def credentials(cwd: Path) -> list[Finding]:
-    from tui.session.credentials import check_credentials
+    from tui.session.credentials import KEY_VARIABLES, check_credentials, key_source, session_env
 
     problem = check_credentials(cwd, dict(os.environ))
     if problem is not None:
         first = problem.strip().splitlines()[0].removeprefix("ccx: ")
         return [Finding("key", "problem", f"{first} Run `ccx` for the ways to set one.")]
-    if os.environ.get("ANTHROPIC_API_KEY"):
-        return [Finding("key", "ok", "ANTHROPIC_API_KEY is set")]
-    return [Finding("key", "ok", "credentials found (settings, a token or a local endpoint)")]
+    env, helper = session_env(cwd, os.environ)
+    if not any(os.environ.get(name) for name in KEY_VARIABLES) and any(
+        env.get(name) for name in KEY_VARIABLES
+    ):
+        return [Finding("key", "ok", "credential from: the env block of the settings")]
+    source = key_source("the settings" if helper else None)
+    return [Finding("key", "ok", f"credential from: {source} (the key is never shown)")]
 
 
 def settings_and_model(cwd: Path, trusted: bool) -> list[Finding]:

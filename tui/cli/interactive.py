@@ -22,14 +22,39 @@ def _note(text: str) -> None:
     print(f"ccx: {text}; using the plain REPL", file=sys.stderr)
 
 
+def _log_in_first(message: str, cwd: Any) -> bool:
+    """No credential: at a terminal, offer to store a key as /login does (True once one is
+    stored); else say how to set one."""
+    print(message, file=sys.stderr)
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return False
+    import getpass
+
+    from tui.session.login import LOGIN_PROMPT, login
+
+    print(f"\nOr log in now. {LOGIN_PROMPT}", file=sys.stderr)
+    for _attempt in range(3):
+        try:
+            key = getpass.getpass("key: ", stream=sys.stderr)
+        except (EOFError, KeyboardInterrupt):
+            return False
+        if not key.strip():
+            return False
+        try:
+            print(login(key, cwd), file=sys.stderr)
+            return True
+        except (ValueError, OSError) as error:
+            print(f"Not stored: {error}", file=sys.stderr)
+    return False
+
+
 def start_interactive(options: Any, prompt: str | None, plain: bool, check: bool = True) -> int:
     """Open an interactive session: the full-screen app when it fits, else the plain REPL."""
     if check:
         from tui.session.credentials import check_credentials
 
         message = check_credentials(options.cwd, os.environ)
-        if message is not None:
-            print(message, file=sys.stderr)
+        if message is not None and not _log_in_first(message, options.cwd):
             return 1
     if not plain:
         reason = plain_reason()

@@ -422,6 +422,7 @@ async def _help(runtime: Runtime, _args: str) -> CommandResult:
 
 
 # The other commands register after these, so /help lists the core ones first.
+from tui.commands import account as _account  # noqa: E402, F401
 from tui.commands import inspect as _inspect  # noqa: E402, F401
 from tui.commands import plugin as _plugin  # noqa: E402, F401
 from tui.commands import prompted as _prompted  # noqa: E402, F401

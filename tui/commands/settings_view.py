@@ -112,20 +112,15 @@ def _permission_origin(settings: Settings, key: str) -> str | None:
 
 
 def auth_source(runtime: Runtime) -> str:
-    """Where the session's API credential comes from, in a few words."""
+    """Where the session's API credential comes from, in a few words (never the key)."""
+    from agent.model.api_key_helper import ApiKeyHelper
+    from tui.session.credentials import key_source
+
     helper = runtime.agent.client.key_helper
-    if os.environ.get("CLAUDE_CODE_USE_BEDROCK") or os.environ.get("CCX_USE_BEDROCK"):
-        return "Amazon Bedrock (AWS credentials)"
-    if os.environ.get("CLAUDE_CODE_USE_VERTEX") or os.environ.get("CCX_USE_VERTEX"):
-        return "Google Vertex AI (gcloud credentials)"
-    if helper is not None:
-        origin = runtime.settings.origins.get("apiKeyHelper", "settings")
-        return f"apiKeyHelper in {short_source(origin, runtime.cwd)}"
-    if os.environ.get("ANTHROPIC_AUTH_TOKEN"):
-        return "ANTHROPIC_AUTH_TOKEN"
-    if os.environ.get("ANTHROPIC_API_KEY"):
-        return "ANTHROPIC_API_KEY"
-    return "none"
+    origin = None
+    if isinstance(helper, ApiKeyHelper):
+        origin = short_source(runtime.settings.origins.get("apiKeyHelper", "settings"), runtime.cwd)
+    return key_source(origin)
 
 
 def model_source(runtime: Runtime) -> str:
@@ -159,6 +154,7 @@ async def _status(runtime: Runtime, _args: str) -> CommandResult:
         ("Version", f"ccx {__version__}"),
         ("Session", runtime.session.id),
         ("Folder", str(runtime.cwd)),
+        *([("Working in", str(runtime.directory.current))] if runtime.worktrees.active else []),
         ("Model", f"{runtime.model} (from {model_source(runtime)})"),
         ("Permission mode", runtime.gate.mode),
         ("API credential", auth_source(runtime)),

@@ -192,6 +192,7 @@ class CcxApp(App[int]):
             self.query_one(TaskPanel),
         )
         self.view.show_cost = options is None or options.show_cost
+        self.view.moved = lambda cwd: self.file_index.move(cwd) if self.file_index else None
         self.query_one(PromptInput).focus()
         self.query_one(StatusLine).show("Starting…", hint="")
         self.call_after_refresh(self._first_paint)
@@ -268,6 +269,12 @@ class CcxApp(App[int]):
             return
         if name == "rewind" and len(text.split()) == 1:  # bare: the picker, as Esc Esc opens
             self.rewind.open()
+            return
+        if name == "login" and len(text.split()) == 1:  # the key is asked for, masked
+            from tui.fullscreen.screens.login import log_in
+
+            cwd = self.options.cwd if self.options else Path.cwd()
+            log_in(self, cwd, self.query_one(Transcript).add_line)
             return
         if name == "resume":
             self.query_one(Transcript).add_user(text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent.core.events import (
@@ -30,6 +32,7 @@ from agent.core.events import (
     ToolStarted,
     TurnFinished,
     Usage,
+    WorkingDirectoryChanged,
 )
 from tui.fullscreen.widgets.compaction_block import CompactionBlock
 from tui.words import clearing_words, retry_words
@@ -62,6 +65,7 @@ class EventView:
         self.warning = warning
         self.compaction: CompactionBlock | None = None
         self.show_cost = True  # off where nothing is billed (the demo)
+        self.moved: Callable[[Path], object] = lambda _cwd: None  # the session's folder changed
 
     def show_state(self, state: ContextState | None) -> None:
         self.footer.state = state
@@ -147,6 +151,9 @@ class EventView:
             self.footer.mode = event.permission_mode
         elif isinstance(event, ModeChanged):
             self.footer.mode = event.mode
+        elif isinstance(event, WorkingDirectoryChanged):
+            self.transcript.cwd = Path(event.cwd)
+            self.moved(Path(event.cwd))
 
     def cancel_compaction(self) -> None:
         if self.compaction is not None:

@@ -80,6 +80,10 @@ class LineSource(Protocol):
         """Start the next prompt with ``text`` in it (a rewound prompt, given back)."""
         ...
 
+    async def read_secret(self) -> str:
+        """A line typed without being shown and kept in no history (/login's key)."""
+        ...
+
 
 def parse_reply(text: str) -> PermissionReply | None:
     return REPLIES.get(text.strip().lower())
@@ -276,6 +280,9 @@ class PromptSource:
             output=pt_output,
         )
         self._default = ""  # the next prompt's starting text
+        self.secret: PromptSession[str] = PromptSession(
+            message="  key › ", is_password=True, style=STYLE, input=pt_input, output=pt_output
+        )
         self.question: PromptSession[str] = PromptSession(
             message="  y/a/n › ",
             key_bindings=permission_bindings(),
@@ -292,6 +299,9 @@ class PromptSource:
 
     def prefill(self, text: str) -> None:
         self._default = text
+
+    async def read_secret(self) -> str:
+        return await self.secret.prompt_async()
 
     async def read_permission(self) -> PermissionReply:
         while True:
@@ -341,3 +351,7 @@ class PipedSource:
 
     def prefill(self, text: str) -> None:
         """Piped lines come as they are: nothing to put before them."""
+
+    async def read_secret(self) -> str:
+        line = await self._line()
+        return line.rstrip("\n") if line is not None else ""

@@ -25,7 +25,7 @@ from rich.markup import escape
 
 from agent import __version__
 from agent.core.context_state import ContextState
-from agent.core.events import Event, EventSink
+from agent.core.events import Event, EventSink, WorkingDirectoryChanged
 from agent.core.locations import config_dir
 from agent.loop.tool_runner import Answer, Choice, PermissionRequest
 from tui.call_preview import edit_diff, write_head
@@ -92,7 +92,7 @@ class PlainRepl:
             pt_output=pt_output,
             files=self.files,
         )
-        self.waiting: str | None = None  # "prompt" or "permission" while reading input
+        self.waiting: str | None = None  # "prompt", "permission" or "secret" while reading
         self.lines_read = 0
         self._task: asyncio.Future[Any] | None = None
 
@@ -155,6 +155,9 @@ class PlainRepl:
         if name == "resume":
             await self._resume(text.split(maxsplit=1)[1] if " " in text else "")
             return True
+        if text.lower() == "/login":
+            await self._login()
+            return True
         if name == "rewind" and text == "/rewind" and self.source.interactive:
             await self._rewind()
             return True
@@ -169,6 +172,26 @@ class PlainRepl:
         if not self.source.interactive:
             self.renderer.line(f"── {self.status()}", "dim")
         return keep_going
+
+    async def _login(self) -> None:
+        """/login: the key typed unseen, checked and stored (tui.session.login)."""
+        from tui.session.login import LOGIN_PROMPT, login
+
+        self.renderer.line(LOGIN_PROMPT, "dim")
+        self.waiting = "secret"
+        try:
+            key = await self.source.read_secret()
+        except (EOFError, KeyboardInterrupt):
+            key = ""
+        finally:
+            self.waiting = None
+        if not key.strip():
+            self.renderer.line("Login cancelled: nothing stored.", "yellow")
+            return
+        try:
+            self.renderer.line(login(key, self.options.cwd), "green")
+        except (ValueError, OSError) as error:
+            self.renderer.line(f"Not stored: {error}", "red")
 
     async def _resume(self, answer: str) -> None:
         """Switch to another session of this folder: named, or chosen from a numbered list."""
@@ -490,6 +513,8 @@ class PlainRepl:
     # -- words ------------------------------------------------------------------------------
 
     def _emit(self, event: Event) -> None:
+        if isinstance(event, WorkingDirectoryChanged):  # @ completion lists the new folder
+            self.files.move(Path(event.cwd))
         self.renderer.handle(event)
         for observer in self.observers:
             observer(event)

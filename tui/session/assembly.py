@@ -32,7 +32,7 @@ from agent.loop.tool_hooks import ToolHooks
 from agent.loop.tool_runner import AskPermission, ToolRunner
 from agent.mcp.servers import McpServers, conversation_holds
 from agent.model.client import ModelClient
-from agent.permissions.safe_git import env_for_command
+from agent.permissions.safe_git import env_for_command, safe_git_env
 from agent.plugins.loader import load_plugins
 from agent.sessions.session import rebuild_file_state
 from agent.sessions.transcript import LoadedSession
@@ -47,9 +47,10 @@ from tools.skill import SkillInfo, SkillTool
 from tools.task_list import TaskList, task_list_path
 from tools.task_list_tools import task_list_tools
 from tools.watching import FileWatcher
+from tools.worktrees import Worktrees
 from tui.session.after_tools import AfterTools
 from tui.session.context_setup import ContextParts, WindowSettings, build_subagent_context
-from tui.session.credentials import key_helper_for
+from tui.session.credentials import key_provider_for
 from tui.session.current_session import CurrentSession
 from tui.session.jobs_setup import build_jobs
 from tui.session.mcp_setup import McpToolList, build_mcp_servers
@@ -88,6 +89,7 @@ from tui.session.session_setup import (
 from tui.session.subagents import ParentSession, Subagents
 from tui.session.system_prompt import SystemPrompt, commit_trailer
 from tui.session.web_searcher import WebSearcher, connect_web_search
+from tui.session.working_dir import WorkingDirectory, jobs_running_in, worktree_base_ref
 
 ApprovePlan = Callable[[str], Awaitable[bool]]
 
@@ -222,6 +224,17 @@ def assemble_runtime(
     for text, level in sandbox.notices:
         notify(text, level)
     jobs = build_jobs(session.folder, emit)
+    directory = WorkingDirectory(
+        cwd, tool_context, gate, prompt, hooks, lambda: bash_tools, emit,
+        use_prompt=lambda blocks: setattr(agent, "system", blocks),
+    )  # fmt: skip
+    worktrees = Worktrees(
+        directory.move_to,
+        safe_git_env,
+        lambda: worktree_base_ref(settings),
+        options.worktree,
+        running_in=lambda path: jobs_running_in(jobs, path),
+    )
     definitions = discover_agents(
         cwd,
         options.agents,
@@ -260,7 +273,7 @@ def assemble_runtime(
         current.session.append_record({"type": "event", "event": InvokedSkills.event(skill)})
 
     tools = [
-        *default_tools(sandbox.policy, env_for_command, jobs),
+        *default_tools(sandbox.policy, env_for_command, jobs, worktrees),
         *subagents.tools(),
         SkillTool(skills, on_invoke=record_skill),
         *task_list_tools(tasks),
@@ -293,7 +306,7 @@ def assemble_runtime(
 
     # The loop, and the context manager plugged into it (history restored on resume).
     client = ModelClient(emit=emit)
-    client.key_helper = key_helper_for(settings, cwd, notify)
+    client.key_helper = key_provider_for(settings, cwd, notify)
     client.raw_events = options.stream_events
     costs = CostTracker()
     bash_tools = [tool for tool in shaped.tools if isinstance(tool, BashTool)]
@@ -384,6 +397,8 @@ def assemble_runtime(
         options=options,
         emit=emit,
         cwd=cwd,
+        directory=directory,
+        worktrees=worktrees,
         settings=settings,
         models=models,
         gate=gate,

@@ -17,7 +17,12 @@ What counts as configured:
 
 Keys may also come from the ``env`` block of a settings file, as the runtime
 applies it; ``session_env`` merges that in. A settings file's ``apiKeyHelper``
-(a command that prints the key) counts as configured.
+(a command that prints the key) counts as configured, and so does a key stored
+by ``/login`` (agent.model.stored_key).
+
+Which one a session uses, first found: ANTHROPIC_AUTH_TOKEN / ANTHROPIC_API_KEY
+in the environment, then ``apiKeyHelper``, then the stored key, then a local
+endpoint's placeholder (``key_provider_for``; ``key_source`` says it in words).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
-    from agent.model.api_key_helper import ApiKeyHelper
+    from agent.model.client import KeyProvider
     from agent.permissions.settings import Settings
     from tui.session.notify import Notify
 
@@ -103,17 +108,67 @@ def check_credentials(
     ``environ``, since the SDK will not send a request with no credential; an
     ``apiKeyHelper`` counts as a key (the session runs it when a request needs one).
     """
+    from agent.model.stored_key import read_stored_key
+
     env, helper = session_env(cwd, environ, flag)
-    message = None if helper else missing_credentials_message(env)
+    stored = read_stored_key() is not None
+    message = None if helper or stored else missing_credentials_message(env)
     keyless = not any(_set(env, name) for name in (*KEY_VARIABLES, *PROVIDER_VARIABLES))
-    if message is None and keyless and is_local_url(env.get("ANTHROPIC_BASE_URL", "")):
+    local = is_local_url(env.get("ANTHROPIC_BASE_URL", ""))
+    if message is None and keyless and not stored and local:
         environ["ANTHROPIC_API_KEY"] = LOCAL_PLACEHOLDER_KEY
     return message
 
 
-def key_helper_for(settings: Settings, cwd: Path, notify: Notify) -> ApiKeyHelper | None:
-    """The session's apiKeyHelper, or None: none is set, the provider is a cloud's, or a
-    key in the environment wins over it (as in Claude Code)."""
+def environment_key() -> bool:
+    """A real key or token in the environment (a local endpoint's placeholder is none)."""
+    return _set(os.environ, "ANTHROPIC_AUTH_TOKEN") or (
+        _set(os.environ, "ANTHROPIC_API_KEY")
+        and os.environ["ANTHROPIC_API_KEY"] != LOCAL_PLACEHOLDER_KEY
+    )
+
+
+def key_source(helper_origin: str | None = None) -> str:
+    """Where the session's credential comes from, in a few words (never the key);
+    ``helper_origin``: the settings file naming the apiKeyHelper the session runs."""
+    from agent.model.stored_key import read_stored_key, stored_key_path
+
+    if os.environ.get("CLAUDE_CODE_USE_BEDROCK") or os.environ.get("CCX_USE_BEDROCK"):
+        return "Amazon Bedrock (AWS credentials)"
+    if os.environ.get("CLAUDE_CODE_USE_VERTEX") or os.environ.get("CCX_USE_VERTEX"):
+        return "Google Vertex AI (gcloud credentials)"
+    if _set(os.environ, "ANTHROPIC_AUTH_TOKEN"):
+        return "ANTHROPIC_AUTH_TOKEN (environment)"
+    if environment_key():
+        return "ANTHROPIC_API_KEY (environment)"
+    if helper_origin is not None:
+        return f"apiKeyHelper in {helper_origin}"
+    if read_stored_key() is not None:
+        return f"key stored by /login ({stored_key_path()})"
+    if _set(os.environ, "ANTHROPIC_API_KEY"):
+        return "none needed (a local endpoint)"
+    return "none (type /login, or set ANTHROPIC_API_KEY)"
+
+
+def key_provider_for(settings: Settings, cwd: Path, notify: Notify) -> KeyProvider | None:
+    """Where the session's requests get their key when the environment names none: the
+    apiKeyHelper, else the key /login stores (read for each request). None: a cloud
+    provider, or a key in the environment (which wins, as in Claude Code)."""
+    from agent.model.stored_key import StoredKey
+
+    if any(_set(os.environ, name) for name in PROVIDER_VARIABLES):
+        if settings.get("apiKeyHelper") is not None:
+            notify("Ignoring apiKeyHelper: the model is reached through a cloud provider", "info")
+        return None
+    helper = _key_helper(settings, cwd, notify)
+    if environment_key():
+        if helper is not None:
+            notify("Not running apiKeyHelper: a key in the environment is used instead", "info")
+        return None
+    return helper if helper is not None else StoredKey()
+
+
+def _key_helper(settings: Settings, cwd: Path, notify: Notify) -> KeyProvider | None:
     from agent.model.api_key_helper import ApiKeyHelper
 
     command = settings.get("apiKeyHelper")
@@ -121,15 +176,6 @@ def key_helper_for(settings: Settings, cwd: Path, notify: Notify) -> ApiKeyHelpe
         return None
     if not isinstance(command, str) or not command.strip():
         notify("Ignoring apiKeyHelper: it must be a command (a string)", "warning")
-        return None
-    if any(_set(os.environ, name) for name in PROVIDER_VARIABLES):
-        notify("Ignoring apiKeyHelper: the model is reached through a cloud provider", "info")
-        return None
-    if _set(os.environ, "ANTHROPIC_AUTH_TOKEN") or (
-        _set(os.environ, "ANTHROPIC_API_KEY")
-        and os.environ["ANTHROPIC_API_KEY"] != LOCAL_PLACEHOLDER_KEY
-    ):
-        notify("Not running apiKeyHelper: a key in the environment is used instead", "info")
         return None
     helper = ApiKeyHelper(command, cwd)
     if helper.warning is not None:

@@ -212,18 +212,20 @@ class SessionDriver:
         return [text_block(line), *files] if files else line
 
     async def follow_jobs(self) -> LineResult | None:
-        """After a -p turn: wait while background jobs run; when one ends, run a turn that
-        tells the model (as Claude Code does). None once no job runs and none is left to tell."""
+        """After a -p turn: wait while background jobs run; when one ends (or a monitor has
+        lines), run a turn that tells the model (as Claude Code does). None once no job runs
+        and none is left to tell."""
         jobs = self.runtime.jobs
-        while not jobs.ended_unannounced():
+        while not jobs.has_news():
             if not jobs.running():
                 return None
             await jobs.wait_for_change()
         return await self.tell_ended_jobs()
 
     async def tell_ended_jobs(self) -> LineResult | None:
-        """A turn that tells the model which background jobs ended (None: none to tell)."""
-        if not self.runtime.jobs.ended_unannounced():
+        """A turn that tells the model which background jobs ended and what monitors saw
+        (None: nothing to tell)."""
+        if not self.runtime.jobs.has_news():
             return None
         notes = self.runtime.jobs.take_notifications()
         try:
@@ -322,7 +324,8 @@ class SessionDriver:
 
     @property
     def cwd(self) -> Path:
-        return self.runtime.cwd
+        """Where the session works now (a worktree it entered, else where it started)."""
+        return self.runtime.directory.current
 
     @property
     def model(self) -> str:
@@ -470,8 +473,10 @@ class SessionDriver:
         return True
 
     def on_job_ended(self, listener: Callable[[str], None]) -> None:
-        """``listener`` is called with a background job's id as it ends."""
+        """``listener`` is called with a background job's id as it ends, and a monitor's as
+        it has new lines for the model."""
         self.runtime.jobs.end_listeners.append(lambda job: listener(job.id))
+        self.runtime.jobs.news_listeners.append(lambda job: listener(job.id))
 
     async def reconnect_mcp_server(self, name: str) -> None:
         """Connect the MCP server ``name`` again (ValueError says why it cannot)."""

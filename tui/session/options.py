@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.permissions.rules import split_rules  # noqa: F401 - the CLI's rule lists
+
+if TYPE_CHECKING:
+    from tools.worktrees import WorktreeVisit
 
 
 class StartupError(Exception):
@@ -66,6 +69,7 @@ class RunOptions:
     resume_session_at: str | None = None  # -r up to this message uuid
     agents: dict[str, Any] = field(default_factory=dict)  # --agents / initialize's agents
     subagents: bool = True  # False: no Agent tool (the demo, whose tiny window is all spoken for)
+    worktree: WorktreeVisit | None = None  # -w: the worktree made for it (ExitWorktree leaves)
 
     def reads(self, source: str) -> bool:
         """Whether ``--setting-sources`` lets this session read ``source``'s files (user,

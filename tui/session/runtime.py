@@ -45,6 +45,7 @@ from tools.jobs import JobRegistry
 from tools.structured_output import StructuredOutputTool
 from tools.task_list import TaskList, task_list_path
 from tools.watching import FileWatcher
+from tools.worktrees import Worktrees
 from tui.session.current_session import CurrentSession
 from tui.session.mcp_setup import McpToolList, start_mcp_servers
 from tui.session.options import RunOptions
@@ -55,6 +56,7 @@ from tui.session.session_model import SessionModel
 from tui.session.session_setup import bypass_refusal, remember_rule, watch_transcript
 from tui.session.subagents import Subagents
 from tui.session.system_prompt import SystemPrompt
+from tui.session.working_dir import WorkingDirectory
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,7 +65,9 @@ class Runtime:
 
     options: RunOptions
     emit: EventSink
-    cwd: Path
+    cwd: Path  # where the session started: its transcripts and settings belong there
+    directory: WorkingDirectory  # where it works now (EnterWorktree moves it)
+    worktrees: Worktrees  # the worktree it is in, if any
     settings: Settings
     models: SessionModel  # the model and its thinking: /model, plan mode (opusplan)
     gate: PermissionGate  # the permission mode and rules

@@ -56,6 +56,7 @@ from tools.file_state import FileStateCache
 from tools.jobs import JobRegistry
 from tools.registry import default_tools
 from tools.web_fetch import WebFetchTool
+from tools.worktree_tools import EnterWorktreeTool, ExitWorktreeTool
 from tui.session.background_agents import start_in_background
 from tui.session.session_hooks import SessionHooks
 from tui.session.session_model import SessionModel
@@ -64,7 +65,11 @@ from tui.session.system_prompt import SystemPrompt
 
 # Tools a subagent never gets, whatever its definition lists.
 # ToolSearch loads into the parent's tool list: a subagent is sent its MCP tools whole.
-WITHHELD = {AgentTool.name, *AgentTool.aliases, ExitPlanModeTool.name, SEARCH_TOOL}
+# The worktree tools move the whole session's working directory: the parent's to decide.
+WITHHELD = {
+    AgentTool.name, *AgentTool.aliases, ExitPlanModeTool.name, SEARCH_TOOL,
+    EnterWorktreeTool.name, ExitWorktreeTool.name,
+}  # fmt: skip
 
 # A subagent's own context manager, for its model, file reads and events.
 ContextFor = Callable[[str, FileStateCache, EventSink], ContextManager]
@@ -206,7 +211,7 @@ class Subagents:
             model = parent.models.parse(typed).id
         file_state = FileStateCache()
         context = ToolContext(
-            cwd=parent.cwd,
+            cwd=parent.tool_context.cwd,  # the session's working directory now (a worktree)
             file_state=file_state,
             session_dir=parent.tool_context.session_dir,
             read_denied=parent.gate.read_denied,
