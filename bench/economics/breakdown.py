@@ -103,7 +103,7 @@ def analyse(log: Path) -> dict[str, Any]:
         common = 0
         while common < min(len(ids), len(prev)) and ids[common] == prev[common]:
             common += 1
-        old_after = sum(s[1] for s, i in zip(segs[common:], ids[common:]) if i in seen)
+        old_after = sum(s[1] for s, i in zip(segs[common:], ids[common:], strict=True) if i in seen)
         written = r.get("cache_write", 0)
         rewrite += min(written, old_after)
         growth += written - min(written, old_after)

@@ -26,7 +26,13 @@ from agent.mcp.config import load_mcp_config
 from agent.mcp.names import normalize_name
 from agent.mcp.resources import resource_tools
 from agent.mcp.servers import McpServers
-from agent.mcp.tool_search import PLACEHOLDER, ToolSearchTool, defers, defers_builtins, names_reminder
+from agent.mcp.tool_search import (
+    PLACEHOLDER,
+    ToolSearchTool,
+    defers,
+    defers_builtins,
+    names_reminder,
+)
 from agent.permissions.gate import PermissionGate
 from agent.permissions.rules import Rule
 from agent.permissions.settings import project_root
