@@ -95,6 +95,19 @@ def defers(
     return tokens > threshold * window
 
 
+def deferred_tools_text(names: Sequence[str]) -> str:
+    """The system prompt's section on the built-in tools behind the search: it names them
+    (their definitions come only when loaded) and stays the same for the whole session."""
+    return "\n".join(
+        [
+            "# Tools loaded on demand",
+            f"These tools can be used, but their parameters are sent only once {SEARCH_TOOL} "
+            'has loaded them (query "select:NAME"): load one before its first call.',
+            *names,
+        ]
+    )
+
+
 def names_reminder(added: Sequence[str], removed: Sequence[str], first: bool) -> str:
     """What the model is told about the deferred tools: all of them the first time, then
     what changed."""

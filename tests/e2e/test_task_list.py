@@ -26,7 +26,7 @@ def test_task_list_survives_compaction_and_resume(ccx: Ccx) -> None:
     assert "ToolSearch" in names and not {"TaskCreate", "TaskGet", "TaskList", "TaskUpdate"} & set(
         names
     )
-    assert "TaskCreate" in start.last_user_text()
+    assert "TaskCreate" in start.system_text() and "TaskCreate" not in start.last_user_text()
     deferred = [t["name"] for t in loaded.body["tools"] if t.get("defer_loading")]
     assert {"TaskCreate", "TaskUpdate"} <= set(deferred) and "TaskGet" not in deferred
     assert "Task #2 created: Fix the retry limit" in ccx.api.requests[2].all_text()

@@ -159,7 +159,8 @@ class McpToolList:
 
     def reminders(self) -> list[str]:
         """The deferred tools' names, the first time, then what changed (a reminder source)."""
-        names = [t.name for t in self._deferred]
+        # the built-in ones are named in the system prompt (tui/session/system_prompt.py)
+        names = [t.name for t in self._deferred if not t.deferred]
         added = [n for n in names if n not in self._told]
         removed = [n for n in self._told if n not in names]
         if not added and not removed:
