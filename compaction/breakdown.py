@@ -37,7 +37,7 @@ class Breakdown:
     window: int
     auto_compact: int
     keep_preview: dict[str, str] | None = None
-    deferred_tools: int = 0  # MCP tools behind ToolSearch: only their names are sent
+    deferred_tools: int = 0  # tools behind ToolSearch: only their names are sent
 
     def tokens(self, name: str) -> int:
         return next((c.tokens for c in self.categories if c.name == name), 0)
@@ -178,7 +178,7 @@ def render_breakdown(breakdown: Breakdown, width: int = 40) -> str:
     )
     if breakdown.deferred_tools:
         lines.append(
-            f"{breakdown.deferred_tools} MCP tools deferred behind ToolSearch "
+            f"{breakdown.deferred_tools} tools deferred behind ToolSearch "
             "(only their names are in the context until loaded)"
         )
     if breakdown.keep_preview:

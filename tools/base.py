@@ -98,6 +98,9 @@ class Tool(Generic[P]):
     # A tool that may change things by our count but says it only reads (an MCP tool's
     # readOnlyHint): plan mode lets it run, still through the usual permission question.
     declares_read_only: bool = False
+    # Rarely used: with tool search on, its definition is left out of requests until the
+    # model loads it with ToolSearch (agent/mcp/tool_search.py), so it costs nothing before.
+    deferred: ClassVar[bool] = False
     # Other names the model may call the tool by (Claude Code's older names, e.g. Task).
     aliases: ClassVar[tuple[str, ...]] = ()
     # Other names permission rules may call the tool by (an MCP tool's long spelling).

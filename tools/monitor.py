@@ -87,6 +87,7 @@ class StdoutLines:
 
 class MonitorTool(Tool[MonitorParams]):
     name: ClassVar[str] = "Monitor"
+    deferred: ClassVar[bool] = True  # loaded with ToolSearch when needed
     is_mutating: ClassVar[bool] = True  # runs a command: the gate judges it as Bash's
 
     def __init__(self, shell: BashTool, jobs: JobRegistry) -> None:

@@ -32,6 +32,7 @@ class NotebookEditParams(ToolParams):
 
 class NotebookEditTool(Tool[NotebookEditParams]):
     name = "NotebookEdit"
+    deferred = True  # loaded with ToolSearch when needed
 
     def label(self, params: NotebookEditParams, cwd: StrPath | None = None) -> str:
         where = f" {params.cell_id}" if params.cell_id else ""

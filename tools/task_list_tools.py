@@ -61,6 +61,7 @@ class _TaskTool(Tool[P]):
     """What the four tools share: the list, and a result that shows it."""
 
     is_mutating: ClassVar[bool] = False  # they change the model's own notes, never the user's files
+    deferred: ClassVar[bool] = True  # loaded with ToolSearch when needed
 
     def __init__(self, tasks: TaskList) -> None:
         self.tasks = tasks

@@ -97,6 +97,7 @@ class TaskOutputTool(Tool[TaskOutputParams]):
 
 class TaskStopTool(Tool[TaskStopParams]):
     name: ClassVar[str] = "TaskStop"
+    deferred: ClassVar[bool] = True  # loaded with ToolSearch when needed (as Claude Code does)
     # Ends only jobs this session started; asking first would leave a runaway job running.
     is_mutating: ClassVar[bool] = False
 

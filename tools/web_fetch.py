@@ -65,6 +65,7 @@ class WebFetchParams(ToolParams):
 
 class WebFetchTool(Tool[WebFetchParams]):
     name = "WebFetch"
+    deferred = True  # loaded with ToolSearch when needed
     is_mutating = False
 
     def __init__(

@@ -47,6 +47,7 @@ class WebSearchParams(ToolParams):
 
 class WebSearchTool(Tool[WebSearchParams]):
     name = "WebSearch"
+    deferred = True  # loaded with ToolSearch when needed
     is_mutating = False  # changes nothing here, but the query leaves the machine: the gate asks
 
     def __init__(self, search: Searcher | None = None) -> None:

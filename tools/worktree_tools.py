@@ -31,6 +31,7 @@ class ExitWorktreeParams(ToolParams):
 
 class EnterWorktreeTool(Tool[EnterWorktreeParams]):
     name: ClassVar[str] = "EnterWorktree"
+    deferred: ClassVar[bool] = True  # loaded with ToolSearch when needed
 
     def __init__(self, worktrees: Worktrees) -> None:
         self.worktrees = worktrees
@@ -55,6 +56,7 @@ class EnterWorktreeTool(Tool[EnterWorktreeParams]):
 
 class ExitWorktreeTool(Tool[ExitWorktreeParams]):
     name: ClassVar[str] = "ExitWorktree"
+    deferred: ClassVar[bool] = True  # loaded with ToolSearch when needed
 
     def __init__(self, worktrees: Worktrees) -> None:
         self.worktrees = worktrees

@@ -11,6 +11,10 @@ loading one keeps the cached prefix). A placeholder deferred tool is sent from t
 the first load changes nothing the API renders ahead of the conversation, as Claude Code
 does. A deferred tool the model calls without loading it still runs.
 
+Built-in tools marked ``deferred`` (tools/base.py: the rarely used ones, as Claude Code
+defers NotebookEdit, WebFetch, WebSearch and the task-list tools) go behind the same search
+whenever it is always on.
+
 ``ENABLE_TOOL_SEARCH`` decides, with Claude Code's values: unset or ``true``, always on;
 ``false``, off (every definition sent whole); ``auto``, on when the MCP tools' definitions
 exceed 10% of the context window; ``auto:N``, N%. Haiku models cannot search: off for them.
@@ -41,9 +45,9 @@ PLACEHOLDER: dict[str, Any] = {
 DESCRIPTION = """\
 Loads the definitions of deferred tools so that they can be called.
 
-Some tools (those of MCP servers) are deferred: a message lists their names, but their \
-parameters are unknown until this tool loads them, and a call made without them may fail. \
-Load before calling:
+Some tools (rarely used built-in ones, and those of MCP servers) are deferred: a message lists \
+their names, but their parameters are unknown until this tool loads them, and a call made \
+without them may fail. Load before calling:
 - "select:NAME1,NAME2" loads exactly the named tools;
 - keywords ("calendar event") load the best matches of names and descriptions, up to \
 max_results;
@@ -66,6 +70,17 @@ def search_threshold(env: Mapping[str, str] | None = None) -> float | None:
     return 0.0  # an unknown value: Claude Code's default
 
 
+def can_search(model: str, env: Mapping[str, str] | None = None) -> bool:
+    """Whether tool search is on for ``model`` at all."""
+    return search_threshold(env) is not None and "haiku" not in model.lower()
+
+
+def defers_builtins(model: str, env: Mapping[str, str] | None = None) -> bool:
+    """Whether the built-in tools marked ``deferred`` (tools/base.py) go behind the search:
+    when it is always on (the default), not in the ``auto`` modes, which weigh MCP tools."""
+    return search_threshold(env) == 0.0 and can_search(model, env)
+
+
 def defers(
     mcp_tools: Sequence[Mapping[str, Any]],
     window: int,
@@ -74,10 +89,23 @@ def defers(
 ) -> bool:
     """Whether these MCP tool definitions go behind the search for ``model``."""
     threshold = search_threshold(env)
-    if not mcp_tools or threshold is None or "haiku" in model.lower():
+    if not mcp_tools or threshold is None or not can_search(model, env):
         return False
     tokens = sum(len(json.dumps(t)) for t in mcp_tools) / CHARS_PER_TOKEN
     return tokens > threshold * window
+
+
+def deferred_tools_text(names: Sequence[str]) -> str:
+    """The system prompt's section on the built-in tools behind the search: it names them
+    (their definitions come only when loaded) and stays the same for the whole session."""
+    return "\n".join(
+        [
+            "# Tools loaded on demand",
+            f"These tools can be used, but their parameters are sent only once {SEARCH_TOOL} "
+            'has loaded them (query "select:NAME"): load one before its first call.',
+            *names,
+        ]
+    )
 
 
 def names_reminder(added: Sequence[str], removed: Sequence[str], first: bool) -> str:

@@ -10,6 +10,7 @@ from tui.fake_api import text_reply, tool_reply
 def test_events_reach_the_model_after_the_turn(ccx: Ccx) -> None:
     command = "echo step-one; echo noise >&2; echo step-two; exit 0"
     ccx.api.add(
+        tool_reply(("ToolSearch", {"query": "select:Monitor"})),  # Monitor is deferred
         tool_reply(
             ("Monitor", {"description": "build steps", "command": command, "timeout_ms": 60000})
         ),
@@ -20,8 +21,9 @@ def test_events_reach_the_model_after_the_turn(ccx: Ccx) -> None:
                   "--allowedTools", "Monitor")  # fmt: skip
     assert run.returncode == 0, run.stderr
     assert run.json()["result"] == "Both steps passed."
-    first, second, *later = ccx.api.requests
-    assert "Monitor" in [tool["name"] for tool in first.body["tools"]]
+    first, loaded, second, *later = ccx.api.requests
+    assert "Monitor" not in [tool["name"] for tool in first.body["tools"]]
+    assert "Monitor" in [tool["name"] for tool in loaded.body["tools"]]
     assert "Monitor started as job m" in second.last_user_text()
     told = "\n".join(request.last_user_text() for request in later)
     assert 'description="build steps"' in told

@@ -9,6 +9,7 @@ from tui.fake_api import text_reply, tool_reply
 
 def test_task_list_survives_compaction_and_resume(ccx: Ccx) -> None:
     ccx.api.add(
+        tool_reply(("ToolSearch", {"query": "select:TaskCreate,TaskUpdate"})),
         tool_reply(
             ("TaskCreate", {"subject": "Read the app", "activeForm": "Reading the app"}),
             ("TaskCreate", {"subject": "Fix the retry limit"}),
@@ -19,9 +20,16 @@ def test_task_list_survives_compaction_and_resume(ccx: Ccx) -> None:
     )
     first = ccx.run("-p", "fix the retry limit", "--output-format", "json")
     assert first.returncode == 0, first.stderr
-    names = [tool["name"] for tool in ccx.api.requests[0].body["tools"]]
-    assert {"TaskCreate", "TaskGet", "TaskList", "TaskUpdate"} <= set(names)
-    assert "Task #2 created: Fix the retry limit" in ccx.api.requests[1].all_text()
+    # The task-list tools are deferred: named to the model, loaded by ToolSearch when needed.
+    start, loaded = ccx.api.requests[:2]
+    names = [tool["name"] for tool in start.body["tools"]]
+    assert "ToolSearch" in names and not {"TaskCreate", "TaskGet", "TaskList", "TaskUpdate"} & set(
+        names
+    )
+    assert "TaskCreate" in start.system_text() and "TaskCreate" not in start.last_user_text()
+    deferred = [t["name"] for t in loaded.body["tools"] if t.get("defer_loading")]
+    assert {"TaskCreate", "TaskUpdate"} <= set(deferred) and "TaskGet" not in deferred
+    assert "Task #2 created: Fix the retry limit" in ccx.api.requests[2].all_text()
 
     todos = ccx.run("-c", "-p", "/todos")
     assert todos.returncode == 0, todos.stderr

@@ -8,9 +8,19 @@ from typing import Any
 
 import pytest
 
-from agent.mcp.tool_search import ToolSearchTool, defers, match, names_reminder, search_threshold
+from agent.core.messages import Message, tool_result_block, user_text
+from agent.mcp.tool_search import (
+    ToolSearchTool,
+    defers,
+    defers_builtins,
+    match,
+    names_reminder,
+    search_threshold,
+)
 from tools.base import ToolContext
 from tools.file_state import FileStateCache
+from tools.registry import default_tools
+from tui.session.mcp_setup import referenced_tools
 
 CATALOG = [
     {"name": "mcp__cal__create_event", "description": "Create a calendar event"},
@@ -44,6 +54,29 @@ def test_defers_by_threshold_and_never_for_haiku() -> None:
     assert defers(tools, 10_000, "claude-opus-5-5", {"ENABLE_TOOL_SEARCH": "auto"})
     assert not defers(tools, 200_000, "claude-haiku-4-5", {})
     assert not defers([], 200_000, "claude-opus-5-5", {})
+
+
+def test_rare_built_in_tools_are_deferred_when_search_is_always_on() -> None:
+    deferred = {t.name for t in default_tools() if t.deferred}
+    assert {"NotebookEdit", "WebFetch", "WebSearch"} <= deferred
+    assert not deferred & {"Read", "Write", "Edit", "Bash", "Glob", "Grep"}
+    model = "claude-sonnet-4-5"
+    assert defers_builtins(model, {}) and defers_builtins(model, {"ENABLE_TOOL_SEARCH": "true"})
+    assert not defers_builtins(model, {"ENABLE_TOOL_SEARCH": "false"})
+    assert not defers_builtins(model, {"ENABLE_TOOL_SEARCH": "auto"})  # auto weighs MCP tools
+    assert not defers_builtins("claude-haiku-4-5", {})
+
+
+def test_tools_a_conversation_loaded_are_found_in_it() -> None:
+    reference = [{"type": "tool_reference", "tool_name": "WebSearch"}]
+    messages = [
+        user_text("look it up"),
+        Message("assistant", [{"type": "tool_use", "id": "t1", "name": "ToolSearch", "input": {}}]),
+        Message("user", [tool_result_block("t1", reference)]),
+        Message("user", [tool_result_block("t2", "plain text")]),
+    ]
+    assert referenced_tools(messages) == {"WebSearch"}
+    assert referenced_tools(messages[:1]) == set()
 
 
 def test_select_keywords_and_required_words() -> None:

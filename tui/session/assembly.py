@@ -294,6 +294,9 @@ def assemble_runtime(
         plugins=plugins.plugins,
     )
     shaped = shape_tools(tools, options.json_schema, options.tools, notify)
+    # named in the system prompt, which stays the same while they wait behind ToolSearch
+    prompt.deferred_tools = [tool.name for tool in shaped.tools if tool.deferred]
+    prompt.rebuild()
     runner = ToolRunner(
         shaped.tools,
         tool_context,

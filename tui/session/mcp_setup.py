@@ -4,8 +4,9 @@ Part of the composition root, beside context_setup and sandbox_setup. The
 servers connect in the background (headless ``-p`` waits a bounded time, see
 ``agent.mcp.servers``); at each turn boundary ``McpToolList`` publishes the
 servers connected by then to the runner and the requests, never inside a tool
-loop. With tool search on (``agent.mcp.tool_search``) the MCP tools are deferred:
-the runner knows them all, requests carry ``ToolSearch`` and the ones it loaded.
+loop. With tool search on (``agent.mcp.tool_search``) the MCP tools are deferred, and so
+are the built-in tools marked ``deferred``: the runner knows them all, requests carry
+``ToolSearch`` and the ones it loaded.
 A project server awaiting approval is asked about once in an interactive front
 end (through the permission question) and named in a notice in ``-p``.
 """
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.locations import config_dir
+from agent.core.messages import Message
 from agent.instructions.hooks.runner import PLUGIN_ROOT
 from agent.loop.agent import Agent
 from agent.loop.tool_runner import AskPermission, PermissionRequest, RememberRule, Reply, ToolRunner
@@ -25,8 +27,13 @@ from agent.mcp.config import add_servers, load_mcp_config
 from agent.mcp.names import normalize_name
 from agent.mcp.resources import resource_tools
 from agent.mcp.servers import McpServers
-from agent.mcp.tool_search import PLACEHOLDER, ToolSearchTool, defers, names_reminder
-from agent.mcp.tools import McpTool
+from agent.mcp.tool_search import (
+    PLACEHOLDER,
+    ToolSearchTool,
+    defers,
+    defers_builtins,
+    names_reminder,
+)
 from agent.permissions.gate import PermissionGate
 from agent.permissions.rules import Rule
 from agent.permissions.settings import project_root
@@ -116,7 +123,9 @@ class McpToolList:
         self.deferring = False
         self.loaded: set[str] = set()  # deferred tools ToolSearch loaded: sent from then on
         self._told: list[str] = []  # the deferred names the model was told about
+        self._deferred: list[Tool[Any]] = []  # the tools behind the search
         self._model = agent.model
+        self.refresh()
 
     def turn_started(self) -> None:
         """A turn boundary: servers connected (or gone) since become the tool list."""
@@ -125,21 +134,33 @@ class McpToolList:
 
     def refresh(self) -> None:
         self._model = self.agent.model  # a Haiku model cannot search: the choice depends on it
+        self.loaded |= referenced_tools(self.agent.messages)  # a resumed session's loads
         mcp = self.servers.tools()
         fixed = [*self.builtin, *resource_tools(self.servers)]
-        self.deferring = defers([t.to_api() for t in mcp], self._window(), self.agent.model)
+        mcp_deferred = defers([t.to_api() for t in mcp], self._window(), self.agent.model)
+        # built-in tools marked ``deferred`` go behind the search whenever it is always on
+        rare = [t for t in fixed if t.deferred] if defers_builtins(self.agent.model) else []
+        self._deferred = [*rare, *(mcp if mcp_deferred else [])]
+        self.deferring = bool(self._deferred)
         search = [self.search] if self.deferring else []
         self.runner.tools = {t.name: t for t in [*fixed, *search, *mcp]}
-        sent: list[Tool[Any]] = [*fixed, *search] if self.deferring else [*fixed, *mcp]
+        held = {t.name for t in self._deferred}
+        sent = [t for t in fixed if t.name not in held] + search
+        if not mcp_deferred:
+            sent += mcp
         api = [t.to_api() for t in sent]
         if self.deferring:
             api.append(dict(PLACEHOLDER))
-            api += [t.to_api() | {"defer_loading": True} for t in mcp if t.name in self.loaded]
+            api += [
+                t.to_api() | {"defer_loading": True}
+                for t in self._deferred
+                if t.name in self.loaded
+            ]
         self.agent.tools_api = api
 
     def unloaded(self) -> list[dict[str, Any]]:
         """The deferred tools' definitions (what ToolSearch searches)."""
-        return [t.to_api() for t in self._mcp() if t.name not in self.loaded]
+        return [t.to_api() for t in self._deferred if t.name not in self.loaded]
 
     def load(self, names: list[str]) -> None:
         """ToolSearch loaded these: the next request (in this loop too) carries them,
@@ -149,7 +170,8 @@ class McpToolList:
 
     def reminders(self) -> list[str]:
         """The deferred tools' names, the first time, then what changed (a reminder source)."""
-        names = [t.name for t in self._mcp()] if self.deferring else []
+        # the built-in ones are named in the system prompt (tui/session/system_prompt.py)
+        names = [t.name for t in self._deferred if not t.deferred]
         added = [n for n in names if n not in self._told]
         removed = [n for n in self._told if n not in names]
         if not added and not removed:
@@ -172,13 +194,28 @@ class McpToolList:
     def deferred_count(self) -> int:
         return len(self.unloaded()) if self.deferring else 0
 
-    def _mcp(self) -> list[McpTool]:
-        return [t for t in self.runner.tools.values() if isinstance(t, McpTool)]
-
     def _window(self) -> int:
         agent = self.agent
         window = agent.policy.context_window(agent)
         return window or agent.config.limits(agent.model).context_window
+
+
+def referenced_tools(messages: Sequence[Message]) -> set[str]:
+    """The tools ToolSearch results in ``messages`` name: the API resolves each such reference
+    against the request's deferred tools, so they are sent for as long as it is there."""
+    names: set[str] = set()
+    for message in messages:
+        if message.role != "user":
+            continue
+        for block in message.content:
+            content = block.get("content") if block.get("type") == "tool_result" else None
+            if isinstance(content, list):
+                names.update(
+                    str(part.get("tool_name"))
+                    for part in content
+                    if isinstance(part, dict) and part.get("type") == "tool_reference"
+                )
+    return names
 
 
 async def _ask_about_server(

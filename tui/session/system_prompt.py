@@ -14,6 +14,7 @@ from agent.core.messages import TextBlock, text_block
 from agent.instructions.memory import MemoryFile, MemoryFiles
 from agent.instructions.output_styles import style_section
 from agent.instructions.system_prompt import build_system_prompt
+from agent.mcp.tool_search import deferred_tools_text, defers_builtins
 from agent.permissions.settings import Settings
 from tui.session.notify import Notify
 from tui.session.output_style import OutputStyleChoice
@@ -48,6 +49,8 @@ class SystemPrompt:
         self.appended = appended
         self.notify = notify
         self.memory_files: list[MemoryFile] = []
+        # built-in tools sent only by name while tool search is on (McpToolList defers them)
+        self.deferred_tools: list[str] = []
         self.blocks: list[TextBlock] = []
 
     @property
@@ -80,6 +83,9 @@ class SystemPrompt:
             system[-1] = {**system[-1], "text": system[-1]["text"] + "\n\n" + section}
         if self.skills_text:
             system[-1] = {**system[-1], "text": system[-1]["text"] + "\n\n" + self.skills_text}
+        if self.deferred_tools and defers_builtins(self.models.current):
+            section = deferred_tools_text(self.deferred_tools)
+            system[-1] = {**system[-1], "text": system[-1]["text"] + "\n\n" + section}
         self.blocks = system
         return system
 
