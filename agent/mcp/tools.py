@@ -115,19 +115,18 @@ def convert_result(
     is saved in the session ``folder`` and described (``agent.mcp.content``)."""
     blocks = content_blocks(getattr(result, "content", None), server, folder)
     structured = getattr(result, "structured_content", None)
-    # As Claude Code: structured content stands for text-only content (the JSON is exact).
-    if structured is not None and all(b["type"] == "text" for b in blocks):
-        blocks = [
-            {
-                "type": "text",
-                "text": json.dumps(structured, ensure_ascii=False, separators=(",", ":")),
-            }
-        ]
-    blocks = _cap(blocks, spill)
     is_error = bool(getattr(result, "is_error", False))
+    # As Claude Code: structured content stands for text-only content (the JSON is exact)
+    # and goes as one string, as an error's text does; any other result keeps its blocks
+    # (the list the Agent SDK's ToolResultBlock then holds).
+    as_text = is_error
+    if structured is not None and all(b["type"] == "text" for b in blocks):
+        blocks = [text_block(json.dumps(structured, ensure_ascii=False, separators=(",", ":")))]
+        as_text = True
+    blocks = _cap(blocks, spill)
     texts = [b["text"] for b in blocks if b["type"] == "text"]
     display = "\n".join(texts) or ("(image)" if blocks else "(no output)")
-    if all(b["type"] == "text" for b in blocks):
+    if not blocks or (as_text and all(b["type"] == "text" for b in blocks)):
         return ToolResult(output="\n".join(texts), display=display, is_error=is_error)
     return ToolResult(output=blocks, display=display, is_error=is_error)
 

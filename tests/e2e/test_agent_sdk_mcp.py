@@ -16,6 +16,8 @@ from claude_agent_sdk import (
     ClaudeSDKClient,
     ResultMessage,
     SystemMessage,
+    ToolResultBlock,
+    UserMessage,
     create_sdk_mcp_server,
     query,
     tool,
@@ -77,8 +79,15 @@ def test_the_model_calls_an_in_process_sdk_tool(ccx: Ccx) -> None:
     assert described["mcp__inproc__multiply"]["description"] == "Multiply two integers"
     assert described["mcp__inproc__multiply"]["input_schema"]["required"] == ["a", "b"]
     product, failure = tool_results(second)
-    assert product["content"] == "product=42" and not product.get("is_error")
-    assert failure.get("is_error") and "blew up" in json.dumps(failure["content"])
+    # As Claude Code: the tool's blocks, to the model and to the SDK; an error as its text.
+    assert product["content"] == [{"type": "text", "text": "product=42"}]
+    assert not product.get("is_error")
+    assert failure.get("is_error") and isinstance(failure["content"], str)
+    assert "blew up" in failure["content"]
+    seen = [b for m in messages if isinstance(m, UserMessage) for b in m.content]
+    shown, error = [b for b in seen if isinstance(b, ToolResultBlock)]
+    assert shown.content == [{"type": "text", "text": "product=42"}] and not shown.is_error
+    assert error.is_error and isinstance(error.content, str) and "blew up" in error.content
     result = messages[-1]
     assert isinstance(result, ResultMessage) and result.result == "It is 42."
 

@@ -218,6 +218,31 @@ def test_stream_json_shows_the_subagent_under_its_agent_call(ccx: Ccx) -> None:
     assert done["status"] == "completed" and done["task_id"] == nested[1]["agent_id"]
     top = [line for line in lines if line["type"] == "assistant" and not line["parent_tool_use_id"]]
     assert len(top) == 2
+    # The Agent call's result as Claude Code gives it: a list of one text block, to the SDK
+    # and to the model alike; a resumed session sends it again as it was.
+    (answer,) = [
+        block
+        for line in lines
+        if line["type"] == "user" and not line["parent_tool_use_id"]
+        for block in line["message"]["content"]
+        if block.get("tool_use_id") == "toolu_agentcall1"
+    ]
+    (report,) = answer["content"]
+    assert report["type"] == "text" and report["text"].startswith("streamed report\n")
+    sent = [r["content"] for r in tool_results(ccx.api.requests[-1])]
+    assert sent == [answer["content"]]
+    ccx.api.add(text_reply("again"))
+    session = lines[0]["session_id"]
+    resumed = ccx.run("-p", "once more", "--resume", session, "--output-format", "json")
+    assert resumed.returncode == 0, resumed.stderr
+    kept = [
+        b["content"]
+        for m in ccx.api.requests[-1].messages
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
+    assert kept == sent
 
 
 def test_plain_repl_shows_a_compact_progress_line_per_subagent_call(ccx: Ccx) -> None:

@@ -24,8 +24,15 @@ from tests.mcp.mcp_test_server import BMP, PIXEL, SVG  # the test server's pictu
 
 
 def test_text_structured_resources_and_errors() -> None:
-    text = convert_result(CallToolResult(content=[TextContent(type="text", text="a")]))
-    assert (text.output, text.is_error) == ("a", False)
+    # As Claude Code: the blocks as the server gave them (the Agent SDK gets that list)...
+    text = convert_result(
+        CallToolResult(
+            content=[TextContent(type="text", text="a"), TextContent(type="text", text="b")]
+        )
+    )
+    assert text.output == [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]
+    assert (text.display, text.is_error) == ("a\nb", False)
+    # ... but structured content and an error's text as one string.
     structured = convert_result(CallToolResult(content=[], structured_content={"n": 1}))
     assert structured.output == '{"n":1}'
     both = convert_result(  # as Claude Code: the structured JSON stands for the text
@@ -36,11 +43,15 @@ def test_text_structured_resources_and_errors() -> None:
         CallToolResult(content=[TextContent(type="text", text="bad")], is_error=True)
     )
     assert error.is_error and error.output == "bad"
+    structured_error = convert_result(
+        CallToolResult(content=[], structured_content={"why": "x"}, is_error=True)
+    )
+    assert structured_error.is_error and structured_error.output == '{"why":"x"}'
     resource = TextResourceContents(uri="file:///notes.txt", text="hello")
     embedded = convert_result(
         CallToolResult(content=[EmbeddedResource(type="resource", resource=resource)])
     )
-    assert embedded.output == "[Resource file:///notes.txt]\nhello"
+    assert embedded.output == [{"type": "text", "text": "[Resource file:///notes.txt]\nhello"}]
     mixed = convert_result(
         CallToolResult(
             content=[
@@ -64,25 +75,24 @@ def test_long_output_is_cut_at_the_tool_output_cap_and_saved_whole(tmp_path: Pat
         ),
         spill,
     )
-    assert isinstance(result.output, str)
-    assert result.output.startswith("x" * MAX_OUTPUT_CHARS + "\n(Output cut: 504 more")
-    assert "limited to 30,000 characters" in result.output
-    assert f"The whole output is in {spill}" in result.output
-    assert "\nmore" not in result.output  # "more" is dropped too
+    (kept,) = result.output
+    assert kept["type"] == "text"
+    assert kept["text"].startswith("x" * MAX_OUTPUT_CHARS + "\n(Output cut: 504 more")
+    assert "limited to 30,000 characters" in kept["text"]
+    assert f"The whole output is in {spill}" in kept["text"]
+    assert "\nmore" not in kept["text"]  # "more" is dropped too
     assert spill.read_text() == big + "\nmore"
 
 
 def test_max_mcp_output_tokens_sets_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MAX_MCP_OUTPUT_TOKENS", "10")
     result = convert_result(CallToolResult(content=[TextContent(type="text", text="y" * 100)]))
-    assert isinstance(result.output, str)
-    assert result.output.startswith("y" * 40 + "\n(Output cut: 60 more characters")
-    assert "The whole output is in" not in result.output  # nowhere to save it
+    text = result.output_text()
+    assert text.startswith("y" * 40 + "\n(Output cut: 60 more characters")
+    assert "The whole output is in" not in text  # nowhere to save it
     monkeypatch.setenv("MAX_MCP_OUTPUT_TOKENS", "lots")
-    assert (
-        convert_result(CallToolResult(content=[TextContent(type="text", text="z" * 100)])).output
-        == "z" * 100
-    )
+    whole = convert_result(CallToolResult(content=[TextContent(type="text", text="z" * 100)]))
+    assert whole.output_text() == "z" * 100
 
 
 def test_names_as_claude_code_builds_them() -> None:
@@ -157,9 +167,8 @@ def test_an_image_over_the_api_limit_is_saved_not_sent(tmp_path: Path) -> None:
         server="calc",
         folder=tmp_path,
     )
-    assert isinstance(result.output, str)
-    assert "over the 5 MB an image may have" in result.output
-    assert "saved to " + str(tmp_path / "mcp-outputs") in result.output
+    assert "over the 5 MB an image may have" in result.output_text()
+    assert "saved to " + str(tmp_path / "mcp-outputs") in result.output_text()
 
 
 def test_blank_text_is_left_out_and_nothing_left_is_no_output(tmp_path: Path) -> None:
@@ -216,7 +225,7 @@ def test_undecodable_image_data_is_said_not_sent() -> None:
         CallToolResult(content=[ImageContent(type="image", data="%%%", mime_type="image/png")]),
         server="calc",
     )
-    assert result.output == "[An image from calc: its data is not valid base64, not shown]"
+    assert result.output_text() == "[An image from calc: its data is not valid base64, not shown]"
 
 
 def test_without_a_session_folder_the_description_says_it_was_not_saved() -> None:
@@ -224,8 +233,7 @@ def test_without_a_session_folder_the_description_says_it_was_not_saved() -> Non
         CallToolResult(content=[ImageContent(type="image", data=SVG, mime_type="image/svg+xml")]),
         server="calc",
     )
-    assert isinstance(result.output, str)
-    assert result.output.endswith("not saved: no session folder]")
+    assert result.output_text().endswith("not saved: no session folder]")
 
 
 def test_a_hostile_server_cannot_choose_where_its_content_is_saved(tmp_path: Path) -> None:

@@ -20,6 +20,7 @@ from agent.instructions.agents import AgentDefinition
 from tools.agent import AgentParams
 from tools.base import ToolResult
 from tools.jobs import Job, JobRegistry
+from tools.result_content import text_block
 from tui.session.subagent_report import Ended
 
 log = logging.getLogger(__name__)
@@ -83,7 +84,8 @@ def start_in_background(
     )
     text = STARTED.format(kind=definition.name, id=agent_id, path=job.output_path)
     meta = {"agent_id": agent_id, "agent_type": definition.name, "background": True}
-    return ToolResult(output=text, display=f"running in the background ({agent_id})", meta=meta)
+    display = f"running in the background ({agent_id})"
+    return ToolResult(output=[text_block(text)], display=display, meta=meta)
 
 
 async def _run(

@@ -158,7 +158,12 @@ class Subagents:
                 f"The {definition.name} agent failed before it could report: {ended.text}"
             )
         meta = {"agent_id": agent_id, "agent_type": definition.name, "tool_uses": ended.tool_uses}
-        return ToolResult(output=ended.report(agent_id), display=_first_line(ended.text), meta=meta)
+        # One text block, as Claude Code gives it (the Agent SDK shows the list as it comes).
+        return ToolResult(
+            output=[text_block(ended.report(agent_id))],
+            display=_first_line(ended.text),
+            meta=meta,
+        )
 
     async def run(
         self,

@@ -1,0 +1,1 @@
+"""The Agent SDK's example programs, their scripted replies and checks (catalogue.py)."""
