@@ -61,3 +61,32 @@ def test_doctor_without_a_key_says_so_and_fails(repo: Path, tmp_path: Path) -> N
     assert run.returncode == 1
     (key,) = [line for line in run.stdout.splitlines() if line[2:].startswith("key")]
     assert key.startswith("✗") and "no API credentials" in key
+
+
+def test_doctor_names_the_enabled_plugins_and_starts_none(repo: Path, tmp_path: Path) -> None:
+    from tests.plugin_files import write_marketplace, write_plugin
+
+    marker = tmp_path / "server-started"
+    market = write_marketplace(tmp_path / "market", "team", {"demo": "./plugins/demo"})
+    write_plugin(market / "plugins" / "demo", server_marker=marker)
+    claude = tmp_path / "home" / ".claude"
+    claude.mkdir(parents=True)
+    source = {"source": {"source": "directory", "path": str(market)}}
+    (claude / "settings.json").write_text(
+        json.dumps(
+            {
+                "extraKnownMarketplaces": {"team": source},
+                "enabledPlugins": {"demo@team": True, "gone@team": True},
+            }
+        )
+    )
+
+    run = _doctor(repo, tmp_path, ANTHROPIC_API_KEY="sk-test")
+
+    lines = run.stdout.splitlines()
+    assert any(
+        line.startswith("✓ plugins") and "demo@team" in line and "MCP servers: tools" in line
+        for line in lines
+    ), run.stdout
+    assert any(line[2:].startswith("plugins") and "gone" in line for line in lines), run.stdout
+    assert not marker.exists()

@@ -121,6 +121,22 @@ def mcp_servers(cwd: Path) -> list[Finding]:
     return found or [Finding("mcp", "note", "no servers configured")]
 
 
+def plugins(cwd: Path, trusted: bool) -> list[Finding]:
+    """The plugins ``enabledPlugins`` turns on (``--plugin-dir`` is per run): each with what it
+    brings, and any that would be skipped, with why. Nothing of theirs is started."""
+    from agent.permissions.settings import load_settings
+    from agent.plugins.loader import load_plugins
+
+    loaded = load_plugins(load_settings(cwd, trusted=trusted), (), cwd)
+    found = []
+    for plugin in loaded.plugins:
+        servers = ", ".join(sorted(plugin.mcp_servers))
+        brings = f"; MCP servers: {servers}" if servers else ""
+        found.append(Finding("plugins", "ok", f"{plugin.source} ({plugin.root}){brings}"))
+    found += [Finding("plugins", "problem", warning) for warning in loaded.warnings]
+    return found or [Finding("plugins", "note", "none enabled")]
+
+
 def sandbox(cwd: Path, trusted: bool) -> list[Finding]:
     from agent.permissions.settings import load_settings
     from tools.sandbox import choose_backend
@@ -193,6 +209,7 @@ def checks(cwd: Path) -> list[Finding]:
         trust,
         *settings_and_model(cwd, trusted),
         *mcp_servers(cwd),
+        *plugins(cwd, trusted),
         *sandbox(cwd, trusted),
         *search_engine(),
         *warm_worker(),
