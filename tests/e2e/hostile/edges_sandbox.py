@@ -302,11 +302,12 @@ def start_ssh_agent(ws: EdgeWorkspace, name: str, exported: bool) -> None:
         )
     )  # fmt: skip
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
-    for _ in range(100):
-        if socket.exists():
+    for attempt in range(100):  # the socket exists a moment before the agent listens on it
+        added = subprocess.run(["ssh-add", "-q", str(key)], env=env, capture_output=True)
+        if added.returncode == 0:
             break
+        assert attempt < 99, added.stderr.decode(errors="replace")
         subprocess.run(["sleep", "0.05"])
-    subprocess.run(["ssh-add", "-q", str(key)], env=env, check=True, capture_output=True)
     ws.agents[name] = socket
     if exported:
         ws.client_env["SSH_AUTH_SOCK"] = str(socket)
