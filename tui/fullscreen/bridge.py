@@ -232,14 +232,14 @@ class AgentBridge:
     async def _show_history_early(self, options: RunOptions) -> tuple[Path, LoadedSession] | None:
         """Read the session -c / -r names and let the UI draw its history before the runtime
         is built: importing and building that takes ~0.3 s the user would otherwise wait."""
-        from agent.sessions.session import SessionError, load_session, session_path_for
+        from agent.sessions.session import SessionError, load_for_resume, session_path_for
         from tui.fullscreen.history import history_entries
 
         try:
             path = session_path_for(options.resume, options.continue_session, options.cwd)
             if path is None:
                 return None
-            loaded = load_session(path)
+            loaded = load_for_resume(path)
         except (SessionError, OSError):
             return None  # building the runtime reports it
         self._shown.clear()
