@@ -99,13 +99,18 @@ def rebuild_file_state(loaded: LoadedSession, cache: FileStateCache) -> int:
     A file changed since it was read is marked stale (Edit then asks for a
     re-read); deleted, binary or over-large files are left out. Returns the
     number of entries restored.
+
+    Only the newest reads that fit the cache's entry limit are read from disk:
+    the cache evicts its oldest entries first, so older ones would not stay.
     """
     latest: dict[str, FileStateRecord] = {}
     for record in loaded.file_states:  # the last read of a path wins and sets its recency
         latest.pop(record.path, None)
         latest[record.path] = record
-    restored = 0
-    for record in latest.values():
+    states: list[tuple[str, FileState]] = []
+    for record in reversed(latest.values()):
+        if len(states) >= cache.max_entries:
+            break
         content, disk_mtime = _read_text(record.path)
         if content is None:
             continue
@@ -120,9 +125,10 @@ def rebuild_file_state(loaded: LoadedSession, cache: FileStateCache) -> int:
             stale=stale,
             in_context=record.in_context,
         )
-        cache.set(record.path, state)
-        restored += 1
-    return restored
+        states.append((record.path, state))
+    for path, state in reversed(states):  # oldest first: the newest ends most recent
+        cache.set(path, state)
+    return len(states)
 
 
 def _read_text(path: str) -> tuple[str | None, float]:
