@@ -71,15 +71,20 @@ class RawTranscript:
     stopped_at: str | None = None  # ``until`` was found: nothing after it was read
 
 
-def read_records(path: Path, until: str | None = None, start: int = 0) -> RawTranscript:
+def read_records(
+    path: Path, until: str | None = None, start: int = 0, end: int | None = None
+) -> RawTranscript:
     """Every parseable record (up to the one whose uuid is ``until``), from the line that
-    begins at byte ``start``; bad lines are counted, never raised. OSError if unreadable."""
+    begins at byte ``start`` to the one that begins at ``end``; bad lines are counted, never
+    raised. OSError if unreadable."""
     raw = RawTranscript(records=[])
     layout = raw.layout
     layout.size = layout.records_end = start
     with open(path, "rb") as handle:
         handle.seek(start)
         for line in handle:
+            if end is not None and layout.size >= end:
+                break
             start, layout.size = layout.size, layout.size + len(line)
             if not line.strip():
                 continue
