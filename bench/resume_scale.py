@@ -64,8 +64,12 @@ def session_for(client: Client, session: Path, out: Path, steps: int, window: in
     return work
 
 
-def timed_resume(client: Client, work: Path, pristine: Path, warm: bool) -> float | None:
-    """One `-c -p` from a fresh copy of the stored session, to its first request (s)."""
+def timed_resume(
+    client: Client, work: Path, pristine: Path, warm: bool
+) -> tuple[float | None, float | None]:
+    """One `-c -p` from a fresh copy of the stored session: the wall time to its first request
+    and the CPU time the client had used by then (s; its own process: a warm run's CPU is
+    the worker's, not counted)."""
     store = store_of(client, work)
     shutil.rmtree(store, ignore_errors=True)
     shutil.copytree(pristine, store, symlinks=True)
@@ -76,30 +80,37 @@ def timed_resume(client: Client, work: Path, pristine: Path, warm: bool) -> floa
         if warm:  # the default; the worker leaves by itself after a minute idle
             env = env | {"CCX_WARM": "1", "CCX_WARM_IDLE_S": "60"}
         argv = client.command("Continue.", None, "-c")
-        _, started, _ = run_client(argv, env, work / "repo", work / "resume.out", 600)
-    return first_main_after(log, started)
+        _, started, sampler = run_client(
+            argv, env, work / "repo", work / "resume.out", 600, sampler_interval=0.02
+        )
+    wall = first_main_after(log, started)
+    return wall, None if wall is None else sampler.cpu_at(started + wall)
 
 
 def resumes(client: Client, work: Path, pristine: Path, runs: int, warm: bool) -> dict[str, Any]:
     timed_resume(client, work, pristine, warm)  # untimed: caches, and the warm worker
-    times = [timed_resume(client, work, pristine, warm) for _ in range(runs)]
-    done = [t for t in times if t is not None]
-    median = round(statistics.median(done), 3) if done else None
-    return {"median_s": median, "runs_s": [None if t is None else round(t, 3) for t in times]}
+    figures = [timed_resume(client, work, pristine, warm) for _ in range(runs)]
+    walls = [wall for wall, _cpu in figures if wall is not None]
+    cpus = [cpu for _wall, cpu in figures if cpu is not None]
+    return {
+        "median_s": round(statistics.median(walls), 3) if walls else None,
+        "runs_s": [None if wall is None else round(wall, 3) for wall, _cpu in figures],
+        "cpu_median_s": None if warm or not cpus else round(statistics.median(cpus), 2),
+    }
 
 
 def loading_breakdown(transcript: Path, runs: int) -> dict[str, Any]:
-    """The transcript's part of a resume, in-process, before and after (median ms)."""
+    """The transcript's part of a resume, in-process, before and after (median CPU ms)."""
     code = f"""
 import json, statistics, time
 from pathlib import Path
 from agent.sessions.session import load_for_resume, load_session, rebuild_file_state
 from tools.file_state import FileStateCache
 path = Path({str(transcript)!r})
-def ms(f):
+def ms(f):  # CPU time: on a loaded machine wall time is mostly waiting for a core
     times = []
     for _ in range({runs}):
-        t = time.perf_counter(); value = f(); times.append((time.perf_counter() - t) * 1000)
+        t = time.process_time(); value = f(); times.append((time.process_time() - t) * 1000)
     return round(statistics.median(times), 1), value
 whole_ms, whole = ms(lambda: load_session(path))
 tail_ms, tail = ms(lambda: load_for_resume(path))
@@ -107,7 +118,7 @@ every_ms, _ = ms(lambda: rebuild_file_state(whole, FileStateCache(max_entries=10
 kept_ms, _ = ms(lambda: rebuild_file_state(tail, FileStateCache()))
 print(json.dumps({{
     "transcript_mb": round(path.stat().st_size / 1e6, 2),
-    "parsed_from_mb": round(tail.unread_before / 1e6, 2),
+    "parsing_starts_at_mb": round(tail.unread_before / 1e6, 2),
     "messages_loaded": len(tail.messages),
     "whole_file_load_ms": whole_ms, "load_from_end_ms": tail_ms,
     "file_reads_rebuilt_every_ms": every_ms, "file_reads_rebuilt_kept_ms": kept_ms,
@@ -171,7 +182,8 @@ def main() -> None:
     print(f"\nresume of a {args.steps}-step session (-c -p), to the first request, median s:")
     for key, label in rows:
         if key in report:
-            print(f"  {label:<26} {report[key]['median_s']}")
+            cpu = report[key]["cpu_median_s"]
+            print(f"  {label:<26} {report[key]['median_s']}" + (f" (CPU {cpu})" if cpu else ""))
 
 
 if __name__ == "__main__":
