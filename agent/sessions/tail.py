@@ -5,9 +5,9 @@ ago; a resume needs only what follows the last compaction still in effect.
 So the file is searched backwards, in blocks, for that ``compact_boundary``
 line (a later ``compact_undo`` takes back the boundary before it, as brackets
 pair), and only the records after it are replayed. Of the part before it,
-only the small records the session still needs are picked out, each line
-found by its type's name and parsed alone, the messages around them never
-parsed: the file reads (``file_state``: which files an Edit may change, and
+only the small records the session still needs are picked out: one search
+over the mapped file (nothing copied) finds the lines that open as those
+records, and each is parsed alone, the messages around them never: the file reads (``file_state``: which files an Edit may change, and
 which were summarized away) and the ``event`` and ``resume`` records (the
 skills invoked, the last calibration). That part's conversation is read only
 on demand (``agent.sessions.earlier``).
@@ -25,15 +25,19 @@ whole file is loaded instead.
 from __future__ import annotations
 
 import json
+import mmap
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, TypeAlias
 
 from agent.sessions.transcript import LoadedSession, read_records, replay
 
+Buffer: TypeAlias = bytes | mmap.mmap  # a line is looked at where it lies, read or mapped
+
 BLOCK = 1 << 20  # bytes read at a time backwards
-READ_BLOCK = 1 << 22  # and forwards
 HEADER_MAX = 1 << 16  # a header is one short line
 # How every record ccx writes opens: its type is known from a line's first bytes.
 _OPENING = b'{"type":"'
@@ -60,16 +64,14 @@ def _record(line: bytes) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
-def _typed(data: bytes, start: int, end: int, kinds: tuple[str, ...]) -> dict[str, Any] | None:
+def _typed(data: Buffer, start: int, end: int, kinds: tuple[str, ...]) -> dict[str, Any] | None:
     """The record of the line ``data[start:end]`` when its type is one of ``kinds``. A line that
     opens as ccx writes records says its type in its first bytes, and is parsed only when that
     type is wanted; any other line (an older or hand-edited one) is parsed to know."""
-    if data.startswith(_OPENING, start):
-        quote = data.find(b'"', start + len(_OPENING), min(end, start + _KIND_MAX))
-        if (
-            quote > 0
-            and data[start + len(_OPENING) : quote].decode("ascii", "replace") not in kinds
-        ):
+    head = data[start : min(end, start + _KIND_MAX)]
+    if head.startswith(_OPENING):
+        quote = head.find(b'"', len(_OPENING))
+        if quote > 0 and head[len(_OPENING) : quote].decode("ascii", "replace") not in kinds:
             return None
     record = _record(data[start:end])
     return record if record is not None and record.get("type") in kinds else None
@@ -102,28 +104,47 @@ def scan_forward(
     handle: IO[bytes], start: int, end: int, kinds: tuple[str, ...]
 ) -> Iterator[tuple[int, int, dict[str, Any]]]:
     """The records of ``kinds`` in the lines from byte ``start`` (a line's start) up to ``end``,
-    in file order: (line start, line end, record)."""
-    handle.seek(start)
-    pos, data = start, b""  # data is the file from pos
-    while True:
-        chunk = (
-            handle.read(min(READ_BLOCK, end - pos - len(data))) if pos + len(data) < end else b""
-        )
-        data += chunk
-        last = not chunk
-        line_start = 0
-        while line_start < len(data):
-            newline = data.find(b"\n", line_start)
-            if newline < 0 and not last:
+    in file order: (line start, line end, record). The file is mapped, not read: one search
+    finds the lines worth a look (those that open as a wanted record, or not as ccx writes
+    records), and only those are copied out and parsed."""
+    if end <= start:
+        return
+    view: Buffer
+    try:
+        view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # a file system that cannot map files: read it instead
+        handle.seek(0)
+        view = handle.read(end)
+    try:
+        end = min(end, len(view))
+        found = [m.end() for m in _openings(kinds).finditer(view, start, end)]
+        for line_start in [start, *found]:
+            if line_start >= end:
                 break
-            line_end = len(data) if newline < 0 else newline + 1
-            record = _typed(data, line_start, line_end, kinds)
+            newline = view.find(b"\n", line_start, end)
+            line_end = end if newline < 0 else newline + 1
+            record = _typed(view, line_start, line_end, kinds)
             if record is not None:
-                yield pos + line_start, pos + line_end, record
-            line_start = line_end
-        pos, data = pos + line_start, data[line_start:]
-        if last:
-            return
+                yield line_start, line_end, record
+    finally:
+        if isinstance(view, mmap.mmap):
+            view.close()
+
+
+@cache
+def _openings(kinds: tuple[str, ...]) -> re.Pattern[bytes]:
+    """A newline followed by a line that opens as a record of ``kinds``, or not as ccx opens
+    records (such a line is parsed to know its type)."""
+    names = b"|".join(re.escape(kind.encode()) for kind in kinds)
+    return re.compile(
+        rb"\n(?:(?="
+        + re.escape(_OPENING)
+        + rb"(?:"
+        + names
+        + rb")\")|(?!"
+        + re.escape(_OPENING)
+        + rb"))"
+    )
 
 
 def live_boundary(handle: IO[bytes], end: int) -> Cut | None:

@@ -229,3 +229,16 @@ def test_lines_that_open_differently_are_still_read(cwd: Path) -> None:
     assert loaded.boundaries[-1]["summary"] == "hand"
     assert [m.text() for m in loaded.messages] == ["last"]
     assert loaded.file_states[-1].path == "/work/z.py" and not loaded.file_states[-1].in_context
+
+
+def test_a_file_system_that_cannot_map_files_is_read_instead(
+    cwd: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    session = big_session(cwd, compactions=3, steps=5)
+
+    def refused(*_args: object, **_kwargs: object) -> None:
+        raise OSError(19, "No such device")
+
+    monkeypatch.setattr(tail.mmap, "mmap", refused)
+    agree(session.path)
+    assert load_for_resume(session.path).unread_before > 0
