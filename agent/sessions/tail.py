@@ -127,7 +127,7 @@ def scan_forward(
             if record is not None:
                 yield line_start, line_end, record
     finally:
-        if isinstance(view, mmap.mmap):
+        if not isinstance(view, bytes):
             view.close()
 
 
