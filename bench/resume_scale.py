@@ -7,7 +7,8 @@ Each client first runs one `-p` session of --steps model steps on the referee
 (bench/scale_session.py's script, as bench/scale.py's sessions part runs it);
 its transcript store is then kept aside, and every timed resume (`-c -p
 Continue.`) starts from a fresh copy of it, so each one reads the same file.
-Figures, the median of --runs after one untimed run:
+Figures, the median of --runs after one untimed round (the rounds take the
+setups in turn, so a burst of load on a shared machine hits all alike):
 
 - cold: ccx with its warm worker off (CCX_WARM=0), as bench/scale.py runs it;
 - warm: ccx with the warm worker on (the default for `-p`; the untimed run starts it);
@@ -29,6 +30,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -87,9 +89,28 @@ def timed_resume(
     return wall, None if wall is None else sampler.cpu_at(started + wall)
 
 
-def resumes(client: Client, work: Path, pristine: Path, runs: int, warm: bool) -> dict[str, Any]:
-    timed_resume(client, work, pristine, warm)  # untimed: caches, and the warm worker
-    figures = [timed_resume(client, work, pristine, warm) for _ in range(runs)]
+@dataclass(frozen=True)
+class Setup:
+    key: str  # its name in the report
+    client: Client
+    work: Path
+    warm: bool
+
+
+def interleaved(setups: list[Setup], runs: int) -> dict[str, dict[str, Any]]:
+    """Each setup's figures: one untimed round (caches, the warm worker), then ``runs`` rounds
+    that take the setups in turn, so a burst of load on a shared machine hits all alike."""
+    for setup in setups:
+        timed_resume(setup.client, setup.work, setup.work / "store.pristine", setup.warm)
+    figures: dict[str, list[tuple[float | None, float | None]]] = {s.key: [] for s in setups}
+    for _ in range(runs):
+        for setup in setups:
+            pristine = setup.work / "store.pristine"
+            figures[setup.key].append(timed_resume(setup.client, setup.work, pristine, setup.warm))
+    return {s.key: summary(figures[s.key], s.warm) for s in setups}
+
+
+def summary(figures: list[tuple[float | None, float | None]], warm: bool) -> dict[str, Any]:
     walls = [wall for wall, _cpu in figures if wall is not None]
     cpus = [cpu for _wall, cpu in figures if cpu is not None]
     return {
@@ -152,18 +173,17 @@ def main() -> None:
     session = make_session(out / f"session-{args.steps}-{args.kb}k", args.steps, args.kb)
     report: dict[str, Any] = {"steps": args.steps, "window": args.window, "runs": args.runs}
     names = args.clients.split(",")
+    setups: list[Setup] = []
+    transcript = None
     if "ccx" in names:
         ccx = Client("ccx", CCX)
         work = session_for(ccx, session, out, args.steps, args.window, args.reuse)
-        pristine = work / "store.pristine"
-        report["ccx_cold"] = resumes(ccx, work, pristine, args.runs, warm=False)
-        report["ccx_warm"] = resumes(ccx, work, pristine, args.runs, warm=True)
+        setups += [Setup("ccx_cold", ccx, work, False), Setup("ccx_warm", ccx, work, True)]
         if args.ccx_before:
             subprocess.run([sys.executable, "-m", "compileall", "-q", args.ccx_before], check=True)
             before = Client("ccx_before", sys.executable, source=args.ccx_before)
-            report["ccx_before_cold"] = resumes(before, work, pristine, args.runs, warm=False)
-        transcript = max(pristine.rglob("*.jsonl"), key=lambda p: p.stat().st_size)
-        report["ccx_loading"] = loading_breakdown(transcript, args.runs)
+            setups.append(Setup("ccx_before_cold", before, work, False))  # the same transcript
+        transcript = max((work / "store.pristine").rglob("*.jsonl"), key=lambda p: p.stat().st_size)
     if "claude" in names:
         binary = claude_binary()
         if binary is None:
@@ -171,9 +191,12 @@ def main() -> None:
         else:
             claude = Client("claude", binary)
             work = session_for(claude, session, out, args.steps, args.window, args.reuse)
-            report["claude"] = resumes(claude, work, work / "store.pristine", args.runs, False)
+            setups.append(Setup("claude", claude, work, False))
             sizes = [p.stat().st_size for p in (work / "store.pristine").rglob("*.jsonl")]
             report["claude_transcript_mb"] = round(max(sizes, default=0) / 1e6, 2)
+    report |= interleaved(setups, args.runs)
+    if transcript is not None:
+        report["ccx_loading"] = loading_breakdown(transcript, args.runs)
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1))
     print(json.dumps(report, indent=1))
