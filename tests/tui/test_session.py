@@ -124,7 +124,7 @@ async def test_shift_tab_cycles_the_permission_mode(api: FakeApi, repo: Path) ->
 
 async def test_plan_command_shows_in_the_footer(api: FakeApi, repo: Path) -> None:
     app = make_app(repo)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 50)) as pilot:  # /help's list, /compact included
         await wait_for(pilot, lambda: app.ready)
         await submit(pilot, "/plan")
         await wait_idle(pilot)
