@@ -262,8 +262,8 @@ class Session:
         """Load a session by path or id and continue it in the same file, locked.
 
         ``loaded`` is the file's content when the caller has read it already
-        (``load_for_resume``: the TUI does, to draw the history sooner). Writes a resume record and,
-        when loading repaired the conversation, the repair record, so the file
+        (``load_for_resume``; the TUI does, to draw the history sooner). Writes a resume
+        record and, when loading repaired the conversation, the repair record, so the file
         replays to exactly what is returned. When another ccx holds the file, or with
         ``fork`` (--fork-session), continues instead in a fork of it (``forked_from`` is then
         set). ``until`` (--resume-session-at) forks the history up to that message.
