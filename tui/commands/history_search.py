@@ -31,10 +31,12 @@ async def _history(runtime: Runtime, args: str) -> CommandResult:
         found, total = search_transcript(runtime.session.path, text, limit=SHOWN)
     except OSError as exc:
         return CommandResult(f"Cannot read the session transcript: {exc.strerror or exc}", True)
-    return CommandResult(history_text(text, found, total, time.time()), data={"found": total})
+    shown = history_text(text, found, total, time.time(), scrolls=not runtime.options.headless)
+    return CommandResult(shown, data={"found": total})
 
 
-def history_text(text: str, found: list[Found], total: int, now: float) -> str:
+def history_text(text: str, found: list[Found], total: int, now: float, scrolls: bool) -> str:
+    """The listing; ``scrolls``: a front end whose transcript loads the compacted parts."""
     if not total:
         return f'No message of this session holds "{text}".'
     earlier = sum(1 for hit in found if hit.compactions_since)
@@ -48,6 +50,6 @@ def history_text(text: str, found: list[Found], total: int, now: float) -> str:
         who = KINDS.get(hit.kind, hit.kind)
         lines.append(f"  · {who}, {age(now - hit.timestamp)}, {where}")
         lines.append(f"    {hit.snippet[:SNIPPET_WIDTH]}")
-    if earlier:
-        lines.append("Scroll up in the transcript to load the compacted parts.")
+    if earlier and scrolls:
+        lines.append("The full-screen app reads the compacted parts back as you scroll to the top.")
     return "\n".join(lines)
