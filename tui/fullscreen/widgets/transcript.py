@@ -154,6 +154,7 @@ class Transcript(VerticalScroll):
         self._compacted = False  # the transcript holds conversation before what is mounted
         self._cursor: int | None = None  # where to read it from (None: before the live one)
         self._reading = False
+        self._drawn = 0  # counts the times the history is drawn anew: a late read is dropped
         self._reply: StreamingReply | None = None
         self._thinking: ThinkingBlock | None = None
         self._tools: dict[str, ToolBlock] = {}
@@ -287,6 +288,7 @@ class Transcript(VerticalScroll):
         self._tools.clear()
         self._earlier = []
         self._compacted, self._cursor = False, None
+        self._drawn += 1
         self.latest_expandable = None
         keep = ("welcome", "new-output")
         await self.remove_children([child for child in self.children if child.id not in keep])
@@ -300,6 +302,7 @@ class Transcript(VerticalScroll):
         self._compacted = self._read_earlier is not None and bool(entries)
         self._compacted = self._compacted and entries[0].kind == "summary"
         self._cursor = None
+        self._drawn += 1
         shown = entries[-PAGE:]
         widgets = [history_widget(entry) for entry in shown]
         first = next(
@@ -322,9 +325,10 @@ class Transcript(VerticalScroll):
     async def load_earlier(self) -> None:
         """The next page of what is held; when all is mounted, the segment before it, read
         from the transcript. What the user was reading stays where it is on the screen."""
+        drawn = self._drawn
         if not self._earlier and self._compacted and not self._reading:
             await self._read_segment()
-        if not self._earlier:
+        if not self._earlier or drawn != self._drawn:
             return
         page, self._earlier = self._earlier[-PAGE:], self._earlier[:-PAGE]
         button = self.query_one("#load-earlier", Button)
@@ -343,10 +347,13 @@ class Transcript(VerticalScroll):
         assert self._read_earlier is not None
         button = self.query_one("#load-earlier", Button)
         self._reading, button.label = True, LOADING
+        drawn = self._drawn
         try:
             segment = await asyncio.wrap_future(self._read_earlier(self._cursor))
         finally:
             self._reading = False
+        if drawn != self._drawn:  # cleared or redrawn meanwhile (/clear, /resume, a rewind)
+            return
         if segment is None:  # nothing more, or it cannot be read now (the log says why)
             self._compacted = False
             await button.remove()
