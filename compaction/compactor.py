@@ -431,7 +431,15 @@ class Compactor:
         segments: list[list[Message]],
         boundaries: list[dict[str, Any]],
         live: list[Message] | None = None,
+        first_unread: bool = False,
     ) -> None:
+        """Undo snapshots from a loaded transcript; ``first_unread``: its first segment was not
+        read (a load from the end), so that compaction and any before it are read back from
+        the transcript when undo reaches them."""
+        if first_unread and segments:
+            snapshots = snapshots_from_transcript(segments[1:], boundaries[1:], live)
+            self.history.replace(snapshots, unread=1)
+            return
         self.history.replace(snapshots_from_transcript(segments, boundaries, live))
 
     def _snapshots_in_transcript(self) -> list[Snapshot]:

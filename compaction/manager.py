@@ -554,6 +554,8 @@ class ContextManager:
         segments: list[list[Message]],
         boundaries: list[dict[str, Any]],
         live: list[Message] | None = None,
+        first_unread: bool = False,
     ) -> None:
-        """Undo snapshots for a resumed session; ``live`` is the loaded conversation."""
-        self.compactor.restore_history(segments, boundaries, live)
+        """Undo snapshots for a resumed session; ``live`` is the loaded conversation;
+        ``first_unread``: the transcript was read from its end (``Compactor.restore_history``)."""
+        self.compactor.restore_history(segments, boundaries, live, first_unread)

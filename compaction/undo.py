@@ -89,9 +89,10 @@ class UndoHistory:
         self.snapshots.append(snapshot)
         self._spill()
 
-    def replace(self, snapshots: list[Snapshot]) -> None:
-        """All the snapshots in effect (a resumed session's, or the transcript's on demand)."""
-        self.snapshots, self.spilled = list(snapshots), 0
+    def replace(self, snapshots: list[Snapshot], unread: int = 0) -> None:
+        """All the snapshots in effect (a resumed session's, or the transcript's on demand);
+        ``unread``: older ones not read yet (at least that many), left in the transcript."""
+        self.snapshots, self.spilled = list(snapshots), unread
         self._spill()
 
     def last(self) -> Snapshot | None:

@@ -37,6 +37,7 @@ from agent.sessions.store import latest_session_path as latest_session_path
 from agent.sessions.store import list_sessions as list_sessions
 from agent.sessions.store import project_dir as project_dir
 from agent.sessions.store import session_path_for as session_path_for
+from agent.sessions.tail import load_tail
 from agent.sessions.transcript import (
     FileStateRecord,
     LoadedSession,
@@ -68,7 +69,22 @@ def load_session(path: str | os.PathLike[str], until: str | None = None) -> Load
         raise SessionError(f"cannot read session file {path}: {exc.strerror or exc}") from exc
     if until is not None and raw.stopped_at is None:
         raise SessionError(f"the session has no message {until}")
-    loaded = replay(path, raw)
+    return _repaired(replay(path, raw))
+
+
+def load_for_resume(path: str | os.PathLike[str]) -> LoadedSession:
+    """What a resume needs of a transcript, repaired: read from its end, only what follows
+    the last compaction in effect, where that gives the same session (``agent.sessions.tail``);
+    else the whole file. SessionError if it cannot be read."""
+    path = Path(path)
+    try:
+        loaded = load_tail(path)
+    except OSError as exc:
+        raise SessionError(f"cannot read session file {path}: {exc.strerror or exc}") from exc
+    return load_session(path) if loaded is None else _repaired(loaded)
+
+
+def _repaired(loaded: LoadedSession) -> LoadedSession:
     # Records an older build wrote with text that is not UTF-8 would fail every request.
     messages, escaped, escape_ops = escape_conversation(loaded.messages)
     loaded.segments = [escape_conversation(segment)[0] for segment in loaded.segments]
@@ -83,13 +99,18 @@ def rebuild_file_state(loaded: LoadedSession, cache: FileStateCache) -> int:
     A file changed since it was read is marked stale (Edit then asks for a
     re-read); deleted, binary or over-large files are left out. Returns the
     number of entries restored.
+
+    Only the newest reads that fit the cache's entry limit are read from disk:
+    the cache evicts its oldest entries first, so older ones would not stay.
     """
     latest: dict[str, FileStateRecord] = {}
     for record in loaded.file_states:  # the last read of a path wins and sets its recency
         latest.pop(record.path, None)
         latest[record.path] = record
-    restored = 0
-    for record in latest.values():
+    states: list[tuple[str, FileState]] = []
+    for record in reversed(latest.values()):
+        if len(states) >= cache.max_entries:
+            break
         content, disk_mtime = _read_text(record.path)
         if content is None:
             continue
@@ -104,9 +125,10 @@ def rebuild_file_state(loaded: LoadedSession, cache: FileStateCache) -> int:
             stale=stale,
             in_context=record.in_context,
         )
-        cache.set(record.path, state)
-        restored += 1
-    return restored
+        states.append((record.path, state))
+    for path, state in reversed(states):  # oldest first: the newest ends most recent
+        cache.set(path, state)
+    return len(states)
 
 
 def _read_text(path: str) -> tuple[str | None, float]:
@@ -240,8 +262,8 @@ class Session:
         """Load a session by path or id and continue it in the same file, locked.
 
         ``loaded`` is the file's content when the caller has read it already
-        (the TUI does, to draw the history sooner). Writes a resume record and,
-        when loading repaired the conversation, the repair record, so the file
+        (``load_for_resume``; the TUI does, to draw the history sooner). Writes a resume
+        record and, when loading repaired the conversation, the repair record, so the file
         replays to exactly what is returned. When another ccx holds the file, or with
         ``fork`` (--fork-session), continues instead in a fork of it (``forked_from`` is then
         set). ``until`` (--resume-session-at) forks the history up to that message.
@@ -252,7 +274,7 @@ class Session:
         if fork or until is not None:
             return cls._fork(path, cwd, model or "", config_dir, until)
         if loaded is None:
-            loaded = load_session(path)
+            loaded = load_for_resume(path)
         session = cls(path, path.stem)
         try:
             size: int | None = session._writer.open()
@@ -262,7 +284,7 @@ class Session:
         except OSError:
             size = None  # the first write reports it
         if size is not None and size != loaded.layout.size:
-            loaded = load_session(path)  # written since it was read; no one else can now
+            loaded = load_for_resume(path)  # written since it was read; no one else can now
         session._continue(loaded, {"type": "resume", "at": time.time(), "cwd": os.fspath(cwd)})
         return session, loaded
 

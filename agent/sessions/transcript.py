@@ -71,13 +71,20 @@ class RawTranscript:
     stopped_at: str | None = None  # ``until`` was found: nothing after it was read
 
 
-def read_records(path: Path, until: str | None = None) -> RawTranscript:
-    """Every parseable record (up to the one whose uuid is ``until``); bad lines are counted,
-    never raised. OSError if unreadable."""
+def read_records(
+    path: Path, until: str | None = None, start: int = 0, end: int | None = None
+) -> RawTranscript:
+    """Every parseable record (up to the one whose uuid is ``until``), from the line that
+    begins at byte ``start`` to the one that begins at ``end``; bad lines are counted, never
+    raised. OSError if unreadable."""
     raw = RawTranscript(records=[])
     layout = raw.layout
+    layout.size = layout.records_end = start
     with open(path, "rb") as handle:
+        handle.seek(start)
         for line in handle:
+            if end is not None and layout.size >= end:
+                break
             start, layout.size = layout.size, layout.size + len(line)
             if not line.strip():
                 continue
@@ -135,6 +142,9 @@ class LoadedSession:
     resumes: int = 0
     writer_pid: int | None = None  # the process that last opened the file for writing
     layout: FileLayout = field(default_factory=FileLayout)
+    # Loaded from the end (agent.sessions.tail): the conversation before the compact_boundary
+    # line at this offset was not read, and ``segments[0]`` stands empty for it. 0: all read.
+    unread_before: int = 0
 
     @property
     def session_id(self) -> str:

@@ -154,7 +154,7 @@ class CcxApp(App[int]):
         return super().get_driver_class()
 
     def compose(self) -> ComposeResult:
-        yield Transcript(typing=self._typing, id="transcript")
+        yield Transcript(typing=self._typing, earlier=self.bridge.earlier_history, id="transcript")
         yield StatusLine(id="status-line")
         yield TaskPanel(id="task-panel")
         yield WarningBar(id="warning-bar")

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
 
     from agent.loop.tool_runner import PermissionRequest
     from agent.sessions.session import LoadedSession
+    from tui.fullscreen.history import EarlierEntries
     from tui.session.driver import SessionDriver
     from tui.session.folder_trust import TrustAnswer, TrustQuestion
     from tui.session.options import RunOptions
@@ -139,6 +140,31 @@ class AgentBridge:
             return self.driver.rewind_points() if self.driver is not None else []
 
         return asyncio.run_coroutine_threadsafe(points(), self.loop)
+
+    def earlier_history(
+        self, before: int | None
+    ) -> concurrent.futures.Future[EarlierEntries | None]:
+        """The segment of the conversation a compaction summarized before ``before`` (None:
+        the one before the live conversation), read from the transcript once the session is
+        ready; None when there is none or the transcript cannot be read."""
+
+        async def segment() -> EarlierEntries | None:
+            from tui.fullscreen.history import earlier_entries
+
+            await self._ready.wait()
+            driver = self.driver
+            if driver is None:
+                return None
+            try:
+                found = await asyncio.to_thread(driver.earlier_history, before)
+            except OSError:
+                log.exception("reading the earlier conversation failed")
+                return None
+            if found is None:
+                return None
+            return earlier_entries(found.messages, found.compaction, found.before, driver.cwd)
+
+        return asyncio.run_coroutine_threadsafe(segment(), self.loop)
 
     def restart(self, options: RunOptions) -> None:
         """Replace the Runtime (``/resume``): the next RuntimeReady carries its history."""
@@ -234,14 +260,14 @@ class AgentBridge:
     async def _show_history_early(self, options: RunOptions) -> tuple[Path, LoadedSession] | None:
         """Read the session -c / -r names and let the UI draw its history before the runtime
         is built: importing and building that takes ~0.3 s the user would otherwise wait."""
-        from agent.sessions.session import SessionError, load_session, session_path_for
+        from agent.sessions.session import SessionError, load_for_resume, session_path_for
         from tui.fullscreen.history import history_entries
 
         try:
             path = session_path_for(options.resume, options.continue_session, options.cwd)
             if path is None:
                 return None
-            loaded = load_session(path)
+            loaded = load_for_resume(path)
         except (SessionError, OSError):
             return None  # building the runtime reports it
         self._shown.clear()

@@ -40,6 +40,30 @@ class Entry:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class EarlierEntries:
+    """A segment of the conversation a compaction summarized, read back from the transcript."""
+
+    entries: list[Entry]
+    summarized: int  # messages the compaction that ended it summarized
+    kept: int  # and kept
+    before: int | None  # where to ask for the segment before it; None: it is the first
+
+
+def earlier_entries(
+    messages: list[Message],
+    compaction: Mapping[str, Any],
+    before: int | None,
+    cwd: str | os.PathLike[str] = ".",
+) -> EarlierEntries:
+    def count(key: str) -> int:
+        value = compaction.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    entries = history_entries(messages, cwd)
+    return EarlierEntries(entries, count("messages_summarized"), count("messages_kept"), before)
+
+
 def result_text(block: Mapping[str, Any]) -> str:
     content = block.get("content")
     if isinstance(content, str):

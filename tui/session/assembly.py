@@ -382,7 +382,12 @@ def assemble_runtime(
     connect_web_fetch(shaped.tools, PageReader(lambda: client.client, lambda: costs))
     connect_web_search(shaped.tools, WebSearcher(lambda: client.client, lambda: costs))
     if loaded is not None:
-        current.context.restore_history(loaded.segments, loaded.boundaries, live=loaded.messages)
+        current.context.restore_history(
+            loaded.segments,
+            loaded.boundaries,
+            live=loaded.messages,
+            first_unread=loaded.unread_before > 0,
+        )
         current.context.restore_calibration(loaded.events)
     if options.include_hook_events:
         hooks.on_event = emit

@@ -40,6 +40,7 @@ from agent.mcp.sdk_transport import SdkSend
 from agent.mcp.status import status_report
 from agent.model.client import ApiError
 from agent.permissions.rules import Rule
+from agent.sessions.earlier import EarlierSegment, earlier_segment
 from agent.sessions.session import (
     LoadedSession,
     TranscriptWriteError,
@@ -47,7 +48,10 @@ from agent.sessions.session import (
 )
 from compaction.thresholds import ContextState
 from tools.skill import SkillTool
-from tui.commands import settings_view  # noqa: F401 - registers /config and /status
+from tui.commands import (
+    history_search,  # noqa: F401 - registers /history
+    settings_view,  # noqa: F401 - registers /config and /status
+)
 from tui.commands.builtin import (
     builtin_commands,
     builtin_names,
@@ -335,6 +339,12 @@ class SessionDriver:
     def messages(self) -> Sequence[Message]:
         """The conversation (read-only), e.g. to draw a resumed one."""
         return self.runtime.agent.messages
+
+    def earlier_history(self, before: int | None = None) -> EarlierSegment | None:
+        """The conversation a compaction summarized, read from the transcript: the one before
+        the live conversation, or (``before``: a segment's own ``before``) the one before that
+        segment; None when there is none. OSError if the transcript cannot be read."""
+        return earlier_segment(self.runtime.session.path, before)
 
     @property
     def costs(self) -> CostTracker:

@@ -341,6 +341,30 @@ def test_file_state_is_recorded_and_rebuilt_against_the_disk(cwd: Path) -> None:
     assert fresh.paths()[-1] == os.path.normpath(late)  # recency kept
 
 
+def test_only_the_reads_the_cache_keeps_are_read_again(cwd: Path) -> None:
+    """More reads than the cache holds: the rebuild reads the newest from disk and ends with
+    the cache that setting every one would leave (a missing file makes room for an older)."""
+    paths = [cwd / f"f{i:03d}.py" for i in range(160)]
+    session = Session.create(cwd, "claude-sonnet-5-5")
+    cache = FileStateCache()
+    session.attach_file_state(cache)
+    for path in paths:
+        path.write_text(f"# {path.name}\n")
+        read_into(cache, path)
+    session.close()
+    paths[150].unlink()
+    loaded = load_session(session.path)
+    every = FileStateCache()
+    for state in loaded.file_states:  # what the rebuild did before: set them all, in order
+        if Path(state.path).exists():
+            content = Path(state.path).read_text()
+            every.set(state.path, FileState(content, state.mtime, read_at=state.at))
+    fresh = FileStateCache()
+    assert rebuild_file_state(loaded, fresh) == fresh.max_entries
+    assert fresh.paths() == every.paths()
+    assert fresh.paths()[0] == os.path.normpath(paths[59])  # one older, for the missing one
+
+
 def test_a_new_read_after_resume_is_recorded(cwd: Path) -> None:
     target = cwd / "x.py"
     target.write_text("x = 1\n")

@@ -62,6 +62,16 @@ class CompactionBlock(Vertical):
         block._line.update(Text("⟲ The conversation before this point was compacted.", "dim"))
         return block
 
+    def compacted_here(self, summarized: int, kept: int) -> None:
+        """An earlier compaction's marker, once what it summarized is read back above it."""
+        kept_words = f", {kept} kept below" if kept else ""
+        self._line.update(
+            Text(
+                f"⟲ Compacted here: the {summarized} messages above were summarized{kept_words}.",
+                "dim",
+            )
+        )
+
     def compose(self) -> ComposeResult:
         yield self._line
 

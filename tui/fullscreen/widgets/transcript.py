@@ -1,11 +1,17 @@
 """The conversation view: prompts, streamed replies, tool blocks, notices and errors.
 
 A resumed session mounts only its last ``PAGE`` entries, with a button at
-the top that loads earlier ones.
+the top that loads earlier ones. When the conversation starts after a
+compaction, what that compaction summarized is still in the transcript: the
+same button (or scrolling to the top) reads it back one compacted segment at a
+time (``earlier``: the bridge's reader), and each compaction's marker says how
+many messages it summarized and kept.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +22,7 @@ from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
+from tui.fullscreen.widgets.compaction_block import CompactionBlock
 from tui.fullscreen.widgets.reply import HistoryReply, StreamingReply
 from tui.fullscreen.widgets.thinking_block import ThinkingBlock
 from tui.fullscreen.widgets.tool_block import ToolBlock
@@ -23,10 +30,16 @@ from tui.words import relative
 
 if TYPE_CHECKING:
     from agent.core.events import SubagentEvent, SubagentFinished
-    from tui.fullscreen.history import Entry
+    from tui.fullscreen.history import EarlierEntries, Entry
     from tui.fullscreen.widgets.expandable import Expandable
 
+# Reads the segment a compaction summarized before a point of the transcript (None: before
+# the live conversation); None when there is none.
+EarlierReader = Callable[[int | None], "concurrent.futures.Future[EarlierEntries | None]"]
+
 PAGE = 100
+LOAD_COMPACTED = "↑ Earlier conversation, compacted: load it from the transcript"
+LOADING = "Reading the earlier conversation…"
 NEW_OUTPUT = "↓ new output below (ctrl+end)"
 LINE_STYLES = {
     "error": "red",
@@ -129,10 +142,19 @@ class Transcript(VerticalScroll):
     """
 
     def __init__(
-        self, *, typing: Callable[[], bool] = lambda: False, id: str | None = None
+        self,
+        *,
+        typing: Callable[[], bool] = lambda: False,
+        earlier: EarlierReader | None = None,
+        id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self._typing = typing
+        self._read_earlier = earlier
+        self._compacted = False  # the transcript holds conversation before what is mounted
+        self._cursor: int | None = None  # where to read it from (None: before the live one)
+        self._reading = False
+        self._drawn = 0  # counts the times the history is drawn anew: a late read is dropped
         self._reply: StreamingReply | None = None
         self._thinking: ThinkingBlock | None = None
         self._tools: dict[str, ToolBlock] = {}
@@ -163,6 +185,8 @@ class Transcript(VerticalScroll):
         super().watch_scroll_y(old, new)
         if self.following or new >= self.max_scroll_y:
             self._hint(False)
+        if new <= 0 < old and (self._earlier or self._compacted) and not self._reading:
+            self.run_worker(self.load_earlier(), group="earlier")  # scrolled to the top
 
     def _hint(self, shown: bool) -> None:
         for hint in self.query_children(NewOutputHint):
@@ -263,6 +287,8 @@ class Transcript(VerticalScroll):
         self.end_text()
         self._tools.clear()
         self._earlier = []
+        self._compacted, self._cursor = False, None
+        self._drawn += 1
         self.latest_expandable = None
         keep = ("welcome", "new-output")
         await self.remove_children([child for child in self.children if child.id not in keep])
@@ -270,37 +296,74 @@ class Transcript(VerticalScroll):
     # -- history -------------------------------------------------------------------------
 
     async def load_history(self, entries: list[Entry]) -> None:
-        """Mount the last PAGE entries; keep the rest for "load earlier"."""
+        """Mount the last PAGE entries; keep the rest for "load earlier". A conversation that
+        opens with a compaction's summary has more in the transcript, read on demand."""
         self._earlier = list(entries[:-PAGE]) if len(entries) > PAGE else []
+        self._compacted = self._read_earlier is not None and bool(entries)
+        self._compacted = self._compacted and entries[0].kind == "summary"
+        self._cursor = None
+        self._drawn += 1
         shown = entries[-PAGE:]
         widgets = [history_widget(entry) for entry in shown]
         first = next(
             (child for child in self.children if child.id not in ("welcome", "new-output")), None
         )
-        if self._earlier:
+        if self._earlier or self._compacted:
             widgets.insert(0, self._load_button())
         if widgets:
             await self.mount_all(widgets, before=first)
         self.scroll_end(animate=False, immediate=True)
 
     def _load_button(self) -> Button:
-        return Button(
-            f"↑ Load earlier messages ({len(self._earlier)} more)",
-            id="load-earlier",
-            variant="default",
-        )
+        return Button(self._button_label(), id="load-earlier", variant="default")
+
+    def _button_label(self) -> str:
+        if self._earlier:
+            return f"↑ Load earlier messages ({len(self._earlier)} more)"
+        return LOAD_COMPACTED
 
     async def load_earlier(self) -> None:
-        if not self._earlier:
+        """The next page of what is held; when all is mounted, the segment before it, read
+        from the transcript. What the user was reading stays where it is on the screen."""
+        drawn = self._drawn
+        if not self._earlier and self._compacted and not self._reading:
+            await self._read_segment()
+        if not self._earlier or drawn != self._drawn:
             return
         page, self._earlier = self._earlier[-PAGE:], self._earlier[:-PAGE]
         button = self.query_one("#load-earlier", Button)
         widgets = [history_widget(entry) for entry in page]
+        height, y = self.virtual_size.height, self.scroll_y
         await self.mount_all(widgets, after=button)
-        if self._earlier:
-            button.label = f"↑ Load earlier messages ({len(self._earlier)} more)"
+        if self._earlier or self._compacted:
+            button.label = self._button_label()
         else:
             await button.remove()
+        self.call_after_refresh(
+            lambda: self.scroll_to(y=y + self.virtual_size.height - height, animate=False)
+        )
+
+    async def _read_segment(self) -> None:
+        assert self._read_earlier is not None
+        button = self.query_one("#load-earlier", Button)
+        self._reading, button.label = True, LOADING
+        drawn = self._drawn
+        try:
+            segment = await asyncio.wrap_future(self._read_earlier(self._cursor))
+        finally:
+            self._reading = False
+        if drawn != self._drawn:  # cleared or redrawn meanwhile (/clear, /resume, a rewind)
+            return
+        if segment is None:  # nothing more, or it cannot be read now (the log says why)
+            self._compacted = False
+            await button.remove()
+            return
+        self._compacted, self._cursor = segment.before is not None, segment.before
+        self._earlier = list(segment.entries)
+        marker = next(iter(self.query_children(CompactionBlock)), None)
+        if marker is not None:
+            marker.compacted_here(segment.summarized, segment.kept)
+        button.label = self._button_label()
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "load-earlier":
@@ -319,8 +382,6 @@ def history_widget(entry: Entry) -> Widget:
     if entry.kind == "tool" and entry.tool is not None:
         return ToolBlock.from_history(entry.tool)
     if entry.kind == "summary":
-        from tui.fullscreen.widgets.compaction_block import CompactionBlock
-
         return CompactionBlock.from_summary(entry.text)
     return Static(
         Text(entry.text, style=LINE_STYLES.get(entry.kind, "dim")), classes=f"line -{entry.kind}"
