@@ -88,7 +88,8 @@ async def test_waiting_for_input_fires_an_idle_notification_unless_a_prompt_come
 
 async def test_stop_tells_the_hook_which_background_jobs_still_run(tmp_path: Path) -> None:
     out = tmp_path / "stop.jsonl"
-    hooks, _ = hooks_of(tmp_path, {"Stop": [group(f"cat >> {out}; echo >> {out}")]})
+    log = group(f"cat >> {out}; echo >> {out}")
+    hooks, _ = hooks_of(tmp_path, {"Stop": [log], "SubagentStop": [log]})
     jobs = JobRegistry(tmp_path)
     hooks.background_tasks = lambda: stop_hook_tasks(jobs)
     shell = jobs.start("bash", "npm run dev")
@@ -96,10 +97,12 @@ async def test_stop_tells_the_hook_which_background_jobs_still_run(tmp_path: Pat
     ended = jobs.start("agent", "survey the tests")
     jobs.finish(ended.id, "completed")
     assert await hooks.stop(False, "Waiting on the server.") is None
+    assert await hooks.subagent_stop(False, "Found 3.", "a1", "Explore") is None
     jobs.finish(shell.id, "killed")
     jobs.finish(watch.id, "completed")
     assert await hooks.stop(False, "Done.") is None
-    first, second = [json.loads(line) for line in out.read_text().splitlines() if line]
+    first, subagent, second = [json.loads(line) for line in out.read_text().splitlines() if line]
+    assert subagent["background_tasks"] == first["background_tasks"]
     assert first["background_tasks"] == [
         {"id": shell.id, "type": "shell", "status": "running", "description": "npm run dev"},
         {

@@ -90,7 +90,7 @@ class SessionHooks:
             "last_assistant_message": last_text,
             **(extra or {}),
         }
-        if event == "Stop":  # Claude Code's keys; ccx has no crons
+        if event in ("Stop", "SubagentStop"):  # Claude Code's keys; ccx has no crons
             payload.update(background_tasks=self.background_tasks(), session_crons=[])
         outcome = await self.hooks.run(event, None, payload)
         self._tell(outcome)
