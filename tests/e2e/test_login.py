@@ -26,13 +26,19 @@ def credential(headers: dict[str, str]) -> str:
     return headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
 
 
+def init_line(stdout: str) -> dict[str, object]:
+    lines = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    return next(line for line in lines if line.get("subtype") == "init")
+
+
 def test_a_stored_key_is_used_when_the_environment_has_none(ccx: Ccx) -> None:
     store(ccx)
     del ccx.env["ANTHROPIC_API_KEY"]
     ccx.api.add(text_reply("hello"), text_reply("stat"))
-    run = ccx.run("-p", "hi", "--output-format", "json")
+    run = ccx.run("-p", "hi", "--output-format", "stream-json", "--verbose")
     assert run.returncode == 0, run.stderr
     assert credential(ccx.api.requests[0].headers) == KEY
+    assert init_line(run.stdout)["apiKeySource"] == "/login managed key"  # Claude Code's words
     status = ccx.run("-p", "/status")
     assert "key stored by /login" in status.stdout and KEY not in status.stdout
     doctor = subprocess.run(
@@ -45,9 +51,10 @@ def test_a_stored_key_is_used_when_the_environment_has_none(ccx: Ccx) -> None:
 def test_the_environments_key_wins_and_logout_removes_the_stored_one(ccx: Ccx) -> None:
     path = store(ccx)
     ccx.api.add(text_reply("hello"))
-    run = ccx.run("-p", "hi")
+    run = ccx.run("-p", "hi", "--output-format", "stream-json", "--verbose")
     assert run.returncode == 0, run.stderr
     assert credential(ccx.api.requests[0].headers) == "test-key"
+    assert init_line(run.stdout)["apiKeySource"] == "ANTHROPIC_API_KEY"
     refused = ccx.run("-p", "/login " + KEY)
     assert refused.returncode != 0 and "interactive ccx" in refused.stdout + refused.stderr
     out = ccx.run("-p", "/logout")

@@ -6,7 +6,7 @@ Messages API on 127.0.0.1, which plays the model with the program's scripted rep
 replies and the checks (exit code, lines printed, files left) are the ones
 bench/sdk_examples.py gives ccx and Claude Code on the referee: both take them from
 tests/e2e/sdk_examples/catalogue.py. Programs that import more than the SDK (trio) get it
-from the test extra; plugin_example waits for plugins (xfail until they are merged).
+from the test extra.
 """
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ from agent.core.events import Event, Notice
 from agent.instructions.hooks import HookRunner
 from agent.loop.tool_runner import Answer, PermissionRequest
 from agent.permissions.rules import Rule
+from tools.jobs import JobRegistry
+from tui.session.jobs_setup import stop_hook_tasks
 from tui.session.session_hooks import SessionHooks
 
 
@@ -82,3 +84,32 @@ async def test_waiting_for_input_fires_an_idle_notification_unless_a_prompt_come
     await hooks.session_end()  # waits for the notification's hook
     (data,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert data["notification_type"] == "idle_prompt" and "waiting" in data["message"]
+
+
+async def test_stop_tells_the_hook_which_background_jobs_still_run(tmp_path: Path) -> None:
+    out = tmp_path / "stop.jsonl"
+    log = group(f"cat >> {out}; echo >> {out}")
+    hooks, _ = hooks_of(tmp_path, {"Stop": [log], "SubagentStop": [log]})
+    jobs = JobRegistry(tmp_path)
+    hooks.background_tasks = lambda: stop_hook_tasks(jobs)
+    shell = jobs.start("bash", "npm run dev")
+    watch = jobs.start("monitor", "errors in the log")
+    ended = jobs.start("agent", "survey the tests")
+    jobs.finish(ended.id, "completed")
+    assert await hooks.stop(False, "Waiting on the server.") is None
+    assert await hooks.subagent_stop(False, "Found 3.", "a1", "Explore") is None
+    jobs.finish(shell.id, "killed")
+    jobs.finish(watch.id, "completed")
+    assert await hooks.stop(False, "Done.") is None
+    first, subagent, second = [json.loads(line) for line in out.read_text().splitlines() if line]
+    assert subagent["background_tasks"] == first["background_tasks"]
+    assert first["background_tasks"] == [
+        {"id": shell.id, "type": "shell", "status": "running", "description": "npm run dev"},
+        {
+            "id": watch.id,
+            "type": "monitor",
+            "status": "running",
+            "description": "errors in the log",
+        },
+    ]
+    assert second["background_tasks"] == [] and second["session_crons"] == []

@@ -137,6 +137,7 @@ class HeadlessOutput:
                 mcp_servers=init_entries(list(offer.mcp_servers)),
                 output_style=offer.output_style,
                 plugins=[plugin.entry() for plugin in offer.plugins],
+                api_key_source=offer.api_key_source,
             )
         )
 

@@ -52,7 +52,7 @@ from tui.session.after_tools import AfterTools
 from tui.session.context_setup import ContextParts, WindowSettings, build_subagent_context
 from tui.session.credentials import key_provider_for
 from tui.session.current_session import CurrentSession
-from tui.session.jobs_setup import build_jobs
+from tui.session.jobs_setup import build_jobs, stop_hook_tasks
 from tui.session.mcp_setup import McpToolList, build_mcp_servers
 from tui.session.notify import notifier
 from tui.session.options import RunOptions
@@ -224,6 +224,7 @@ def assemble_runtime(
     for text, level in sandbox.notices:
         notify(text, level)
     jobs = build_jobs(session.folder, emit)
+    session_hooks.background_tasks = lambda: stop_hook_tasks(jobs)
     directory = WorkingDirectory(
         cwd, tool_context, gate, prompt, hooks, lambda: bash_tools, emit,
         use_prompt=lambda blocks: setattr(agent, "system", blocks),

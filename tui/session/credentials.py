@@ -150,6 +150,22 @@ def key_source(helper_origin: str | None = None) -> str:
     return "none (type /login, or set ANTHROPIC_API_KEY)"
 
 
+def api_key_source(helper: bool) -> str:
+    """Where the credential comes from, as Claude Code names it (stream-json's
+    ``apiKeySource``); ``helper``: the session runs an apiKeyHelper."""
+    from agent.model.stored_key import read_stored_key
+
+    if any(_set(os.environ, name) for name in PROVIDER_VARIABLES):
+        return "none"
+    if environment_key():
+        return "ANTHROPIC_API_KEY"
+    if helper:
+        return "apiKeyHelper"
+    if read_stored_key() is not None:
+        return "/login managed key"
+    return "none"
+
+
 def key_provider_for(settings: Settings, cwd: Path, notify: Notify) -> KeyProvider | None:
     """Where the session's requests get their key when the environment names none: the
     apiKeyHelper, else the key /login stores (read for each request). None: a cloud

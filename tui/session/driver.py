@@ -38,6 +38,7 @@ from agent.mcp.prompts import McpPromptError, is_prompt_command, prompt_commands
 from agent.mcp.prompts import expand as expand_prompt
 from agent.mcp.sdk_transport import SdkSend
 from agent.mcp.status import status_report
+from agent.model.api_key_helper import ApiKeyHelper
 from agent.model.client import ApiError
 from agent.permissions.rules import Rule
 from agent.sessions.earlier import EarlierSegment, earlier_segment
@@ -63,6 +64,7 @@ from tui.commands.builtin import (
 from tui.commands.custom import CommandRefused, run_custom_command
 from tui.commands.slash import command_name, is_blank
 from tui.session.assembly import ApprovePlan, assemble_runtime
+from tui.session.credentials import api_key_source
 from tui.session.file_mentions import attached_files
 from tui.session.options import RunOptions
 from tui.session.rewind import RewindPoint, rewind_points
@@ -391,6 +393,9 @@ class SessionDriver:
             plugins=tuple(
                 PluginSummary(p.name, str(p.root), p.source, p.version)
                 for p in runtime.plugins.plugins
+            ),
+            api_key_source=api_key_source(
+                isinstance(runtime.agent.client.key_helper, ApiKeyHelper)
             ),
         )
 

@@ -59,6 +59,24 @@ def job_rows(jobs: list[Job]) -> list[dict[str, Any]]:
     ]
 
 
+# Claude Code's names for the kinds of background work (its hook payloads' ``type``).
+HOOK_TASK_TYPES = {"bash": "shell", "agent": "subagent", "monitor": "monitor"}
+
+
+def stop_hook_tasks(jobs: JobRegistry) -> list[dict[str, Any]]:
+    """Stop's ``background_tasks``: the jobs still running, in Claude Code's shape, so a hook
+    can tell a session that is done from one waiting on background work."""
+    return [
+        {
+            "id": job.id,
+            "type": HOOK_TASK_TYPES.get(job.kind, job.kind),
+            "status": job.status,
+            "description": job.description,
+        }
+        for job in jobs.running()
+    ]
+
+
 def render_jobs(jobs: list[Job]) -> str:
     """/tasks: one line a job, newest last, with how to stop one."""
     if not jobs:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from agent.core.events import EventSink, Notice
 from agent.instructions.hooks import HookOutcome, HookRunner, additional_context_text
@@ -34,11 +35,17 @@ class PromptCheck:
     context: str = ""  # for the model, with the prompt
 
 
+def _no_tasks() -> list[dict[str, Any]]:
+    return []
+
+
 @dataclass
 class SessionHooks:
     hooks: HookRunner
     emit: EventSink
     end_timeout: float = SESSION_END_TIMEOUT_S
+    # Stop's ``background_tasks``: the running background jobs (set once the jobs exist)
+    background_tasks: Callable[[], list[dict[str, Any]]] = _no_tasks
     _background: set[asyncio.Task[None]] = field(default_factory=set)
     _idle: asyncio.TimerHandle | None = None
 
@@ -83,8 +90,8 @@ class SessionHooks:
             "last_assistant_message": last_text,
             **(extra or {}),
         }
-        if event == "Stop":  # Claude Code's keys; ccx has no crons, its background shells end
-            payload.update(background_tasks=[], session_crons=[])
+        if event in ("Stop", "SubagentStop"):  # Claude Code's keys; ccx has no crons
+            payload.update(background_tasks=self.background_tasks(), session_crons=[])
         outcome = await self.hooks.run(event, None, payload)
         self._tell(outcome)
         if outcome.stop_turn or not outcome.blocked:

@@ -55,6 +55,7 @@ class SessionInventory:
     output_styles: tuple[str, ...]
     mcp_servers: tuple[ServerStatus, ...]
     plugins: tuple[PluginSummary, ...] = ()
+    api_key_source: str = "none"  # Claude Code's words: ANTHROPIC_API_KEY, apiKeyHelper, ...
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,7 @@ def init_message(
     agents: list[str] | None = None,
     output_style: str = "default",
     plugins: list[dict[str, str]] | None = None,
+    api_key_source: str = "none",
 ) -> dict[str, Any]:
     """``system``/``init``: what the session runs with, before its first assistant message."""
     return {
@@ -77,7 +78,7 @@ def init_message(
         "model": model,
         "permissionMode": permission_mode,
         "slash_commands": slash_commands,
-        "apiKeySource": "ANTHROPIC_API_KEY",
+        "apiKeySource": api_key_source,
         "claude_code_version": version,
         "ccx_version": version,
         "output_style": output_style,
