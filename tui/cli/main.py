@@ -101,6 +101,7 @@ def parse_args(argv: list[str], *, standalone: bool) -> ParsedArgs | int:
     usage errors are raised as CliError.
     """
     from tui.cli import sdk_flags
+    from tui.cli.worktree_flag import worktree_flag
 
     holder: dict[str, ParsedArgs] = {}
     app = _typer_app(holder)
@@ -398,10 +399,12 @@ def _check_headless_flags(
 def dispatch(parsed: ParsedArgs, interactive: Interactive | None = None) -> int:
     """Run what the command line asked for: a headless prompt, or an interactive session."""
     if parsed.worktree is not None:
-        started = _start_in_worktree(parsed)
+        from tui.cli.worktree_flag import start_in_worktree
+
+        started = start_in_worktree(parsed.options, parsed.worktree or None)
         if isinstance(started, int):
             return started
-        parsed = started
+        parsed = parsed._replace(options=started)
     options = parsed.options
     if parsed.print_mode and parsed.input_format == "stream-json":
         if message := _credentials_problem(options.cwd, options.settings):
@@ -434,50 +437,6 @@ LIST_OPTIONS: dict[str, re.Pattern[str]] = {
     "--disallowed-tools": RULE_WORD,
     "--mcp-config": MCP_CONFIG_VALUE,
 }
-
-
-def worktree_flag(argv: list[str]) -> list[str]:
-    """``-w [NAME]`` / ``--worktree [NAME]``: the name is the next word when it is one a
-    worktree may have (else a random name: ``--worktree=``)."""
-    from tools.worktrees import check_name
-
-    expanded: list[str] = []
-    index = 0
-    while index < len(argv):
-        arg = argv[index]
-        index += 1
-        if arg == "--":
-            expanded += argv[index - 1 :]
-            break
-        if arg not in ("-w", "--worktree"):
-            expanded.append(arg)
-            continue
-        following = argv[index] if index < len(argv) else ""
-        if following and not following.startswith("-") and check_name(following) is None:
-            expanded.append(f"--worktree={following}")
-            index += 1
-        else:
-            expanded.append("--worktree=")
-    return expanded
-
-
-def _start_in_worktree(parsed: ParsedArgs) -> ParsedArgs | int:
-    """``-w``: make the worktree, and run the session in it (ExitWorktree brings it back)."""
-    import dataclasses
-
-    from agent.permissions.safe_git import safe_git_env
-    from tools.worktrees import WorktreeError, Worktrees
-
-    options = parsed.options
-    worktrees = Worktrees(lambda _path: None, safe_git_env)
-    try:
-        visit = worktrees.create(options.cwd, parsed.worktree or None)
-    except WorktreeError as error:
-        print(f"ccx: --worktree: {error}", file=sys.stderr)
-        return 1
-    print(f"ccx: working in the worktree {visit.path} (branch {visit.branch})", file=sys.stderr)
-    moved = dataclasses.replace(options, cwd=visit.path, worktree=visit)
-    return parsed._replace(options=moved)
 
 
 def expand_list_options(argv: list[str]) -> list[str]:
