@@ -116,3 +116,26 @@ def test_worktree_flag_outside_a_repository_fails_clearly(ccx: Ccx) -> None:
     assert run.returncode == 1
     assert "not inside a git repository" in run.stderr
     assert ccx.api.requests == []
+
+
+def test_a_worktree_outside_the_project_is_not_entered_unasked(
+    ccx: Ccx, git_repo: Path, tmp_path: Path
+) -> None:
+    """A repository whose .git names a worktree elsewhere (a planted one, as a hostile
+    repository's .git may): a prompt-injected EnterWorktree there is asked about, so in -p
+    with acceptEdits the session stays put and the Edit that follows, outside the project,
+    is refused too. Judged by the outside file."""
+    outside = tmp_path / "elsewhere"
+    git(git_repo, "worktree", "add", "-q", "-b", "planted", str(outside))
+    target = outside / "src" / "app.py"
+    before = target.read_bytes()
+    ccx.api.add(
+        tool_reply(("EnterWorktree", {"path": str(outside)})),
+        tool_reply(("Read", {"file_path": str(target)})),
+        tool_reply(("Edit", {"file_path": str(target), "old_string": "= 3", "new_string": "= 9"})),
+        text_reply("Done."),
+    )
+    run = ccx.run("-p", "tidy up", "--permission-mode", "acceptEdits")
+    assert run.returncode == 0, run.stderr
+    assert target.read_bytes() == before
+    assert str(outside) not in ccx.api.requests[-1].system_text()  # never moved there
