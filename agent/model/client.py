@@ -136,6 +136,11 @@ def import_sdk_meanwhile() -> None:
         with contextlib.suppress(Exception), collection_paused():
             import anthropic  # noqa: F401
 
+    # pydantic, which the session's own modules import too, first and whole on this thread:
+    # two threads entering one package's circular imports from different ends would make
+    # Python refuse one import as a deadlock.
+    with collection_paused():
+        from pydantic import BaseModel, Field  # noqa: F401
     threading.Thread(target=run, name="ccx-sdk-import", daemon=True).start()
 
 
