@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import signal
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.is_relative_to(E2E_DIR):
             item.add_marker(pytest.mark.e2e)
+
+
+HANGUP = signal.SIGHUP
+
+
+@pytest.fixture(autouse=True)
+def hangup_left_as_it_was(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every ccx a test starts inherits this process's SIGHUP disposition and signal mask: a
+    test (or code it runs in this process) that leaves SIGHUP ignored or blocked would make a
+    later test's hang-up reach nobody. Put back, and named as a warning."""
+    before = (signal.getsignal(HANGUP), HANGUP in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+    yield
+    after = (signal.getsignal(HANGUP), HANGUP in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+    if after != before:
+        if before[0] is not None:
+            signal.signal(HANGUP, before[0])
+        if after[1] and not before[1]:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [HANGUP])
+        warnings.warn(f"{request.node.nodeid} left SIGHUP {after}; put back", stacklevel=1)
 
 
 @pytest.fixture(autouse=True)
