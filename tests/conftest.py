@@ -39,20 +39,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 HANGUP = signal.SIGHUP
 
 
+def _hangup_state() -> tuple[object, bool]:
+    return signal.getsignal(HANGUP), HANGUP in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+
+
+def _hang_up_as_default() -> None:
+    signal.signal(HANGUP, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [HANGUP])
+
+
 @pytest.fixture(autouse=True)
 def hangup_left_as_it_was(request: pytest.FixtureRequest) -> Iterator[None]:
     """Every ccx a test starts inherits this process's SIGHUP disposition and signal mask: a
-    test (or code it runs in this process) that leaves SIGHUP ignored or blocked would make a
-    later test's hang-up reach nobody. Put back, and named as a warning."""
-    before = (signal.getsignal(HANGUP), HANGUP in signal.pthread_sigmask(signal.SIG_BLOCK, []))
+    test (or code it runs in this process) that left SIGHUP ignored or blocked would make a
+    later test's hang-up reach nobody. Each test starts with SIGHUP as the suite set it;
+    a change is undone and named as a warning."""
+    state = _hangup_state()
+    if state[0] is signal.SIG_IGN or state[1]:
+        _hang_up_as_default()
+        warnings.warn(f"before {request.node.nodeid}: SIGHUP was {state}; reset", stacklevel=1)
     yield
-    after = (signal.getsignal(HANGUP), HANGUP in signal.pthread_sigmask(signal.SIG_BLOCK, []))
-    if after != before:
-        if before[0] is not None:
-            signal.signal(HANGUP, before[0])
-        if after[1] and not before[1]:
-            signal.pthread_sigmask(signal.SIG_UNBLOCK, [HANGUP])
-        warnings.warn(f"{request.node.nodeid} left SIGHUP {after}; put back", stacklevel=1)
+    state = _hangup_state()
+    if state[0] is signal.SIG_IGN or state[1]:
+        _hang_up_as_default()
+        warnings.warn(f"{request.node.nodeid} left SIGHUP {state}; reset", stacklevel=1)
 
 
 @pytest.fixture(autouse=True)
