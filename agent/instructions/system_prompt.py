@@ -47,15 +47,20 @@ def static_instructions() -> str:
     )
 
 
+GitInfo = dict[str, str]  # git_info's answer: branch, status, log
+
+
 def build_system_prompt(
     cwd: str | os.PathLike[str],
     model: str,
     memory_files: Sequence[MemoryFile],
     now: datetime | None = None,
-    git: bool = True,
+    git: bool | GitInfo | None = True,
     commit_trailer: str | None = None,
 ) -> list[TextBlock]:
-    """``commit_trailer``: the line a commit message ends with (None: no such line)."""
+    """``git``: True takes the git snapshot now (``git_info``), a snapshot taken before is used
+    as it is (None: not a repository), False leaves git out; ``commit_trailer``: the line a
+    commit message ends with (None: no such line)."""
     environment = environment_text(cwd, model, now=now, git=git, commit_trailer=commit_trailer)
     memory = memory_text(memory_files)
     dynamic = environment if not memory else f"{environment}\n\n{memory}"
@@ -66,12 +71,12 @@ def environment_text(
     cwd: str | os.PathLike[str],
     model: str,
     now: datetime | None = None,
-    git: bool = True,
+    git: bool | GitInfo | None = True,
     commit_trailer: str | None = None,
 ) -> str:
     cwd = os.path.abspath(os.fspath(cwd))
     now = now or datetime.now().astimezone()
-    info = git_info(cwd) if git else None
+    info = git_info(cwd) if git is True else (git or None)
     lines = [
         "# Environment",
         f"Working directory: {cwd}",
@@ -135,7 +140,7 @@ def start_git_info(cwd: str) -> None:
     threading.Thread(target=snapshot, name="ccx-git-snapshot", daemon=True).start()
 
 
-def git_info(cwd: str) -> dict[str, str] | None:
+def git_info(cwd: str) -> GitInfo | None:
     """Branch, short status and recent commits, or None outside a work tree or without git."""
     early = _started_early.pop(os.path.abspath(cwd), None)
     if early is not None:

@@ -1,4 +1,5 @@
-"""What a new session's first request does not wait for: the Models API, the git snapshot."""
+"""What a new session's first request does not wait for: the Models API, the git snapshot
+(taken once a session)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from agent.model.catalog import ModelLimits
 from tests.fake_env import use_fake_api
 from tui.fake_api import FakeApi, text_reply
 from tui.session.assembly import assemble_runtime
+from tui.session.driver import SessionDriver
 from tui.session.options import RunOptions
 
 MODEL = "claude-haiku-4-5"
@@ -56,3 +58,42 @@ def test_a_git_snapshot_started_early_is_the_one_the_prompt_gets(tmp_path: Path)
     assert str(repo) not in system_prompt._started_early  # taken once: later asks run git again
     again = system_prompt.git_info(str(repo))
     assert again is not None and "b.txt" in again["status"]
+
+
+async def test_the_git_snapshot_is_taken_once_a_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prompt's git status is the session's start: rebuilding the prompt (a deferred tool
+    list, another model) runs no git; /clear, a new session, takes a new snapshot."""
+    repo = tmp_path / "snap"
+    repo.mkdir()
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@e"]
+    subprocess.run([*git, "init", "-q", "-b", "snap-branch"], cwd=repo, check=True)
+    (repo / "first.txt").write_text("a\n")
+    runs: list[list[str]] = []
+    started = system_prompt._start
+
+    def counted(command: list[str], env: dict[str, str]) -> subprocess.Popen[str] | None:
+        runs.append(command)
+        return started(command, env)
+
+    monkeypatch.setattr(system_prompt, "_start", counted)
+    with FakeApi([text_reply("one"), text_reply("two"), text_reply("three")]) as api:
+        use_fake_api(api, tmp_path, monkeypatch)
+        driver = SessionDriver(RunOptions(cwd=repo, model=MODEL, watch_files=False), print)
+        try:
+            await driver.start()
+            assert len(runs) == 2  # status and log, once, though the assembly rebuilt twice
+            await driver.run("hello")
+            (repo / "later.txt").write_text("b\n")
+            await driver.run("/model claude-sonnet-4-5")
+            await driver.run("again")
+            assert len(runs) == 2
+            await driver.run("/clear")
+            await driver.run("after clear")
+        finally:
+            await driver.aclose()
+    first, second, third = (r.system_text() for r in api.requests)
+    assert "first.txt" in first and "later.txt" not in first
+    assert "claude-sonnet-4-5" in second and "later.txt" not in second  # the start's status
+    assert "later.txt" in third and len(runs) == 4

@@ -13,7 +13,7 @@ from pathlib import Path
 from agent.core.messages import TextBlock, text_block
 from agent.instructions.memory import MemoryFile, MemoryFiles
 from agent.instructions.output_styles import style_section
-from agent.instructions.system_prompt import build_system_prompt
+from agent.instructions.system_prompt import GitInfo, build_system_prompt, git_info
 from agent.mcp.tool_search import deferred_tools_text, defers_builtins
 from agent.permissions.settings import Settings
 from tui.session.notify import Notify
@@ -52,6 +52,10 @@ class SystemPrompt:
         # built-in tools sent only by name while tool search is on (McpToolList defers them)
         self.deferred_tools: list[str] = []
         self.blocks: list[TextBlock] = []
+        # The git snapshot and the folder it is of: taken once a session and folder, so a
+        # rebuild (tools deferred, a new model or style) runs no git, and says what the prompt
+        # promises: the status at the start of the session.
+        self._git: tuple[Path, GitInfo | None] | None = None
 
     @property
     def memory_texts(self) -> list[str]:
@@ -69,10 +73,20 @@ class SystemPrompt:
         for warning in warnings:
             self.notify(warning)
 
+    def new_session(self) -> None:
+        """The next rebuild takes a new git snapshot (/clear starts a new session)."""
+        self._git = None
+
     def rebuild(self) -> list[TextBlock]:
         """The prompt for the current model, memory files and style, as a new list."""
+        if self._git is None or self._git[0] != self.cwd:
+            self._git = (self.cwd, git_info(str(self.cwd)))
         system = build_system_prompt(
-            self.cwd, self.models.current, self.memory_files, commit_trailer=self.commit_trailer
+            self.cwd,
+            self.models.current,
+            self.memory_files,
+            git=self._git[1],
+            commit_trailer=self.commit_trailer,
         )
         if self.replaced is not None:
             custom = self.replaced.strip()
