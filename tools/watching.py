@@ -8,6 +8,9 @@ mtime with the cache entry (so the tools' own writes, which update the entry,
 do not count), marks changed entries stale and returns one notice per file.
 
 Watches are added on a small worker thread so a Read never waits for them.
+A session starts watching at its second drain (``start_at_second_drain``): the
+first comes as its first request is built, which watching (watchdog's import,
+inotify, two threads) need not delay.
 Directories not (yet) watched are checked by stat at each drain, and so is
 everything when the watcher was never started. If the inotify limits are hit,
 the watcher falls back to watchdog's PollingObserver.
@@ -63,6 +66,7 @@ class FileWatcher:
         self._jobs: queue.SimpleQueue[tuple[str, str] | None] = queue.SimpleQueue()
         self._worker: threading.Thread | None = None
         self._handler = _Handler(self._on_event)
+        self._drains_to_start: int | None = None  # start_at_second_drain: drains left
         for path in cache.paths():
             self._on_cache_set(path)
         cache.add_listener(self._on_cache_set)
@@ -92,7 +96,15 @@ class FileWatcher:
         for directory in directories:
             self._jobs.put(("watch", directory))
 
+    def start_at_second_drain(self) -> None:
+        """Start when ``drain_notices`` is called the second time. The first call comes as
+        the session's first request is built; until the start every tracked file is
+        checked by stat at each drain, as when watching is off."""
+        if self._worker is None:
+            self._drains_to_start = 2
+
     def stop(self) -> None:
+        self._drains_to_start = None
         worker = self._worker
         if worker is None:
             return
@@ -112,6 +124,11 @@ class FileWatcher:
 
     def drain_notices(self) -> list[str]:
         """Notices for files changed or deleted on disk since they were read; marks them stale."""
+        if self._drains_to_start is not None:
+            self._drains_to_start -= 1
+            if self._drains_to_start == 0:
+                self._drains_to_start = None
+                self.start()
         now = time.monotonic()
         with self._lock:
             ready = [p for p, t in self._changed.items() if now - t >= self.debounce_s]

@@ -126,6 +126,41 @@ def test_stop_without_start_is_harmless(tmp_path: Path) -> None:
     assert watcher.drain_notices() == []
 
 
+def test_a_session_starts_watching_at_its_second_drain(tmp_path: Path) -> None:
+    """The first drain comes as the first request is built: nothing starts then, and a change
+    is still caught by stat; the second starts the observer, which then watches."""
+    before = set(threading.enumerate())
+    cache = FileStateCache()
+    path = tmp_path / "a.txt"
+    path.write_text("one\n")
+    remember(cache, path)
+    watcher = FileWatcher(cache, debounce_s=0.0)
+    watcher.start_at_second_drain()
+    try:
+        bump_mtime(path)
+        assert len(watcher.drain_notices()) == 1  # by stat
+        assert watcher.mode == "off" and set(threading.enumerate()) <= before
+        remember(cache, path)
+        assert watcher.drain_notices() == []
+        assert watcher.mode == "native"
+        assert wait_for(lambda: watched(watcher, tmp_path))
+        path.write_text("two\n")
+        bump_mtime(path)
+        assert mentions(path)(poll(watcher, mentions(path)))
+    finally:
+        watcher.stop()
+    assert wait_for(lambda: set(threading.enumerate()) <= before, timeout=3)
+
+
+def test_stopped_before_its_second_drain_it_never_starts(tmp_path: Path) -> None:
+    watcher = FileWatcher(FileStateCache())
+    watcher.start_at_second_drain()
+    watcher.drain_notices()
+    watcher.stop()
+    watcher.drain_notices()
+    assert watcher.mode == "off"
+
+
 # --- the native observer ---
 
 

@@ -215,7 +215,7 @@ def assemble_runtime(
     )
     watcher = FileWatcher(file_state)
     if options.watch_files:
-        watcher.start()
+        watcher.start_at_second_drain()  # off the path to the first request
     sandbox = build_sandbox(options, settings, gate, cwd, env=launch_env)
     gate.sandbox_enabled = sandbox.policy.enabled
     if sandbox.policy.enabled:  # a project's hooks (and statusLine) run sandboxed
