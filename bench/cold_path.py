@@ -4,10 +4,11 @@
 
 Runs ccx cold (CCX_WARM=0) on the referee (/work/shared/bench/fakeapi.py), through a
 launcher that wraps some of ccx's own functions (nothing of the SDK's) to note the main
-thread's CPU time (``time.thread_time``) at each phase boundary, and the CPU the SDK's
-import thread took (``import_sdk_meanwhile``, rebuilt here the same way with a clock
-around its import). Prints the medians of --runs: the process's CPU at the first
-request, the SDK thread's and the main thread's, then the main thread's phases.
+thread's CPU time (``time.thread_time``) and the wall clock at each phase boundary, and
+the CPU the SDK's import thread took (``import_sdk_meanwhile``, rebuilt here the same way
+with a clock around its import). Prints the medians of --runs: the process's CPU at the
+first request, the SDK thread's, when the SDK import ended, the main thread's CPU, then
+the main thread's phases.
 The two threads share the GIL, so the time to the first request is about their sum
 (whatever the main thread finishes early it then waits on the SDK import for).
 
@@ -33,10 +34,10 @@ from bench.session_overhead import CCX, precompile
 # Run by the launched Python: the phases as (name, main thread CPU s) on stderr, as JSON.
 LAUNCHER = r"""
 import json, sys, threading, time
-marks = [("start", time.thread_time())]
+marks = [("start", time.thread_time(), time.perf_counter())]
 sdk = {}
 def mark(name):
-    marks.append((name, time.thread_time()))
+    marks.append((name, time.thread_time(), time.perf_counter()))
 def around(owner, name, label, is_async=False):
     original = getattr(owner, name)
     if is_async:
@@ -63,7 +64,7 @@ def import_sdk_meanwhile():  # ccx's own, with a clock around the SDK's import
         started = time.thread_time()
         with contextlib.suppress(Exception), collection_paused():
             import anthropic  # noqa: F401
-        sdk["cpu"] = time.thread_time() - started
+        sdk["cpu"], sdk["done"] = time.thread_time() - started, time.perf_counter()
     with collection_paused():
         from pydantic import BaseModel, Field  # noqa: F401
     threading.Thread(target=run, name="ccx-sdk-import", daemon=True).start()
@@ -86,7 +87,8 @@ def run_headless(*args, **kwargs):
             sdk["first"] = True
             mark("the first request")
             sys.stderr.write("CCX_PHASES " + json.dumps({
-                "marks": marks, "sdk_thread": sdk.get("cpu"), "process": time.process_time()
+                "marks": marks, "sdk_thread": sdk.get("cpu"), "process": time.process_time(),
+                "sdk_done": sdk.get("done", 0) - marks[0][2],
             }) + "\n")
         return await once(self, *args, **kwargs)
     client.ModelClient._stream_once = stream_once
@@ -123,13 +125,15 @@ def one_run(work: Path, repo: Path, resume: Path | None) -> dict | None:
     if first is None or not lines:
         return None
     data = json.loads(lines[0].removeprefix("CCX_PHASES "))
-    phases: dict[str, float] = {}
-    for (_, before), (name, at) in zip(data["marks"], data["marks"][1:], strict=False):
-        phases[name] = phases.get(name, 0.0) + (at - before) * 1000
+    phases: dict[str, tuple[float, float]] = {}
+    for (_, cpu_0, wall_0), (name, cpu_1, wall_1) in zip(data["marks"], data["marks"][1:], strict=False):  # fmt: skip
+        cpu, wall = phases.get(name, (0.0, 0.0))
+        phases[name] = (cpu + (cpu_1 - cpu_0) * 1000, wall + (wall_1 - wall_0) * 1000)
     return {
         "first_request_s": first,
         "process_cpu_s": data["process"],
         "sdk_thread_cpu_s": data["sdk_thread"],
+        "sdk_import_done_s": data["sdk_done"],
         "main_thread_cpu_s": data["marks"][-1][1],
         "phases_ms": phases,
     }
@@ -158,11 +162,14 @@ def main() -> None:
         return statistics.median(v for v in values if v is not None)
 
     print(f"{len(runs)} runs, medians ({'resume of ' + str(resume) if resume else repo}):")
-    for key in ("first_request_s", "process_cpu_s", "sdk_thread_cpu_s", "main_thread_cpu_s"):
+    keys = ("first_request_s", "process_cpu_s", "sdk_thread_cpu_s", "sdk_import_done_s")
+    for key in (*keys, "main_thread_cpu_s"):
         print(f"  {key:<20} {median([r[key] for r in runs]):.3f}")
-    print("main thread's CPU by phase (ms; 'before X' is the time since the last mark):")
+    print("the main thread by phase, CPU and wall (ms; 'before X': since the last mark):")
     for name in runs[0]["phases_ms"]:
-        print(f"  {median([r['phases_ms'].get(name) for r in runs]):6.0f}  {name}")
+        cpu = median([r["phases_ms"][name][0] for r in runs if name in r["phases_ms"]])
+        wall = median([r["phases_ms"][name][1] for r in runs if name in r["phases_ms"]])
+        print(f"  {cpu:6.0f} {wall:6.0f}  {name}")
 
 
 if __name__ == "__main__":
