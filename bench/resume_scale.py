@@ -11,10 +11,9 @@ Figures, the median of --runs after one untimed round (the rounds take the
 setups in turn, so a burst of load on a shared machine hits all alike):
 
 - cold: ccx with its warm worker off (CCX_WARM=0), as bench/scale.py runs it;
-- warm: ccx with the warm worker on (the default for `-p`; the untimed run starts it). ccx
-  starts no worker when its config folder is in a temp folder (a sandboxed command could
-  reach the socket there), so --out (the config folders are under it) must be outside
-  them: the default is ~/.cache/ccx-bench-resume; with --out in /tmp the warm row is left out;
+- warm: ccx with the warm worker on (the default for `-p`; the untimed run starts it), its
+  socket in a private XDG_RUNTIME_DIR of the benchmark's under ~/.cache (``warm_runtime``):
+  ccx keeps none in a temp folder, where the config folders under --out are;
 - ccx (before): --ccx-before, a ccx source tree (e.g. `git archive main`), resuming
   the same transcript as ccx, cold;
 - Claude Code 2.1.328 (/work/shared/bench/peers.sh or $CLAUDE_BIN) on its own session.
@@ -29,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -48,20 +46,11 @@ from bench.scale import (
     referee,
     run_client,
     run_session,
+    warm_runtime,
     write_scenario,
 )
 from bench.scale_session import make_session
 from bench.session_overhead import CCX, precompile
-
-
-def in_temp(folder: Path) -> bool:
-    """Whether ``folder`` is in a temp folder, where ccx keeps no warm worker's socket."""
-    real = os.path.realpath(folder)
-    temps = ["/tmp", "/var/tmp", "/dev/shm", *(os.environ.get(k, "") for k in ("TMPDIR", "TEMP", "TMP"))]  # fmt: skip
-    return any(
-        real == top or real.startswith(top.rstrip("/") + "/")
-        for top in (os.path.realpath(t) for t in temps if t)
-    )
 
 
 def store_of(client: Client, work: Path) -> Path:
@@ -94,7 +83,7 @@ def timed_resume(
     with referee(scenario, log) as url:
         env = client.environment(work, url)
         if warm:  # the default; the worker leaves by itself after a minute idle
-            env = env | {"CCX_WARM": "1", "CCX_WARM_IDLE_S": "60"}
+            env = env | {"CCX_WARM": "1", "CCX_WARM_IDLE_S": "60"} | warm_runtime()
         argv = client.command("Continue.", None, "-c")
         _, started, sampler = run_client(
             argv, env, work / "repo", work / "resume.out", 600, sampler_interval=0.02
@@ -174,7 +163,7 @@ def main() -> None:
     parser.add_argument("--clients", default="ccx,claude")
     parser.add_argument("--ccx-before", default=None, help="a ccx source tree to compare with")
     parser.add_argument("--reuse", action="store_true", help="keep sessions made under --out")
-    parser.add_argument("--out", default=str(Path.home() / ".cache" / "ccx-bench-resume"))
+    parser.add_argument("--out", default="/tmp/ccx-bench-resume")
     parser.add_argument("--json", default=None)
     parser.add_argument(
         "--nice", type=int, default=0, help="niceness of clients and referee (as bench/scale.py)"
@@ -192,11 +181,7 @@ def main() -> None:
     if "ccx" in names:
         ccx = Client("ccx", CCX)
         work = session_for(ccx, session, out, args.steps, args.window, args.reuse)
-        setups.append(Setup("ccx_cold", ccx, work, False))
-        if in_temp(out):
-            print(f"{out} is in a temp folder: ccx starts no warm worker there, the warm row is left out", file=sys.stderr)  # fmt: skip
-        else:
-            setups.append(Setup("ccx_warm", ccx, work, True))
+        setups += [Setup("ccx_cold", ccx, work, False), Setup("ccx_warm", ccx, work, True)]
         if args.ccx_before:
             subprocess.run([sys.executable, "-m", "compileall", "-q", args.ccx_before], check=True)
             before = Client("ccx_before", sys.executable, source=args.ccx_before)

@@ -25,6 +25,7 @@ def table(report: dict[str, Any], clients: list[tuple[str, str]]) -> str:
         row("task verbatim in requests", lambda r: f"{r['figures']['task_kept']}/{r['figures']['main']}")  # fmt: skip
         row("steps done / summaries / exit", lambda r: f"{r['figures']['last_step']} / {r['figures']['summaries']} / {r['exit_code']}")  # fmt: skip
         row("resume (-c -p) to first request (s)", lambda r: str(r["resume_first_request_s"]))
+        row("  resume, ccx's warm worker (s)", lambda r: str(r.get("warm_resume_first_request_s") or "-"))  # fmt: skip
     for name, cold in report.get("cold", {}).items():
         rows.append((f"cold -p to first request, {name} repo (s)", *(_median(cold, c[0]) for c in clients)))  # fmt: skip
         rows.append((f"  CPU used by then, {name} repo (s)", *(_median(cold, c[0], "cpu_median_s") for c in clients)))  # fmt: skip
