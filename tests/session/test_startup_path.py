@@ -97,3 +97,22 @@ async def test_the_git_snapshot_is_taken_once_a_session(
     assert "first.txt" in first and "later.txt" not in first
     assert "claude-sonnet-4-5" in second and "later.txt" not in second  # the start's status
     assert "later.txt" in third and len(runs) == 4
+
+
+async def test_a_models_api_that_fails_is_not_asked_again_by_the_next_session(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A gateway without the Models API (here: it does not know the model) costs one lookup
+    an hour, not one per run: a resumed conversation waits for that lookup."""
+    with FakeApi([text_reply("ok")]) as api:
+        use_fake_api(api, tmp_path, monkeypatch, models_api=True)
+        del api.catalog.models[MODEL]
+        for _ in range(2):
+            monkeypatch.setattr(catalog, "_fetched", {})  # a new process
+            runtime = assemble_runtime(RunOptions(cwd=repo, model=MODEL, watch_files=False), print)
+            try:
+                await runtime.refresh_model_limits()
+                assert MODEL not in runtime.models.fetched  # the table's figures serve
+            finally:
+                await runtime.aclose()
+        assert api.errors.count(f"model: {MODEL}") == 1

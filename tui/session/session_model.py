@@ -103,6 +103,8 @@ class SessionModel:
         if cached is not None:
             self.fetched[model] = cached
             return
+        if limits_cache.failed_recently(config_dir(), model):
+            return  # the table's figures, as when the lookup fails
         try:
             sdk = await client.ready_client()
         except ApiError:
@@ -111,6 +113,8 @@ class SessionModel:
         if limits is not None:
             self.fetched[model] = limits
             limits_cache.store(config_dir(), model, limits)
+        else:
+            limits_cache.store_failure(config_dir(), model)
 
     def refresh_limits_meanwhile(self, client: ModelClient) -> None:
         """``refresh_limits`` in the background: a new conversation's first request fits the

@@ -115,6 +115,26 @@ def test_model_limits_cache_round_trip_and_expiry(tmp_path, monkeypatch) -> None
     assert limits_cache.load(tmp_path, "claude-x") is None
 
 
+def test_a_failed_lookup_is_kept_for_an_hour_and_never_read_as_limits(
+    tmp_path, monkeypatch
+) -> None:
+    import time
+
+    from agent.model import limits_cache
+    from agent.model.catalog import ModelLimits
+
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://no-models-api.test")
+    assert not limits_cache.failed_recently(tmp_path, "claude-x")
+    limits_cache.store_failure(tmp_path, "claude-x")
+    assert limits_cache.failed_recently(tmp_path, "claude-x")
+    assert limits_cache.load(tmp_path, "claude-x") is None
+    later = time.time() + limits_cache.FAILURE_TTL_S + 60
+    assert not limits_cache.failed_recently(tmp_path, "claude-x", now=later)  # asked again
+    limits_cache.store(tmp_path, "claude-x", ModelLimits(300_000, 50_000))  # a later success
+    assert not limits_cache.failed_recently(tmp_path, "claude-x")
+    assert limits_cache.load(tmp_path, "claude-x") == ModelLimits(300_000, 50_000)
+
+
 def test_the_fast_model_follows_claude_codes_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in catalog.FAST_MODEL_VARIABLES:
         monkeypatch.delenv(name, raising=False)
