@@ -9,17 +9,23 @@ cache write, and what is rewritten gets shorter.
 
 A round folds when
 
-- the response is only tool calls (no text, no thinking) and none of them
-  edits a file (Edit, Write, NotebookEdit: what changed stays in view);
+- the response is tool calls, with or without words beside them, and no
+  thinking (a clear drops earlier thinking where it rewrites; the continued
+  loop's response keeps its own and never folds);
 - the next message answers exactly those calls and nothing else, each result a
-  marker that names no saved output, or one too small to be worth clearing;
+  marker that names no saved output, or one too small to be worth clearing
+  that is not a Read's (a small file's text stays in view);
 - it lies after the clear's change point and after the last compaction's
-  messages, holds no message something finds by its uuid (the end of the session
-  notes, the end of a compaction an undo goes back to), its results no newer than the newest result this clear replaces
-  (so nothing the clear protects, and no recent small result, goes), and the
-  user message before it is in that span too: that message takes the note
-  (``FOLD_PREFIX``: how many calls, by tool), added to the note already there
-  when a run of folded rounds grows.
+  messages, its results no newer than the newest result this clear replaces
+  (nothing the clear protects, no recent small result), and holds no message
+  something finds by its uuid (where the session notes end, where the
+  compaction an undo goes back to ends);
+- the message before it holds the results of an earlier round, in that span
+  too: it takes the note (never a prompt: what the user typed stays as typed).
+
+The note (``FOLD_PREFIX``) says how many calls went, by tool, and which files
+they edited (relative to the session's folder); a run that grows next to a
+note adds to it.
 
 The transcript keeps every folded message, as it keeps cleared results; the
 continued tool loop is never touched (its response is the last one, after the
@@ -131,7 +137,7 @@ def fold_rounds(
         if (
             out
             and origin[-1] >= start
-            and out[-1].role == "user"
+            and out[-1].kind == "tool_result"
             and index + 1 <= end
             and index + 1 < len(messages) - 1
             and message.uuid not in keep

@@ -58,24 +58,25 @@ def texts(message: Message) -> list[str]:
     return [b["text"] for b in message.content if b["type"] == "text"]
 
 
-def test_cleared_rounds_fold_into_a_note_on_the_user_message_before_them() -> None:
+def test_cleared_rounds_fold_into_a_note_on_the_results_before_them() -> None:
     messages = session()
     folded = fold(messages, 0, 10)
     out = folded.messages
-    assert [m.role for m in out] == ["user", "assistant", "user", "assistant", "user"]
+    assert [m.role for m in out] == ["user", *["assistant", "user"] * 3]
     assert find_violations(out) == []  # every kept call keeps its result
-    assert out[0].content[0]["text"] == "fix the parser"  # the prompt as it was, a note after it
-    assert texts(out[0])[-1] == (
-        f"{FOLD_PREFIX}3 earlier calls (Bash 1, Edit 1, Read 1) and your words beside them; "
+    # The first round stays: a note never goes on what the user typed.
+    assert out[:2] == messages[:2] and texts(out[0]) == ["fix the parser"]
+    assert texts(out[2]) == [
+        f"{FOLD_PREFIX}2 earlier calls (Edit 1, Read 1) and your words beside them; "
         "their results had been cleared. Edited: a.py.]"
-    )
-    assert out[1] is messages[7] and texts(out[2])[-1].startswith(f"{FOLD_PREFIX}1 earlier call ")
-    assert out[3:] == messages[11:]  # the last round never folds
-    assert folded.rounds == 4
+    ]
+    assert out[3] is messages[7] and texts(out[4])[-1].startswith(f"{FOLD_PREFIX}1 earlier call ")
+    assert out[5:] == messages[11:]  # the last round never folds
+    assert folded.rounds == 3
     assert folded.tokens == sum(map(estimate_message, messages)) - sum(map(estimate_message, out))
-    assert folded.moved[5] == 0 and folded.moved[7] == 1 and folded.moved[10] == 2
-    assert remap((0, 6, 8, 10), folded.moved) == (0, 2)  # a folded anchor: the note's message
-    assert messages[0].content == [{"type": "text", "text": "fix the parser"}]  # copies only
+    assert folded.moved[5] == 2 and folded.moved[7] == 3 and folded.moved[10] == 4
+    assert remap((0, 4, 8, 10), folded.moved) == (0, 2, 4)  # a folded anchor: the note's message
+    assert messages[2].content == [tool_result_block("t0", OLD)]  # copies only
 
 
 def test_what_never_folds() -> None:
@@ -83,6 +84,7 @@ def test_what_never_folds() -> None:
     saved = f"{CLEARED_PREFIX}: output (400 lines). Saved in full at /s/t.txt; Read or Grep it.]"
     messages = [
         user_text("go"),
+        *round_("t_", "Bash", {"command": "make"}, BIG),  # its results take the note
         *round_("t0", "Bash", {"command": "a"}, OLD),
         *round_("t1", "Bash", {"command": "b"}, saved),  # the marker points at a saved file
         *round_("t2", "Read", {"file_path": "/repo/tiny.py"}, "x = 1"),  # a small file's text
@@ -90,8 +92,8 @@ def test_what_never_folds() -> None:
         *round_("t4", "Bash", {"command": "d"}, OLD),
         *round_("t5", "Bash", {"command": "e"}, OLD),
     ]
-    messages[7].content.insert(0, thinking)  # t3's response still holds its thinking
-    messages[10].content.append({"type": "text", "text": "the user, meanwhile"})  # t4's answer
+    messages[9].content.insert(0, thinking)  # t3's response still holds its thinking
+    messages[12].content.append({"type": "text", "text": "the user, meanwhile"})  # t4's answer
     assert fold(messages, 0, len(messages) - 1).rounds == 1  # t0 only
     kept = fold_rounds(
         messages,
@@ -100,18 +102,18 @@ def test_what_never_folds() -> None:
         estimate_message=estimate_message,
         estimate_block=estimate_block,
         min_tokens=50,
-        keep=frozenset({messages[2].uuid}),  # where session notes end, say
+        keep=frozenset({messages[4].uuid}),  # where session notes end, say
     )
     assert kept.rounds == 0 and kept.messages is messages
-    assert fold(messages, 1, len(messages) - 1).rounds == 0  # its note would go before start
-    assert fold(messages, 0, 1).rounds == 0  # its results are after the newest cleared one
+    assert fold(messages, 3, len(messages) - 1).rounds == 0  # its note would go before start
+    assert fold(messages, 0, 3).rounds == 0  # its results are after the newest cleared one
 
 
 def test_a_later_fold_adds_to_the_note_already_there() -> None:
     messages = session()
     first = fold(messages, 0, 10).messages
     later = [
-        *first[:3],  # the prompt with its note, t3's round with its note
+        *first[:3],  # the prompt, t0's round with the note
         *round_("t6", "Write", {"file_path": "/repo/b.py"}, OLD),
         *round_("t7", "Edit", {"file_path": "/repo/a.py"}, OLD),
         *round_("t8", "Bash", {"command": "make"}, "ok"),
@@ -119,11 +121,11 @@ def test_a_later_fold_adds_to_the_note_already_there() -> None:
     out = fold(later, 2, 6).messages
     assert len(out) == 5
     note = Fold.parse(texts(out[2])[-1])
-    assert note is not None and sum(note.calls.values()) == 3
-    assert note.calls["Edit"] == 1 and note.calls["Write"] == 1 and note.edited == ["b.py", "a.py"]
+    assert note is not None and sum(note.calls.values()) == 4
+    assert note.calls == {"Edit": 2, "Read": 1, "Write": 1} and note.edited == ["a.py", "b.py"]
     assert len([t for t in texts(out[2]) if t.startswith(FOLD_PREFIX)]) == 1
     outside = fold(session(), 0, 10, base="/elsewhere").messages
-    assert texts(outside[0])[-1].endswith("Edited: /repo/a.py.]")
+    assert texts(outside[2])[-1].endswith("Edited: /repo/a.py.]")
 
 
 async def test_a_session_with_thinking_folds_what_it_cleared_and_sends_nothing_refused(
@@ -145,7 +147,7 @@ async def test_a_session_with_thinking_folds_what_it_cleared_and_sends_nothing_r
         if b.get("type") == "text" and b["text"].startswith(FOLD_PREFIX)
     ]
     assert notes == [
-        f"{FOLD_PREFIX}7 earlier calls (Read 7) and your words beside them; "
+        f"{FOLD_PREFIX}6 earlier calls (Read 6) and your words beside them; "
         "their results had been cleared.]"
     ]
     sent = [
@@ -155,7 +157,8 @@ async def test_a_session_with_thinking_folds_what_it_cleared_and_sends_nothing_r
         for b in m["content"]
         if b["type"] == "tool_use"
     ]
-    assert [p.rsplit("/", 1)[-1] for p in sent] == ["m07.py"]  # the one read kept in view
+    # the first round (after the prompt, which takes no note) and the read kept in view
+    assert [p.rsplit("/", 1)[-1] for p in sent] == ["m00.py", "m07.py"]
     assert last["messages"][0]["content"][0]["text"] == "Read the modules."
     assert any(isinstance(e, Microcompacted) for e in setup.events)
-    assert len(setup.agent.messages) == 4  # the prompt, the kept round, the final reply
+    assert len(setup.agent.messages) == 6  # the prompt, two rounds, the final reply
