@@ -16,6 +16,7 @@ from typing import Any
 
 from agent.core.messages import Message
 from agent.core.thinking import drop_thinking, is_thinking
+from compaction.fold import Folded, fold_rounds, remap
 from compaction.inputs import apply_input_clearing, clearable_input_tokens
 from compaction.markers import marker_for
 from compaction.microcompact import (
@@ -29,6 +30,7 @@ from compaction.microcompact import (
 )
 from compaction.result_index import ResultIndex
 from compaction.services import CompactionServices
+from compaction.session_memory import compaction_floor
 from compaction.tokens import estimate_block, estimate_message
 from tools.atomic_file import atomic_write
 from tools.surrogates import escape_text
@@ -119,8 +121,11 @@ class Clearing:
             anchors=anchors,
         )
 
-    def apply(self, messages: list[Message], plan: ClearPlan) -> ClearingOutcome:
-        """Carry out ``plan`` (made on ``messages``): markers, saved outputs, the event."""
+    def apply(
+        self, messages: list[Message], plan: ClearPlan, keep: frozenset[str] = frozenset()
+    ) -> ClearingOutcome:
+        """Carry out ``plan`` (made on ``messages``): markers, saved outputs, folded rounds
+        (never one holding a message whose uuid is in ``keep``), the event."""
         if not plan.changes:
             return ClearingOutcome(plan, messages)
         markers, saved = self._markers(messages, plan)
@@ -135,6 +140,10 @@ class Clearing:
         cleared = apply_input_clearing(cleared, {c.tool_use_id for c in plan.inputs})
         cleared = drop_thinking(cleared, plan.thinking)
         freed = sum(estimate_message(messages[i]) - estimate_message(cleared[i]) for i in touched)
+        folded = self._fold(cleared, plan, keep)
+        if folded.rounds:
+            cleared, freed = folded.messages, freed + folded.tokens
+            plan.anchors = remap(plan.anchors, folded.moved)
         self.services.record_event(
             {
                 "type": "microcompact",
@@ -142,10 +151,28 @@ class Clearing:
                 "cleared": len(plan.clear),
                 "inputs_cleared": len(plan.inputs),
                 "thinking_dropped": len(plan.thinking),
+                "calls_folded": folded.rounds,
                 "tokens_freed": round(freed),
             }
         )
         return ClearingOutcome(plan, cleared, freed, saved)
+
+    def _fold(self, messages: list[Message], plan: ClearPlan, keep: frozenset[str]) -> Folded:
+        """Fold the old rounds this clear leaves only markers of (fold.py): in the part of the
+        prompt it rewrites anyway, after the last compaction's messages, up to the newest
+        result it clears."""
+        if not self.config.fold_rounds or not plan.clear:
+            return Folded(messages, {})
+        return fold_rounds(
+            messages,
+            max(plan.rewrite_from, compaction_floor(messages)),
+            max(c.message_index for c in plan.clear),
+            estimate_message=estimate_message,
+            estimate_block=estimate_block,
+            min_tokens=self.config.min_result_tokens,
+            base=self.services.resolve_path("."),
+            keep=keep,
+        )
 
     def _markers(
         self, messages: list[Message], plan: ClearPlan

@@ -298,7 +298,9 @@ class ContextManager:
     def microcompact(self, agent: ConversationHost, plan: ClearPlan | None = None) -> ClearPlan:
         """Clear as ``plan`` says (planned now when not given, on the same conversation)."""
         plan = self.plan_clearing(agent) if plan is None else plan
-        outcome = self.clearing.apply(list(agent.conversation.messages), plan)
+        outcome = self.clearing.apply(
+            list(agent.conversation.messages), plan, self._found_by_uuid()
+        )
         if outcome.plan.changes:
             agent.conversation.clear_results(outcome.messages)
             self.counter.adjust(-round(outcome.tokens_freed * self.counter.calibration))
@@ -318,6 +320,13 @@ class ContextManager:
             # request after it moves the anchors (its tail breakpoint reads what this wrote).
             agent.conversation.set_cache_anchors(outcome.plan.anchors)
         return outcome.plan
+
+    def _found_by_uuid(self) -> frozenset[str]:
+        """Messages that must stay where they are found by uuid: where the session notes end
+        and where each compaction an undo may go back to ends."""
+        found = {s.last_uuid for s in self.compactor.history.snapshots if s.last_uuid}
+        covered = self.session_memory.covered_uuid() if self.session_memory else None
+        return frozenset(found | ({covered} if covered else set()))
 
     async def compact_instead_of_clearing(self, agent: ConversationHost, plan: ClearPlan) -> bool:
         """Before ``plan`` is applied: True when a session-memory compaction was made instead,

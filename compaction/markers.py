@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Protocol
 
 CLEARED_PREFIX = "[Cleared to save context"
+SAVED_MARK = "Saved in full at"  # a marker with it points at the saved output
 
 
 class ClearedCall(Protocol):
@@ -45,7 +46,7 @@ def marker_for(
         return f"{CLEARED_PREFIX}: this Read{lines}; {state}.]"
     if saved_path:
         lines = f" ({line_count} lines)" if line_count else ""
-        return f"{CLEARED_PREFIX}: output{lines}. Saved in full at {saved_path}; Read or Grep it if needed.]"
+        return f"{CLEARED_PREFIX}: output{lines}. {SAVED_MARK} {saved_path}; Read or Grep it if needed.]"
     if tool in ("Edit", "Write", "NotebookEdit"):
         return f"{CLEARED_PREFIX}: {'failed' if candidate.is_error else 'succeeded'}.]"
     return f"{CLEARED_PREFIX}: old output.]"

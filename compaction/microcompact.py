@@ -114,7 +114,8 @@ class MicrocompactConfig:
     keep_recent_results: int = 3  # the 3 latest results of the other compactable tools
     other_budget: float = 0.025  # within this share of the window
     clear_inputs: bool = True  # old Edit / Write inputs are cleared too (inputs.py)
-    keep_recent_inputs: int = 3  # but not those of the 3 latest such calls
+    keep_recent_inputs: int = 1  # but not those of the latest such call
+    fold_rounds: bool = True  # a clear folds the old rounds it leaves only markers of (fold.py)
     min_result_tokens: int = 50  # a smaller result or input is not worth its 10-25-token marker
     cache_ttl_s: float = 300.0
     save_over_tokens: int = 1_000  # a cleared output larger than this is saved to disk
@@ -135,6 +136,7 @@ class ClearPlan:
     # assistant messages whose earlier thinking goes: the rewritten part of the prompt
     thinking: list[int] = field(default_factory=list)
     thinking_tokens: float = 0.0
+    rewrite_from: int = 0  # the first message the clear rewrites (after the anchor it reads)
 
     @property
     def tokens_freed(self) -> float:
@@ -412,7 +414,7 @@ def _option(
     reason: Reason = "none"
     if (changes or thinking) and decision.action == "clear":
         reason = "time" if situation.cache_cold else "pressure" if situation.due else "cost"
-    plan = ClearPlan(reason, [], [], clearable, rewrite, decision.batch)
+    plan = ClearPlan(reason, [], [], clearable, rewrite, decision.batch, rewrite_from=start)
     plan.thinking = [i for i, _ in thinking]
     plan.thinking_tokens = dropped
     return plan

@@ -236,6 +236,9 @@ class SessionNotes:
         """What ``plan`` would return, recording nothing (for pricing a compaction)."""
         return self._plan(messages, limits)[0]
 
+    def covered_uuid(self) -> str | None:
+        return None if self.notes is None else self.notes.covers_uuid
+
     def _plan(
         self, messages: list[Message], limits: ContextLimits
     ) -> tuple[SessionMemoryResult | None, str]:

@@ -81,6 +81,10 @@ class SessionMemory(Protocol):
     def peek(self, messages: list[Message], limits: ContextLimits) -> SessionMemoryResult | None:
         """``plan`` without recording why there is nothing (for pricing, every clear)."""
 
+    def covered_uuid(self) -> str | None:
+        """The uuid of the last message the notes cover (None: no notes); the notes hold while
+        that message is in the conversation, so folding keeps it (fold.py)."""
+
     @property
     def updating(self) -> bool:
         """Whether an update is in flight (a compaction now would wait for its notes)."""

@@ -153,7 +153,10 @@ def prefix_tokens(body: dict, through: int) -> int:
 
 async def test_a_clear_reads_the_frozen_prefix_from_the_cache(api, tmp_path) -> None:
     setup = Setup(api, tmp_path, window=200_000)
-    setup.manager.config = MicrocompactConfig(keep_recent_files=2, keep_recent_results=1)
+    # Without folding, so the cleared rounds stay in the frozen prefix (test_fold.py folds).
+    setup.manager.config = MicrocompactConfig(
+        keep_recent_files=2, keep_recent_results=1, fold_rounds=False
+    )
     setup.manager.clearing.growth = 50.0  # small batches: several clears in twelve reads
     api.add(*setup.read_script(12), text_reply("done"))
     await setup.agent.submit("read the modules")

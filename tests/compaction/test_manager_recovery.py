@@ -158,6 +158,9 @@ class Notes:
     def start_update(self, host: object, used: int, limits: object) -> bool:
         return False
 
+    def covered_uuid(self) -> str | None:
+        return None
+
     async def aclose(self) -> None:
         return None
 

@@ -243,7 +243,8 @@ def test_old_edit_and_write_inputs_are_cleared_with_the_results() -> None:
     messages = conversation(edits(6), result="ok " * 40)
     result = plan(messages, last_response_at=None, window=200_000)
     assert result.reason == "time"
-    assert ids(result.inputs) == ["toolu_000", "toolu_001", "toolu_002"]  # the 3 latest stay
+    # every input but the latest call's goes
+    assert ids(result.inputs) == ["toolu_000", "toolu_001", "toolu_002", "toolu_003", "toolu_004"]
     cleared = apply_input_clearing(messages, {c.tool_use_id for c in result.inputs})
     assert find_violations(cleared) == []
     write, edit = cleared[1].tool_uses()[0], cleared[3].tool_uses()[0]

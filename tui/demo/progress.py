@@ -1,7 +1,8 @@
 """Where `ccx demo`'s tour stands, read from the request alone: the scripted model is stateless.
 
 The tour's progress is the number of tool-calling assistant messages since the
-latest summary, plus the count that summary recorded ("Tour progress: N steps
+latest summary (with the calls clearing folded away, which its notes count), plus
+the count that summary recorded ("Tour progress: N steps
 done, automatic compaction at step M"), so the tour carries on across
 compactions, interrupts and `continue`. What the user last typed comes from the
 latest plain user message, or from a summary's <user-request> after a compaction.
@@ -13,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from compaction.fold import Fold
 from compaction.read_state import REREAD_OPENING
 from compaction.summary import SUMMARY_REQUEST_MARK as SUMMARY_MARK
 from tui.fake_api import RecordedRequest
@@ -106,7 +108,14 @@ def tour_progress(messages: list[dict[str, Any]]) -> Progress:
             break
     later = [m for m in messages[start:] if m.get("role") == "assistant"]
     calls = sum(1 for message in later if message_blocks(message, "tool_use"))
+    calls += sum(folded_calls(m) for m in messages[start:] if m.get("role") == "user")
     return Progress(base + calls, compacted_at, summarized and not later)
+
+
+def folded_calls(message: dict[str, Any]) -> int:
+    """The calls the fold notes in a user message count (each tour step makes one call)."""
+    folds = (Fold.parse(text) for text in message_texts(message))
+    return sum(sum(fold.calls.values()) for fold in folds if fold is not None)
 
 
 def answered_since_last_call(messages: list[dict[str, Any]]) -> bool:
