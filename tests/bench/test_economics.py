@@ -221,6 +221,8 @@ def test_the_targets_pass_and_fail_on_the_issues_bounds() -> None:
         table.targets([(runs["spot-fa812bfe-w060"], row(900, methods={"summary": 2}), None)])[-1][1]
         is False
     )
+    no_compaction = [(runs["spot-fa812bfe-w060"], row(900, methods={}), None)]
+    assert table.targets(no_compaction)[-1][1] is True  # clearing alone kept it in the window
 
 
 def test_repeated_runs_give_the_median_row_and_every_sample() -> None:
