@@ -193,19 +193,24 @@ class AgentBridge:
 
     async def _boot(self, options: RunOptions | None) -> None:
         from agent.core.events import Notice
+        from agent.instructions.system_prompt import start_git_info
         from tui.session.options import StartupError
 
-        if options is None:
-            options = self._parse_argv()
+        with collection_paused(freeze=True):  # imports: what they make lives on
             if options is None:
-                return
+                options = self._parse_argv()
+                if options is None:
+                    return
+            # git runs in its own processes while the session's modules are imported
+            start_git_info(str(options.cwd.resolve()))
+            import tui.session.folder_trust  # noqa: F401 - imported here, collection paused
         options = await self._settle_trust(options)
         if options is None:
             return
         preloaded = await self._show_history_early(options)
         fallback = None
         try:
-            with collection_paused():  # the session's imports and parts live on
+            with collection_paused(freeze=True):  # the session's imports and parts live on
                 driver = self._create(options, preloaded)
         except StartupError as error:
             fallback = str(error)
