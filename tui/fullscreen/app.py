@@ -27,6 +27,7 @@ try:
     from textual.binding import Binding
     from textual.screen import ModalScreen
 
+    from agent.core.gc_pause import start_up_done
     from tui.commands.slash import BLANK_PROMPT, EXIT_NAMES, command_name, is_blank
     from tui.fullscreen.agent_messages import (
         AgentEvent,
@@ -195,12 +196,16 @@ class CcxApp(App[int]):
         self.view.moved = lambda cwd: self.file_index.move(cwd) if self.file_index else None
         self.query_one(PromptInput).focus()
         self.query_one(StatusLine).show("Starting…", hint="")
+        # The session starts now, not after the first paint: its imports take the moments
+        # the first frame waits on the terminal, and the meter's first figure comes sooner.
+        self.bridge.start()
         self.call_after_refresh(self._first_paint)
 
     def _first_paint(self) -> None:
         if self.gc_paused:
-            gc.enable()
-            gc.freeze()  # start-up objects live as long as the app: keep them out of collections
+            # Collection resumes once the session thread's imports are done too; what start-up
+            # made lives as long as the app, so it is frozen out of later collections.
+            start_up_done()
             self.gc_paused = False
         if path := os.environ.get(FIRST_PAINT_ENV):
             with open(path, "w", encoding="utf-8") as handle:
@@ -212,7 +217,6 @@ class CcxApp(App[int]):
                     },
                     handle,
                 )
-        self.bridge.start()
         if self.initial_prompt:
             self.send(self.initial_prompt)
 
