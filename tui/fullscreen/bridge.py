@@ -67,6 +67,7 @@ log = logging.getLogger(__name__)
 
 FLUSH_INTERVAL_S = 0.04
 SHOWN_WAIT_S = 2.0
+FRAME_WRITE_S = 0.03  # a refresh is written by Textual's own thread, after call_after_refresh
 
 
 Post = Callable[[Message], Any]
@@ -226,9 +227,11 @@ class AgentBridge:
         self.mode_cycle = driver.mode_cycle
         self._shown.clear()
         self._post(RuntimeReady(self._ready_info(driver, fallback, preloaded is not None)))
-        # Importing the API client takes the GIL for a second: let the UI draw the session first.
+        # Importing the API client takes the GIL for a second: let the UI draw the session first,
+        # and Textual's writer thread put that frame on the terminal.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._shown.wait(), SHOWN_WAIT_S)
+        await asyncio.sleep(FRAME_WRITE_S)
         try:
             await driver.start()
         except Exception as error:  # limits and hooks are optional; the session still works
