@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import Future
 from datetime import datetime
 from functools import lru_cache
@@ -27,8 +27,6 @@ from agent.permissions.safe_git import safe_git_env
 GIT_TIMEOUT_S = 2.0
 GIT_STATUS_LINES = 40
 GIT_LOG_COMMITS = 5
-
-GitInfo = dict[str, str]
 
 MEMORY_KIND_NOTES = {
     "user": "the user's own instructions, for all projects",
@@ -56,13 +54,9 @@ def build_system_prompt(
     now: datetime | None = None,
     git: bool = True,
     commit_trailer: str | None = None,
-    read_git: Callable[[str], GitInfo | None] | None = None,
 ) -> list[TextBlock]:
-    """``commit_trailer``: the line a commit message ends with (None: no such line);
-    ``read_git``: where the git snapshot comes from (default ``git_info``: git runs)."""
-    environment = environment_text(
-        cwd, model, now=now, git=git, commit_trailer=commit_trailer, read_git=read_git
-    )
+    """``commit_trailer``: the line a commit message ends with (None: no such line)."""
+    environment = environment_text(cwd, model, now=now, git=git, commit_trailer=commit_trailer)
     memory = memory_text(memory_files)
     dynamic = environment if not memory else f"{environment}\n\n{memory}"
     return [text_block(static_instructions().strip()), text_block(dynamic)]
@@ -74,11 +68,10 @@ def environment_text(
     now: datetime | None = None,
     git: bool = True,
     commit_trailer: str | None = None,
-    read_git: Callable[[str], GitInfo | None] | None = None,
 ) -> str:
     cwd = os.path.abspath(os.fspath(cwd))
     now = now or datetime.now().astimezone()
-    info = (read_git or git_info)(cwd) if git else None
+    info = git_info(cwd) if git else None
     lines = [
         "# Environment",
         f"Working directory: {cwd}",
@@ -117,7 +110,7 @@ def memory_text(memory_files: Sequence[MemoryFile]) -> str:
 # -- git -----------------------------------------------------------------------------------
 
 
-_started_early: dict[str, Future[GitInfo | None]] = {}
+_started_early: dict[str, Future[dict[str, str] | None]] = {}
 
 
 def start_git_info(cwd: str) -> None:
@@ -130,7 +123,7 @@ def start_git_info(cwd: str) -> None:
     cwd = os.path.abspath(cwd)
     if cwd in _started_early:
         return
-    future: Future[GitInfo | None] = Future()
+    future: Future[dict[str, str] | None] = Future()
 
     def snapshot() -> None:
         try:
@@ -142,7 +135,7 @@ def start_git_info(cwd: str) -> None:
     threading.Thread(target=snapshot, name="ccx-git-snapshot", daemon=True).start()
 
 
-def git_info(cwd: str) -> GitInfo | None:
+def git_info(cwd: str) -> dict[str, str] | None:
     """Branch, short status and recent commits, or None outside a work tree or without git."""
     early = _started_early.pop(os.path.abspath(cwd), None)
     if early is not None:
@@ -150,7 +143,7 @@ def git_info(cwd: str) -> GitInfo | None:
     return _read_git_info(cwd)
 
 
-def _read_git_info(cwd: str) -> GitInfo | None:
+def _read_git_info(cwd: str) -> dict[str, str] | None:
     executable = shutil.which("git")
     if executable is None:
         return None

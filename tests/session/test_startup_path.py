@@ -56,30 +56,3 @@ def test_a_git_snapshot_started_early_is_the_one_the_prompt_gets(tmp_path: Path)
     assert str(repo) not in system_prompt._started_early  # taken once: later asks run git again
     again = system_prompt.git_info(str(repo))
     assert again is not None and "b.txt" in again["status"]
-
-
-def _git_repo(path: Path, branch: str) -> Path:
-    path.mkdir()
-    subprocess.run(["git", "init", "-q", "-b", branch], cwd=path, check=True)
-    return path
-
-
-async def test_the_git_snapshot_is_taken_once_a_session_and_again_after_clear(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    repo = _git_repo(tmp_path / "snap", "snap-branch")
-    (repo / "first.txt").write_text("1\n")
-    with FakeApi() as api:
-        use_fake_api(api, tmp_path, monkeypatch)
-        runtime = assemble_runtime(RunOptions(cwd=repo, watch_files=False), print)
-        try:
-            assert "first.txt" in runtime.agent.system[-1]["text"]
-            (repo / "later.txt").write_text("2\n")
-            runtime.set_model("claude-sonnet-4-5")  # a rebuild: the model is named in it
-            text = runtime.agent.system[-1]["text"]
-            assert "claude-sonnet-4-5" in text
-            assert "later.txt" not in text  # the status at the session's start, as it says
-            runtime.clear_conversation()  # a new session: a new snapshot
-            assert "later.txt" in runtime.agent.system[-1]["text"]
-        finally:
-            await runtime.aclose()

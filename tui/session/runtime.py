@@ -283,7 +283,6 @@ class Runtime:
         self.nested_instructions.clear()
         self.mcp.forget_announced()
         self.mcp_tools.forget()
-        self.prompt.new_session()
         self.rebuild_system_prompt(reload_memory=True)
 
     # -- the end -----------------------------------------------------------------------------

@@ -3,9 +3,7 @@ and the rest), ``--system-prompt`` / ``--append-system-prompt``, the output styl
 
 Rebuilt as a new list whenever one of them changes (a new model, another
 output style, the memory files read again after /clear): the context manager
-caches by the list's identity. The git snapshot in it is taken once per
-directory and session (the prompt says it will not update): a rebuild for a new
-model or style runs no git, and ``/clear``, a new session, takes a new one.
+caches by the list's identity.
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ from pathlib import Path
 from agent.core.messages import TextBlock, text_block
 from agent.instructions.memory import MemoryFile, MemoryFiles
 from agent.instructions.output_styles import style_section
-from agent.instructions.system_prompt import GitInfo, build_system_prompt, git_info
+from agent.instructions.system_prompt import build_system_prompt
 from agent.mcp.tool_search import deferred_tools_text, defers_builtins
 from agent.permissions.settings import Settings
 from tui.session.notify import Notify
@@ -54,7 +52,6 @@ class SystemPrompt:
         # built-in tools sent only by name while tool search is on (McpToolList defers them)
         self.deferred_tools: list[str] = []
         self.blocks: list[TextBlock] = []
-        self._git: dict[str, GitInfo | None] = {}  # the snapshot of each directory, once
 
     @property
     def memory_texts(self) -> list[str]:
@@ -72,23 +69,10 @@ class SystemPrompt:
         for warning in warnings:
             self.notify(warning)
 
-    def new_session(self) -> None:
-        """The next rebuild takes a new git snapshot (a new session starts: /clear)."""
-        self._git.clear()
-
-    def _git_snapshot(self, cwd: str) -> GitInfo | None:
-        if cwd not in self._git:
-            self._git[cwd] = git_info(cwd)
-        return self._git[cwd]
-
     def rebuild(self) -> list[TextBlock]:
         """The prompt for the current model, memory files and style, as a new list."""
         system = build_system_prompt(
-            self.cwd,
-            self.models.current,
-            self.memory_files,
-            commit_trailer=self.commit_trailer,
-            read_git=self._git_snapshot,
+            self.cwd, self.models.current, self.memory_files, commit_trailer=self.commit_trailer
         )
         if self.replaced is not None:
             custom = self.replaced.strip()
