@@ -154,6 +154,12 @@ class CcxApp(App[int]):
         use_key_parser()  # shift+enter, alt+enter as a terminal sends them
         return super().get_driver_class()
 
+    def on_load(self) -> None:
+        # The session starts now, not after the first paint: its imports take the moments the
+        # first frame waits on the terminal and on Textual's threads, and the meter's first
+        # figure comes sooner. What it posts waits in the queue until the app is mounted.
+        self.bridge.start()
+
     def compose(self) -> ComposeResult:
         yield Transcript(typing=self._typing, earlier=self.bridge.earlier_history, id="transcript")
         yield StatusLine(id="status-line")
@@ -196,9 +202,6 @@ class CcxApp(App[int]):
         self.view.moved = lambda cwd: self.file_index.move(cwd) if self.file_index else None
         self.query_one(PromptInput).focus()
         self.query_one(StatusLine).show("Starting…", hint="")
-        # The session starts now, not after the first paint: its imports take the moments
-        # the first frame waits on the terminal, and the meter's first figure comes sooner.
-        self.bridge.start()
         self.call_after_refresh(self._first_paint)
 
     def _first_paint(self) -> None:
