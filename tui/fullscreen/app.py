@@ -220,6 +220,7 @@ class CcxApp(App[int]):
                     },
                     handle,
                 )
+        self.bridge.painted()
         if self.initial_prompt:
             self.send(self.initial_prompt)
 

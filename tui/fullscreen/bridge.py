@@ -96,6 +96,7 @@ class AgentBridge:
         self.mode_cycle: tuple[str, ...] = ("default", "acceptEdits", "plan")  # until ready
         self._ready = asyncio.Event()
         self._shown = asyncio.Event()
+        self._painted = asyncio.Event()  # the app's first frame is drawn
         self._lock = asyncio.Lock()
         self._jobs: dict[int, asyncio.Task[None]] = {}
         self._text: list[tuple[type[TextDelta] | type[ThinkingDelta], str]] = []
@@ -117,6 +118,11 @@ class AgentBridge:
     def interrupt(self) -> None:
         """Cancel every running or waiting job (Esc): the loop answers open tool calls."""
         self.loop.call_soon_threadsafe(self._cancel_jobs)
+
+    def painted(self) -> None:
+        """The app has drawn its first frame: the session's own pictures (a resumed
+        history, the ready session) may come now, so the first layout is the app's."""
+        self.loop.call_soon_threadsafe(self._painted.set)
 
     def shown(self) -> None:
         """The UI has drawn what RuntimeReady carried (the resumed history)."""
@@ -226,6 +232,7 @@ class AgentBridge:
         driver.on_job_ended(lambda job_id: self._post(BackgroundJobEnded(job_id)))
         self.mode_cycle = driver.mode_cycle
         self._shown.clear()
+        await self._painted.wait()
         self._post(RuntimeReady(self._ready_info(driver, fallback, preloaded is not None)))
         # Importing the API client takes the GIL for a second: let the UI draw the session first,
         # and Textual's writer thread put that frame on the terminal.
@@ -279,6 +286,7 @@ class AgentBridge:
         except (SessionError, OSError):
             return None  # building the runtime reports it
         self._shown.clear()
+        await self._painted.wait()
         self._post(HistoryLoaded(history_entries(loaded.messages, options.cwd)))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._shown.wait(), SHOWN_WAIT_S)
