@@ -14,10 +14,12 @@ import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from tools.glob_pattern import compile_gitignore_glob, glob_to_regex
+
+if TYPE_CHECKING:
+    import pathspec
 
 IGNORE_FILES = (".rgignore", ".ignore", ".gitignore")  # highest precedence first
 
@@ -127,6 +129,8 @@ def _load_level(
 ) -> _IgnoreLevel | None:
     """The ignore files of ``directory``; without ``vcs``, .gitignore and git's exclude file
     are left out (the respectGitignore setting off), .ignore and .rgignore still apply."""
+    import pathspec  # ~30 modules: imported by the first walk, not by the session's start
+
     specs = []
     names = IGNORE_FILES if vcs else tuple(n for n in IGNORE_FILES if n != ".gitignore")
     for name in (*names, *(extra if vcs else ())):

@@ -30,21 +30,33 @@ def _pause() -> None:
 def _release() -> None:
     with _lock:
         _state["pauses"] -= 1
-        if _state["pauses"] == 0 and _state["resume"]:
+        if _state["pauses"] > 0:
+            return
+        freeze, _state["freeze"] = _state["freeze"], False
+        if _state["resume"]:
             _state["resume"] = False
-            if _state["freeze"]:  # what start-up made lives on: out of later collections
-                _state["freeze"] = False
+            if freeze:  # what start-up made lives on: out of later collections
                 gc.freeze()
             gc.enable()
 
 
 @contextmanager
-def collection_paused() -> Iterator[None]:
-    """No collection inside the block (nor after it while another pause holds)."""
+def collection_paused(freeze: bool = False) -> Iterator[None]:
+    """No collection inside the block (nor after it while another pause holds).
+
+    ``freeze``: what is alive when the last pause ends lives as long as the process (a
+    session's modules and parts), so it is moved out of all later collections instead of
+    being walked by the first one: with collection paused every new object waits in the
+    youngest generation, and the first collection after a session's build walks them all
+    (some 20 ms, on the thread that happens to allocate next, the UI's too). The few
+    cycles that became garbage meanwhile are kept (start-up's, once)."""
     _pause()
     try:
         yield
     finally:
+        if freeze:
+            with _lock:
+                _state["freeze"] = True
         _release()
 
 

@@ -139,6 +139,7 @@ async def test_both_front_ends_say_when_a_trust_cannot_be_remembered(
         await pilot.press("y")
         await wait_for(pilot, lambda: app.ready and said in screen_words(app))
         assert app.bridge.driver is not None and app.bridge.driver.runtime.gate.allow != []
+        await wait_for(pilot, marker.exists)  # SessionStart runs once the session is shown
     assert marker.exists()
     marker.unlink()
     out = io.StringIO()

@@ -27,6 +27,7 @@ try:
     from textual.binding import Binding
     from textual.screen import ModalScreen
 
+    from agent.core.gc_pause import start_up_done
     from tui.commands.slash import BLANK_PROMPT, EXIT_NAMES, command_name, is_blank
     from tui.fullscreen.agent_messages import (
         AgentEvent,
@@ -153,6 +154,12 @@ class CcxApp(App[int]):
         use_key_parser()  # shift+enter, alt+enter as a terminal sends them
         return super().get_driver_class()
 
+    def on_load(self) -> None:
+        # The session starts now, not after the first paint: its imports take the moments the
+        # first frame waits on the terminal and on Textual's threads, and the meter's first
+        # figure comes sooner. What it posts waits in the queue until the app is mounted.
+        self.bridge.start()
+
     def compose(self) -> ComposeResult:
         yield Transcript(typing=self._typing, earlier=self.bridge.earlier_history, id="transcript")
         yield StatusLine(id="status-line")
@@ -199,8 +206,9 @@ class CcxApp(App[int]):
 
     def _first_paint(self) -> None:
         if self.gc_paused:
-            gc.enable()
-            gc.freeze()  # start-up objects live as long as the app: keep them out of collections
+            # Collection resumes once the session thread's imports are done too; what start-up
+            # made lives as long as the app, so it is frozen out of later collections.
+            start_up_done()
             self.gc_paused = False
         if path := os.environ.get(FIRST_PAINT_ENV):
             with open(path, "w", encoding="utf-8") as handle:
@@ -212,7 +220,7 @@ class CcxApp(App[int]):
                     },
                     handle,
                 )
-        self.bridge.start()
+        self.bridge.painted()
         if self.initial_prompt:
             self.send(self.initial_prompt)
 

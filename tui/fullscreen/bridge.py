@@ -67,6 +67,7 @@ log = logging.getLogger(__name__)
 
 FLUSH_INTERVAL_S = 0.04
 SHOWN_WAIT_S = 2.0
+FRAME_WRITE_S = 0.03  # a refresh is written by Textual's own thread, after call_after_refresh
 
 
 Post = Callable[[Message], Any]
@@ -95,6 +96,7 @@ class AgentBridge:
         self.mode_cycle: tuple[str, ...] = ("default", "acceptEdits", "plan")  # until ready
         self._ready = asyncio.Event()
         self._shown = asyncio.Event()
+        self._painted = asyncio.Event()  # the app's first frame is drawn
         self._lock = asyncio.Lock()
         self._jobs: dict[int, asyncio.Task[None]] = {}
         self._text: list[tuple[type[TextDelta] | type[ThinkingDelta], str]] = []
@@ -116,6 +118,11 @@ class AgentBridge:
     def interrupt(self) -> None:
         """Cancel every running or waiting job (Esc): the loop answers open tool calls."""
         self.loop.call_soon_threadsafe(self._cancel_jobs)
+
+    def painted(self) -> None:
+        """The app has drawn its first frame: the session's own pictures (a resumed
+        history, the ready session) may come now, so the first layout is the app's."""
+        self.loop.call_soon_threadsafe(self._painted.set)
 
     def shown(self) -> None:
         """The UI has drawn what RuntimeReady carried (the resumed history)."""
@@ -193,19 +200,24 @@ class AgentBridge:
 
     async def _boot(self, options: RunOptions | None) -> None:
         from agent.core.events import Notice
+        from agent.instructions.system_prompt import start_git_info
         from tui.session.options import StartupError
 
-        if options is None:
-            options = self._parse_argv()
+        with collection_paused(freeze=True):  # imports: what they make lives on
             if options is None:
-                return
+                options = self._parse_argv()
+                if options is None:
+                    return
+            # git runs in its own processes while the session's modules are imported
+            start_git_info(str(options.cwd.resolve()))
+            import tui.session.folder_trust  # noqa: F401 - imported here, collection paused
         options = await self._settle_trust(options)
         if options is None:
             return
         preloaded = await self._show_history_early(options)
         fallback = None
         try:
-            with collection_paused():  # the session's imports and parts live on
+            with collection_paused(freeze=True):  # the session's imports and parts live on
                 driver = self._create(options, preloaded)
         except StartupError as error:
             fallback = str(error)
@@ -220,10 +232,13 @@ class AgentBridge:
         driver.on_job_ended(lambda job_id: self._post(BackgroundJobEnded(job_id)))
         self.mode_cycle = driver.mode_cycle
         self._shown.clear()
+        await self._painted.wait()
         self._post(RuntimeReady(self._ready_info(driver, fallback, preloaded is not None)))
-        # Importing the API client takes the GIL for a second: let the UI draw the session first.
+        # Importing the API client takes the GIL for a second: let the UI draw the session first,
+        # and Textual's writer thread put that frame on the terminal.
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._shown.wait(), SHOWN_WAIT_S)
+        await asyncio.sleep(FRAME_WRITE_S)
         try:
             await driver.start()
         except Exception as error:  # limits and hooks are optional; the session still works
@@ -271,6 +286,7 @@ class AgentBridge:
         except (SessionError, OSError):
             return None  # building the runtime reports it
         self._shown.clear()
+        await self._painted.wait()
         self._post(HistoryLoaded(history_entries(loaded.messages, options.cwd)))
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._shown.wait(), SHOWN_WAIT_S)

@@ -6,6 +6,8 @@ import gc
 import sys
 from typing import TYPE_CHECKING, Any
 
+from agent.core.gc_pause import pause_for_start_up, start_up_done
+
 if TYPE_CHECKING:
     from tui.fullscreen.app import CcxApp
     from tui.session.options import RunOptions
@@ -19,13 +21,14 @@ def run_app_from_argv(argv: list[str]) -> tuple[int, Any]:
     error is printed once the terminal is restored; arguments asking for
     another front end (-p, --plain) are handed back to the launcher.
     """
-    gc.disable()  # until the first paint (see CcxApp._first_paint)
+    pause_for_start_up()  # until the first paint (see CcxApp._first_paint)
     from tui.fullscreen.app import CcxApp
 
     app = CcxApp(None, None, gc_paused=True, argv=argv)
     try:
         app.run()
     finally:
+        start_up_done()  # the app ended before its first paint
         gc.enable()
     _print_resume_hint(app)
     if app.argument_error is not None:
@@ -38,13 +41,14 @@ def run_app_from_argv(argv: list[str]) -> tuple[int, Any]:
 
 def run_app(options: RunOptions, prompt: str | None = None) -> int:
     """Run the app until the user quits; returns the process exit code."""
-    gc.disable()  # until the first paint (see CcxApp._first_paint)
+    pause_for_start_up()  # until the first paint (see CcxApp._first_paint)
     from tui.fullscreen.app import CcxApp
 
     app = CcxApp(options, prompt, gc_paused=True)
     try:
         app.run()
     finally:
+        start_up_done()  # the app ended before its first paint
         gc.enable()
     _print_resume_hint(app)
     return app.return_code or 0

@@ -81,3 +81,30 @@ def test_the_sdk_imported_meanwhile_leaves_the_collector_on() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
     )
     assert out.stdout.split() == ["True", "AsyncAnthropic", "True"]
+
+
+def test_a_freezing_pause_moves_what_it_made_out_of_later_collections() -> None:
+    code = (
+        "import gc\n"
+        "from agent.core.gc_pause import collection_paused\n"
+        "gc.collect(); gc.enable()\n"
+        "with collection_paused():\n"
+        "    plain = [[] for _ in range(5000)]\n"
+        "unfrozen = gc.get_freeze_count()\n"
+        "with collection_paused(freeze=True):\n"
+        "    with collection_paused(freeze=True):\n"
+        "        kept = [[] for _ in range(5000)]\n"
+        "    inner = gc.get_freeze_count()\n"  # the outer pause still holds: nothing yet
+        "print(unfrozen, inner, gc.get_freeze_count() >= 5000, gc.isenabled())\n"
+        "gc.disable()\n"
+        "with collection_paused(freeze=True):\n"  # off before: stays off, nothing frozen
+        "    pass\n"
+        "gc.unfreeze(); gc.enable()\n"
+        "with collection_paused():\n"  # the flag of a pause that did not freeze is gone
+        "    more = [[] for _ in range(100)]\n"
+        "print(gc.get_freeze_count())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert out.stdout.split() == ["0", "0", "True", "True", "0"]
