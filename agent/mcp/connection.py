@@ -1,7 +1,9 @@
 """One MCP server's client connection, held open by a background task.
 
-The task opens the transport (stdio, streamable HTTP or SSE from the
-official ``mcp`` package), initializes, lists the tools, then waits until it
+The task opens the transport (stdio: ``agent.mcp.stdio_transport``, which
+spawns the server before the ``mcp`` package is imported; streamable HTTP or
+SSE from the package), initializes the package's ``ClientSession``, lists the
+tools, then waits until it
 is told to stop. Its state (connecting, connected, failed with the error) is
 what ``/mcp`` shows. A call has a deadline (``MCP_TOOL_TIMEOUT`` in ms, as in
 Claude Code) and a closed connection fails the call at once, so a dying or
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -22,6 +25,7 @@ from typing import Any
 
 from agent.mcp.config import ServerConfig
 from agent.mcp.sdk_transport import SdkSend, sdk_streams
+from agent.mcp.stdio_transport import message_streams, signal_group, spawn_server
 
 CONNECT_TIMEOUT_S = 30.0  # MCP_TIMEOUT (ms) overrides: Claude Code's default, 30 s
 TOOL_TIMEOUT_S = 100_000.0  # MCP_TOOL_TIMEOUT (ms) overrides: Claude Code's default, 1e8 ms
@@ -58,7 +62,7 @@ class ServerConnection:
         self._task: asyncio.Task[None] | None = None
         self._stderr: Any = None
         self._stderr_text = ""
-        self._process: Any = None  # a stdio server's process, where the transport shows it
+        self._process: asyncio.subprocess.Process | None = None  # a stdio server's
         self.ever_connected = False  # its tools are known: a call may start it again
         self.stopped = False  # stopped on purpose (/mcp, the session's end): never revived
         self.restarts = 0
@@ -113,8 +117,7 @@ class ServerConnection:
         # cancelled at once, its process killed (the transport would give it seconds to exit).
         starting = self.state == "connecting"
         if starting and self._process is not None:
-            with contextlib.suppress(ProcessLookupError, OSError):
-                self._process.kill()
+            signal_group(self._process, signal.SIGKILL)
         if self._task is not None and not self._task.done():
             try:
                 await asyncio.wait_for(asyncio.shield(self._task), 0 if starting else 5)
@@ -158,11 +161,13 @@ class ServerConnection:
     # -- the task -------------------------------------------------------------------------
 
     async def _run(self) -> None:
-        from mcp.client.session import ClientSession
-
         try:
             async with contextlib.AsyncExitStack() as stack:
+                # The transport first: a stdio server is spawned before the mcp package is
+                # imported (see agent.mcp.stdio_transport), and starts while it is.
                 read, write = await stack.enter_async_context(self._transport())
+                from mcp.client.session import ClientSession
+
                 closed = asyncio.Event()
                 read = await stack.enter_async_context(_watched(read, closed))
                 session = await stack.enter_async_context(ClientSession(read, write))
@@ -208,18 +213,14 @@ class ServerConnection:
     async def _transport(self) -> AsyncIterator[tuple[Any, Any]]:
         config = self.config
         if config.transport == "stdio":
-            from mcp.client.stdio import StdioServerParameters, stdio_client
-
-            params = StdioServerParameters(
-                command=config.command, args=config.args, env=config.env or None, cwd=self.cwd
-            )
             with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
                 self._stderr = errlog
                 try:
-                    transport = stdio_client(params, errlog=errlog)
-                    async with transport as streams:
-                        self._process = _spawned_process(transport)
-                        yield streams[0], streams[1]
+                    self._process = await spawn_server(
+                        config.command, config.args, config.env, self.cwd, errlog
+                    )
+                    async with message_streams(self._process) as streams:
+                        yield streams
                 finally:
                     self._process = None
                     self._stderr_text = self._read_stderr()
@@ -285,15 +286,6 @@ async def _watched(read: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
         task.cancel()
         with contextlib.suppress(BaseException):
             await task
-
-
-def _spawned_process(transport: Any) -> Any:
-    """The server process ``stdio_client`` started (a local of its generator while it runs),
-    or None where the package keeps it elsewhere: only used to end a server that never
-    answered without the transport's grace period."""
-    frame = getattr(getattr(transport, "gen", None), "ag_frame", None)
-    process = frame.f_locals.get("process") if frame is not None else None
-    return process if callable(getattr(process, "kill", None)) else None
 
 
 async def _prompts(session: Any, capabilities: Any, timeout: float) -> list[Any]:
