@@ -18,14 +18,22 @@ import asyncio
 import contextlib
 import os
 import signal
-import tempfile
+import subprocess
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+from agent.mcp.client_import import import_client
 from agent.mcp.config import ServerConfig
+from agent.mcp.early_start import claim_early
 from agent.mcp.sdk_transport import SdkSend, sdk_streams
-from agent.mcp.stdio_transport import message_streams, signal_group, spawn_server
+from agent.mcp.stdio_transport import (
+    SpawnedServer,
+    SpawnSpec,
+    message_streams,
+    signal_group,
+    spawn_server,
+)
 
 CONNECT_TIMEOUT_S = 30.0  # MCP_TIMEOUT (ms) overrides: Claude Code's default, 30 s
 TOOL_TIMEOUT_S = 100_000.0  # MCP_TOOL_TIMEOUT (ms) overrides: Claude Code's default, 1e8 ms
@@ -62,7 +70,8 @@ class ServerConnection:
         self._task: asyncio.Task[None] | None = None
         self._stderr: Any = None
         self._stderr_text = ""
-        self._process: asyncio.subprocess.Process | None = None  # a stdio server's
+        self._process: subprocess.Popen[bytes] | None = None  # a stdio server's
+        self._spawned: SpawnedServer | OSError | None = None  # started, not yet the task's
         self.ever_connected = False  # its tools are known: a call may start it again
         self.stopped = False  # stopped on purpose (/mcp, the session's end): never revived
         self.restarts = 0
@@ -70,6 +79,7 @@ class ServerConnection:
     def start(self) -> asyncio.Task[None]:
         self.state, self.error = "connecting", None
         self._stop = asyncio.Event()
+        self._spawned = self._spawn()  # before the task's first step, which imports the package
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp {self.name}")
         return self._task
 
@@ -118,6 +128,9 @@ class ServerConnection:
         starting = self.state == "connecting"
         if starting and self._process is not None:
             signal_group(self._process, signal.SIGKILL)
+        if isinstance(self._spawned, SpawnedServer):  # its task never ran
+            self._spawned.errlog.close()
+            self._spawned = None
         if self._task is not None and not self._task.done():
             try:
                 await asyncio.wait_for(asyncio.shield(self._task), 0 if starting else 5)
@@ -162,12 +175,12 @@ class ServerConnection:
 
     async def _run(self) -> None:
         try:
-            async with contextlib.AsyncExitStack() as stack:
-                # The transport first: a stdio server is spawned before the mcp package is
-                # imported (see agent.mcp.stdio_transport), and starts while it is.
-                read, write = await stack.enter_async_context(self._transport())
-                from mcp.client.session import ClientSession
+            # A stdio server was spawned by start(): it comes up while the package is imported.
+            import_client()
+            from mcp.client.session import ClientSession
 
+            async with contextlib.AsyncExitStack() as stack:
+                read, write = await stack.enter_async_context(self._transport())
                 closed = asyncio.Event()
                 read = await stack.enter_async_context(_watched(read, closed))
                 session = await stack.enter_async_context(ClientSession(read, write))
@@ -213,18 +226,19 @@ class ServerConnection:
     async def _transport(self) -> AsyncIterator[tuple[Any, Any]]:
         config = self.config
         if config.transport == "stdio":
-            with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
-                self._stderr = errlog
-                try:
-                    self._process = await spawn_server(
-                        config.command, config.args, config.env, self.cwd, errlog
-                    )
-                    async with message_streams(self._process) as streams:
-                        yield streams
-                finally:
-                    self._process = None
-                    self._stderr_text = self._read_stderr()
-                    self._stderr = None
+            spawned, self._spawned = self._spawned or self._spawn(), None
+            if isinstance(spawned, OSError):
+                raise spawned
+            assert spawned is not None  # a stdio server's
+            self._stderr, self._process = spawned.errlog, spawned.process
+            try:
+                async with message_streams(spawned.process) as streams:
+                    yield streams
+            finally:
+                self._process = None
+                self._stderr_text = self._read_stderr()
+                self._stderr = None
+                spawned.errlog.close()
         elif config.transport == "sdk":
             if self.sdk_send is None:
                 raise McpCallError(
@@ -247,6 +261,20 @@ class ServerConnection:
 
             async with sse_client(config.url, headers=config.headers or None) as streams:
                 yield streams[0], streams[1]
+
+    def _spawn(self) -> SpawnedServer | OSError | None:
+        """A stdio server's process, started now (or the one the command line started early,
+        ``agent.mcp.early_start``); the error if it cannot be started."""
+        config = self.config
+        if config.transport != "stdio":
+            return None
+        spec = SpawnSpec.of(config.command, config.args, config.env, self.cwd)
+        try:
+            spawned = claim_early(spec) or spawn_server(spec)
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the command line
+            return exc if isinstance(exc, OSError) else OSError(str(exc))
+        self._process = spawned.process
+        return spawned
 
     def _stderr_tail(self) -> str:
         """The end of a stdio server's stderr: usually why it died."""

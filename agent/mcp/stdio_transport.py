@@ -21,7 +21,10 @@ import asyncio
 import contextlib
 import os
 import signal
+import subprocess
+import tempfile
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
@@ -29,6 +32,7 @@ INHERITED_ENV = ("HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER")  # stdio_cl
 FLUSH_S = 0.5  # for messages the session already wrote, before stdin closes
 EXIT_GRACE_S = 2.0  # for the server to exit once its stdin is closed
 TERM_GRACE_S = 2.0  # after SIGTERM, before SIGKILL
+KILL_REAP_S = 2.0  # for a SIGKILL to take effect
 READ_CHUNK = 1 << 16
 POLL_S = 0.01
 
@@ -44,32 +48,63 @@ def server_environment(own: Mapping[str, str]) -> dict[str, str]:
     return inherited | dict(own)
 
 
-async def spawn_server(
-    command: str, args: list[str], env: Mapping[str, str], cwd: Path, errlog: IO[str]
-) -> asyncio.subprocess.Process:
-    """Start the server (OSError when it cannot be: not found, not executable...)."""
-    return await asyncio.create_subprocess_exec(
-        command,
-        *args,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=errlog,
-        env=server_environment(env),
-        cwd=cwd,
-        start_new_session=True,  # its own process group: ending it ends what it started
-    )
+@dataclass(frozen=True)
+class SpawnSpec:
+    """What a stdio server is started with; two equal specs start the same server."""
+
+    command: str
+    args: tuple[str, ...]
+    env: tuple[tuple[str, str], ...]  # the whole environment it gets, sorted
+    cwd: str
+
+    @classmethod
+    def of(cls, command: str, args: list[str], env: Mapping[str, str], cwd: Path) -> SpawnSpec:
+        return cls(command, tuple(args), tuple(sorted(server_environment(env).items())), str(cwd))
+
+
+@dataclass
+class SpawnedServer:
+    process: subprocess.Popen[bytes]
+    errlog: IO[str]  # its stderr, a temporary file (closed with the server)
+
+
+def spawn_server(spec: SpawnSpec) -> SpawnedServer:
+    """Start the server now, synchronously (OSError when it cannot be: not found, not
+    executable...); no event loop needed."""
+    errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")  # noqa: SIM115  (lives as long as the server)
+    try:
+        process = subprocess.Popen(
+            [spec.command, *spec.args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=errlog,
+            env=dict(spec.env),
+            cwd=spec.cwd,
+            start_new_session=True,  # its own process group: ending it ends what it started
+        )
+    except BaseException:
+        errlog.close()
+        raise
+    return SpawnedServer(process, errlog)
 
 
 @contextlib.asynccontextmanager
-async def message_streams(process: asyncio.subprocess.Process) -> AsyncIterator[tuple[Any, Any]]:
+async def message_streams(process: subprocess.Popen[bytes]) -> AsyncIterator[tuple[Any, Any]]:
     """(read, write) streams of ``SessionMessage`` for ``ClientSession`` over the server's
     stdout and stdin; leaving ends the server (``end_server``)."""
     import anyio  # the package's streams, which ClientSession takes
     import mcp_types
     from mcp.shared.message import SessionMessage
 
-    stdin, stdout = process.stdin, process.stdout
-    assert stdin is not None and stdout is not None  # spawned with pipes
+    assert process.stdin is not None and process.stdout is not None  # spawned with pipes
+    loop = asyncio.get_running_loop()
+    try:
+        stdout = asyncio.StreamReader(limit=READ_CHUNK)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdout), process.stdout)
+        stdin_pipe, stdin = await loop.connect_write_pipe(_Writable, process.stdin)
+    except BaseException:
+        signal_group(process, signal.SIGKILL)
+        raise
     to_session, read = anyio.create_memory_object_stream[Any](0)
     write, from_session = anyio.create_memory_object_stream[Any](0)
     gone = (anyio.ClosedResourceError, anyio.BrokenResourceError)
@@ -105,8 +140,7 @@ async def message_streams(process: asyncio.subprocess.Process) -> AsyncIterator[
             async with from_session:
                 async for message in from_session:
                     text = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                    stdin.write(text.encode() + b"\n")
-                    await stdin.drain()
+                    await stdin.write(stdin_pipe, text.encode() + b"\n")
         except (*gone, OSError):  # the server closed its stdin: the session sees the end
             await to_session.aclose()
 
@@ -116,20 +150,47 @@ async def message_streams(process: asyncio.subprocess.Process) -> AsyncIterator[
         yield read, write
     finally:
         # Ended in a task of its own: a cancellation of this one cannot cut it short.
-        await asyncio.shield(_close(process, read, write, reader, writer))
+        ending = _close(process, stdin_pipe, (read, write), reader, writer)
+        await asyncio.shield(ending)
+
+
+class _Writable(asyncio.Protocol):
+    """The server's stdin: writes wait while the pipe is full; one after it closed fails."""
+
+    def __init__(self) -> None:
+        self._room = asyncio.Event()
+        self._room.set()
+        self.closed = False
+
+    def pause_writing(self) -> None:
+        self._room.clear()
+
+    def resume_writing(self) -> None:
+        self._room.set()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self._room.set()
+
+    async def write(self, pipe: asyncio.WriteTransport, data: bytes) -> None:
+        if self.closed or pipe.is_closing():
+            raise BrokenPipeError("the MCP server closed its stdin")
+        pipe.write(data)
+        await self._room.wait()
 
 
 async def _close(
-    process: asyncio.subprocess.Process,
-    read: Any,
-    write: Any,
+    process: subprocess.Popen[bytes],
+    stdin: asyncio.WriteTransport,
+    session_ends: tuple[Any, Any],
     reader: asyncio.Future[None],
     writer: asyncio.Future[None],
 ) -> None:
-    read.close()  # the session's ends: nothing more is delivered or taken
-    write.close()
-    with contextlib.suppress(TimeoutError):
+    for end in session_ends:  # nothing more is delivered or taken
+        end.close()
+    with contextlib.suppress(TimeoutError):  # what the session wrote already goes out
         await asyncio.wait_for(asyncio.shield(writer), FLUSH_S)
+    stdin.close()
     await end_server(process)
     with contextlib.suppress(TimeoutError):  # the server's last output, read and dropped
         await asyncio.wait_for(asyncio.shield(reader), FLUSH_S)
@@ -139,32 +200,34 @@ async def _close(
             await task
 
 
-async def end_server(process: asyncio.subprocess.Process) -> None:
-    """Close its stdin and give it ``EXIT_GRACE_S`` to exit; then SIGTERM to its process group,
+async def end_server(process: subprocess.Popen[bytes]) -> None:
+    """With its stdin closed: ``EXIT_GRACE_S`` to exit, then SIGTERM to its process group,
     ``TERM_GRACE_S``, SIGKILL. Cancelled meanwhile: SIGKILL at once."""
     try:
-        if process.stdin is not None:
-            process.stdin.close()
-        if await _until(lambda: process.returncode is not None, EXIT_GRACE_S):
+        if await _until(lambda: process.poll() is not None, EXIT_GRACE_S):
             return
         signal_group(process, signal.SIGTERM)
-        if await _until(lambda: not _group_alive(process.pid), TERM_GRACE_S):
+        if await _until(lambda: not _group_alive(process), TERM_GRACE_S):
             return
         signal_group(process, signal.SIGKILL)
+        await _until(lambda: process.poll() is not None, KILL_REAP_S)
     except asyncio.CancelledError:
         signal_group(process, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(KILL_REAP_S)  # reaped: a kill takes effect in milliseconds
         raise
 
 
-def signal_group(process: asyncio.subprocess.Process, signum: int) -> None:
+def signal_group(process: subprocess.Popen[bytes], signum: int) -> None:
     """Signal the server and everything it started (its session's process group)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signum)  # the leader's pid is the group's id (a new session)
 
 
-def _group_alive(pgid: int) -> bool:
+def _group_alive(process: subprocess.Popen[bytes]) -> bool:
+    process.poll()  # a zombie leader keeps the group alive: reaped here
     try:
-        os.killpg(pgid, 0)
+        os.killpg(process.pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
@@ -173,8 +236,7 @@ def _group_alive(pgid: int) -> bool:
 
 
 async def _until(done: Any, timeout: float) -> bool:
-    """Poll ``done()`` until it is true (True) or ``timeout`` has passed (False). Not
-    ``process.wait()``: it also waits for the pipes' end, which a grandchild may hold open."""
+    """Poll ``done()`` until it is true (True) or ``timeout`` has passed (False)."""
     deadline = asyncio.get_running_loop().time() + timeout
     while not done():
         if asyncio.get_running_loop().time() >= deadline:
