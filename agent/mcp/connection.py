@@ -235,9 +235,10 @@ class ServerConnection:
                 async with message_streams(spawned.process) as streams:
                     yield streams
             finally:
-                self._process = None
-                self._stderr_text = self._read_stderr()
-                self._stderr = None
+                if self._process is spawned.process:  # not a restart's, started meanwhile
+                    self._process = None
+                    self._stderr_text = self._read_stderr()
+                    self._stderr = None
                 spawned.errlog.close()
         elif config.transport == "sdk":
             if self.sdk_send is None:

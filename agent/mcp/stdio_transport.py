@@ -100,7 +100,9 @@ async def message_streams(process: subprocess.Popen[bytes]) -> AsyncIterator[tup
     loop = asyncio.get_running_loop()
     try:
         stdout = asyncio.StreamReader(limit=READ_CHUNK)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdout), process.stdout)
+        stdout_pipe, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(stdout), process.stdout
+        )
         stdin_pipe, stdin = await loop.connect_write_pipe(_Writable, process.stdin)
     except BaseException:
         signal_group(process, signal.SIGKILL)
@@ -150,7 +152,7 @@ async def message_streams(process: subprocess.Popen[bytes]) -> AsyncIterator[tup
         yield read, write
     finally:
         # Ended in a task of its own: a cancellation of this one cannot cut it short.
-        ending = _close(process, stdin_pipe, (read, write), reader, writer)
+        ending = _close(process, (stdin_pipe, stdout_pipe), (read, write), reader, writer)
         await asyncio.shield(ending)
 
 
@@ -181,7 +183,7 @@ class _Writable(asyncio.Protocol):
 
 async def _close(
     process: subprocess.Popen[bytes],
-    stdin: asyncio.WriteTransport,
+    pipes: tuple[asyncio.WriteTransport, asyncio.ReadTransport],
     session_ends: tuple[Any, Any],
     reader: asyncio.Future[None],
     writer: asyncio.Future[None],
@@ -190,6 +192,7 @@ async def _close(
         end.close()
     with contextlib.suppress(TimeoutError):  # what the session wrote already goes out
         await asyncio.wait_for(asyncio.shield(writer), FLUSH_S)
+    stdin, stdout = pipes
     stdin.close()
     await end_server(process)
     with contextlib.suppress(TimeoutError):  # the server's last output, read and dropped
@@ -198,6 +201,7 @@ async def _close(
         task.cancel()
         with contextlib.suppress(BaseException):
             await task
+    stdout.close()  # at its end already, unless something the server started holds it open
 
 
 async def end_server(process: subprocess.Popen[bytes]) -> None:
