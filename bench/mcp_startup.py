@@ -1,19 +1,26 @@
 """MCP start-up and request prefix, ccx beside Claude Code on the shared referee.
 
-``source /work/shared/bench/peers.sh && python bench/mcp_startup.py [N]`` (default 3 runs of
-each timing, the clients alternating). Every run is a one-prompt ``-p`` in a fresh
-repository against the referee's fake API (``$BENCH_DIR/fakeapi.py``), HOME a fresh folder.
-Three figures, each from runs of both clients:
+``source /work/shared/bench/peers.sh && python bench/mcp_startup.py [N]`` (default 3 rounds
+of each timing, the clients and the cases alternating: ``timings``). Every run is a one-prompt
+``-p`` in a fresh repository against the referee's fake API (``$BENCH_DIR/fakeapi.py``), HOME
+a fresh folder, ccx in-process (``CCX_WARM=0``). Three figures, each from runs of both
+clients:
 
 * ``unresponsive``: what one server that never answers (``sleep``) adds to a run, configured
-  in ``~/.claude.json`` (user scope): median wall time with it minus without it.
+  in ``~/.claude.json`` (user scope): what it adds to a run (as below).
 * ``three_servers``: the wall time of a run with three real servers from npm
   (@modelcontextprotocol/server-memory, -filesystem, -everything, installed by this script
   into ``~/.cache/ccx-mcp-servers``) passed with ``--mcp-config`` (both clients wait for
-  those), and whether each client had all three servers' tools in its first request.
+  those), what the servers add to a run (``added_s``: the difference of the medians;
+  ``added_paired_s``: the median of each round's difference), the ratios ccx / Claude
+  Code of those, and whether each client had all three servers' tools in its first request.
 * ``prefix_50_tools``: with the test server (tests/mcp/mcp_test_server.py) giving 50 tools,
   the first request's tokens (the referee's count, 4 characters a token): the tools and the
   system prompt (the fixed prefix), and the whole request.
+
+Every timing comes with its spread (``spread_s``: min, quartiles, max): the machine is
+shared, and one figure from a few runs can be far off. ``load_before`` / ``load_after``:
+the 1-minute load average around the runs.
 """
 
 from __future__ import annotations
@@ -111,15 +118,47 @@ def one_run(
     return took, (main or lines)[0]
 
 
-def medians(runs: int, base: Path, cases: dict[str, tuple[dict[str, Any], list[str]]]) -> dict:
-    """Median wall time of each (client, case), the clients and cases alternating."""
+def timings(runs: int, base: Path, cases: dict[str, tuple[dict[str, Any], list[str]]]) -> dict:
+    """Each (client, case)'s wall times, and what the second case adds to the first.
+
+    A round runs every case of both clients back to back; the clients' order, and the cases'
+    order, alternate from round to round, so a burst of load on the shared machine falls on
+    both sides. What the second case adds is taken per round (its time minus the first's,
+    the same client, seconds apart) and its median given, beside the difference of the two
+    medians; each figure with its spread (min, quartiles, max)."""
     times: dict[str, list[float]] = {}
-    for _ in range(runs):
-        for client in ("ccx", "claude"):
-            for label, (servers, args) in cases.items():
-                took, _ = one_run(client, base, servers, args)
-                times.setdefault(f"{client}/{label}", []).append(took)
-    return {key: round(statistics.median(values), 2) for key, values in times.items()}
+    added: dict[str, list[float]] = {}
+    first, second = list(cases)
+    for index in range(runs):
+        clients = ("ccx", "claude") if index % 2 == 0 else ("claude", "ccx")
+        order = [first, second] if index % 2 == 0 else [second, first]
+        for client in clients:
+            took = {}
+            for label in order:
+                servers, args = cases[label]
+                took[label], _ = one_run(client, base, servers, args)
+                times.setdefault(f"{client}/{label}", []).append(took[label])
+            added.setdefault(client, []).append(took[second] - took[first])
+    median = {key: round(statistics.median(values), 2) for key, values in times.items()}
+    return {
+        "median_s": median,
+        "spread_s": {key: spread(values) for key, values in times.items()},
+        "added_s": {c: round(median[f"{c}/{second}"] - median[f"{c}/{first}"], 2) for c in added},
+        "added_paired_s": {c: round(statistics.median(values), 2) for c, values in added.items()},
+        "added_paired_spread_s": {c: spread(values) for c, values in added.items()},
+    }
+
+
+def spread(values: list[float]) -> list[float]:
+    """Min, lower quartile, median, upper quartile, max."""
+    if len(values) < 2:
+        return [round(v, 2) for v in values * 5]
+    q1, q2, q3 = statistics.quantiles(values, n=4)
+    return [round(v, 2) for v in (min(values), q1, q2, q3, max(values))]
+
+
+def ratio(ccx: float, claude: float) -> float | None:
+    return round(ccx / claude, 2) if claude > 0 else None
 
 
 def prefix_tokens(line: dict[str, Any]) -> dict[str, int]:
@@ -147,26 +186,21 @@ def main() -> None:
     runs = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     if not os.environ.get("CLAUDE_BIN"):
         raise SystemExit("source /work/shared/bench/peers.sh first ($CLAUDE_BIN)")
-    out: dict[str, Any] = {"runs": runs}
+    out: dict[str, Any] = {"runs": runs, "load_before": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
-        mute = medians(runs, base, {"without": ({}, []), "with": ({"mute": MUTE}, [])})
-        out["unresponsive"] = {
-            "median_s": mute,
-            "added_s": {
-                c: round(mute[f"{c}/with"] - mute[f"{c}/without"], 2) for c in ("ccx", "claude")
-            },
-        }
+        mute = timings(runs, base, {"without": ({}, []), "with": ({"mute": MUTE}, [])})
+        out["unresponsive"] = mute
         config = json.dumps({"mcpServers": npm_servers(base)})
-        three = medians(runs, base, {"without": ({}, []), "three": ({}, ["--mcp-config", config])})
+        three = timings(runs, base, {"without": ({}, []), "three": ({}, ["--mcp-config", config])})
         seen = {c: servers_seen(one_run(c, base, {}, ["--mcp-config", config])[1]) for c in
                 ("ccx", "claude")}  # fmt: skip
+        median, added, paired = three["median_s"], three["added_s"], three["added_paired_s"]
         out["three_servers"] = {
-            "median_s": three,
-            "ratio_ccx_to_claude": round(three["ccx/three"] / three["claude/three"], 2),
-            "added_s": {
-                c: round(three[f"{c}/three"] - three[f"{c}/without"], 2) for c in ("ccx", "claude")
-            },
+            **three,
+            "ratio_ccx_to_claude": ratio(median["ccx/three"], median["claude/three"]),
+            "added_ratio_ccx_to_claude": ratio(added["ccx"], added["claude"]),
+            "added_paired_ratio_ccx_to_claude": ratio(paired["ccx"], paired["claude"]),
             "tools_in_first_request": seen,
         }
         names = json.dumps([f"tool_{i:02d}" for i in range(40)])  # and the server's own 10
@@ -177,6 +211,7 @@ def main() -> None:
             c: prefix_tokens(one_run(c, base, {}, ["--mcp-config", fifty])[1])
             for c in ("ccx", "claude")
         }
+    out["load_after"] = os.getloadavg()[0]
     print(json.dumps(out, indent=1))
 
 

@@ -79,10 +79,15 @@ def load_mcp_config(
     local = projects.get(str(project_dir)) if isinstance(projects, dict) else None
     if isinstance(local, dict):
         _add(config, local.get("mcpServers"), "local", str(home / ".claude.json"), env)
-    for value in extra or []:
+    add_mcp_config_values(config, extra or [], env)
+    return config
+
+
+def add_mcp_config_values(config: McpConfig, values: list[str], env: Mapping[str, str]) -> None:
+    """The servers of ``--mcp-config``'s values (files or JSON), scope "dynamic", in order."""
+    for value in values:
         raw, source = _mcp_config_argument(value, config.warnings)
         _add(config, raw.get("mcpServers"), "dynamic", source, env)
-    return config
 
 
 def _mcp_config_argument(value: str, warnings: list[str]) -> tuple[dict[str, Any], str]:

@@ -1,7 +1,9 @@
 """One MCP server's client connection, held open by a background task.
 
-The task opens the transport (stdio, streamable HTTP or SSE from the
-official ``mcp`` package), initializes, lists the tools, then waits until it
+The task opens the transport (stdio: ``agent.mcp.stdio_transport``, which
+spawns the server before the ``mcp`` package is imported; streamable HTTP or
+SSE from the package), initializes the package's ``ClientSession``, lists the
+tools, then waits until it
 is told to stop. Its state (connecting, connected, failed with the error) is
 what ``/mcp`` shows. A call has a deadline (``MCP_TOOL_TIMEOUT`` in ms, as in
 Claude Code) and a closed connection fails the call at once, so a dying or
@@ -15,13 +17,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import tempfile
+import signal
+import subprocess
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+from agent.mcp.client_import import import_client
 from agent.mcp.config import ServerConfig
+from agent.mcp.early_start import claim_early
 from agent.mcp.sdk_transport import SdkSend, sdk_streams
+from agent.mcp.stdio_transport import (
+    SpawnedServer,
+    SpawnSpec,
+    message_streams,
+    signal_group,
+    spawn_server,
+)
 
 CONNECT_TIMEOUT_S = 30.0  # MCP_TIMEOUT (ms) overrides: Claude Code's default, 30 s
 TOOL_TIMEOUT_S = 100_000.0  # MCP_TOOL_TIMEOUT (ms) overrides: Claude Code's default, 1e8 ms
@@ -58,7 +70,8 @@ class ServerConnection:
         self._task: asyncio.Task[None] | None = None
         self._stderr: Any = None
         self._stderr_text = ""
-        self._process: Any = None  # a stdio server's process, where the transport shows it
+        self._process: subprocess.Popen[bytes] | None = None  # a stdio server's
+        self._spawned: SpawnedServer | OSError | None = None  # started, not yet the task's
         self.ever_connected = False  # its tools are known: a call may start it again
         self.stopped = False  # stopped on purpose (/mcp, the session's end): never revived
         self.restarts = 0
@@ -66,6 +79,7 @@ class ServerConnection:
     def start(self) -> asyncio.Task[None]:
         self.state, self.error = "connecting", None
         self._stop = asyncio.Event()
+        self._spawned = self._spawn()  # before the task's first step, which imports the package
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp {self.name}")
         return self._task
 
@@ -113,8 +127,10 @@ class ServerConnection:
         # cancelled at once, its process killed (the transport would give it seconds to exit).
         starting = self.state == "connecting"
         if starting and self._process is not None:
-            with contextlib.suppress(ProcessLookupError, OSError):
-                self._process.kill()
+            signal_group(self._process, signal.SIGKILL)
+        if isinstance(self._spawned, SpawnedServer):  # its task never ran
+            self._spawned.errlog.close()
+            self._spawned = None
         if self._task is not None and not self._task.done():
             try:
                 await asyncio.wait_for(asyncio.shield(self._task), 0 if starting else 5)
@@ -158,9 +174,11 @@ class ServerConnection:
     # -- the task -------------------------------------------------------------------------
 
     async def _run(self) -> None:
-        from mcp.client.session import ClientSession
-
         try:
+            # A stdio server was spawned by start(): it comes up while the package is imported.
+            import_client()
+            from mcp.client.session import ClientSession
+
             async with contextlib.AsyncExitStack() as stack:
                 read, write = await stack.enter_async_context(self._transport())
                 closed = asyncio.Event()
@@ -208,22 +226,20 @@ class ServerConnection:
     async def _transport(self) -> AsyncIterator[tuple[Any, Any]]:
         config = self.config
         if config.transport == "stdio":
-            from mcp.client.stdio import StdioServerParameters, stdio_client
-
-            params = StdioServerParameters(
-                command=config.command, args=config.args, env=config.env or None, cwd=self.cwd
-            )
-            with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
-                self._stderr = errlog
-                try:
-                    transport = stdio_client(params, errlog=errlog)
-                    async with transport as streams:
-                        self._process = _spawned_process(transport)
-                        yield streams[0], streams[1]
-                finally:
+            spawned, self._spawned = self._spawned or self._spawn(), None
+            if isinstance(spawned, OSError):
+                raise spawned
+            assert spawned is not None  # a stdio server's
+            self._stderr, self._process = spawned.errlog, spawned.process
+            try:
+                async with message_streams(spawned.process) as streams:
+                    yield streams
+            finally:
+                if self._process is spawned.process:  # not a restart's, started meanwhile
                     self._process = None
                     self._stderr_text = self._read_stderr()
                     self._stderr = None
+                spawned.errlog.close()
         elif config.transport == "sdk":
             if self.sdk_send is None:
                 raise McpCallError(
@@ -246,6 +262,20 @@ class ServerConnection:
 
             async with sse_client(config.url, headers=config.headers or None) as streams:
                 yield streams[0], streams[1]
+
+    def _spawn(self) -> SpawnedServer | OSError | None:
+        """A stdio server's process, started now (or the one the command line started early,
+        ``agent.mcp.early_start``); the error if it cannot be started."""
+        config = self.config
+        if config.transport != "stdio":
+            return None
+        spec = SpawnSpec.of(config.command, config.args, config.env, self.cwd)
+        try:
+            spawned = claim_early(spec) or spawn_server(spec)
+        except (OSError, ValueError) as exc:  # ValueError: a NUL byte in the command line
+            return exc if isinstance(exc, OSError) else OSError(str(exc))
+        self._process = spawned.process
+        return spawned
 
     def _stderr_tail(self) -> str:
         """The end of a stdio server's stderr: usually why it died."""
@@ -285,15 +315,6 @@ async def _watched(read: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
         task.cancel()
         with contextlib.suppress(BaseException):
             await task
-
-
-def _spawned_process(transport: Any) -> Any:
-    """The server process ``stdio_client`` started (a local of its generator while it runs),
-    or None where the package keeps it elsewhere: only used to end a server that never
-    answered without the transport's grace period."""
-    frame = getattr(getattr(transport, "gen", None), "ag_frame", None)
-    process = frame.f_locals.get("process") if frame is not None else None
-    return process if callable(getattr(process, "kill", None)) else None
 
 
 async def _prompts(session: Any, capabilities: Any, timeout: float) -> list[Any]:

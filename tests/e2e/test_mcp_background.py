@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import time
+from pathlib import Path
 from typing import Any
 
 from tests.e2e.conftest import CCX, Ccx
@@ -187,3 +188,47 @@ def test_tool_search_off_or_under_its_auto_threshold_sends_every_definition(ccx:
     ccx.api.add(text_reply("ok"))
     assert ccx.run("-p", "hi", "--mcp-config", config).returncode == 0
     assert mcp_names(ccx.api.requests[-1], "calc") == []
+
+
+def logged_server(log: str, **env: str) -> dict[str, Any]:
+    """The test server over stdio, writing its pid to ``log`` as it starts."""
+    entry = stdio_entry(env={"LOG": log, **env})
+    script = 'echo "$$" >> "$LOG"; exec "$0" "$@"'
+    return {**entry, "command": "sh", "args": ["-c", script, entry["command"], *entry["args"]]}
+
+
+def test_mcp_configs_servers_start_with_the_command_line_and_once(ccx: Ccx) -> None:
+    log = ccx.repo.parent / "starts.log"
+    config = json.dumps({"mcpServers": {"calc": logged_server(str(log))}})
+    ccx.api.add(tool_reply(("mcp__calc__add", {"a": 1, "b": 2})), text_reply("3"))
+    run = ccx.run("-p", "add", "--mcp-config", config, "--allowedTools", "mcp__calc")
+    assert run.returncode == 0, run.stderr
+    assert len(log.read_text().split()) == 1  # started by the command line, taken by the session
+    assert tool_results(ccx.api.requests[1]) == ['{"result":3}']
+
+
+def test_a_server_started_early_that_the_settings_change_is_replaced(ccx: Ccx) -> None:
+    # The managed policy's env (which wins over the environment) gives ${WHICH} another value:
+    # the server started before the settings were read is not the one the session starts; it
+    # is ended, and the session's own answers.
+    log = ccx.repo.parent / "starts.log"
+    ccx.env["WHICH"] = "-early"
+    managed = ccx.config.parent / "managed-settings.json"
+    managed.write_text(json.dumps({"env": {"WHICH": "-policy"}}))
+    entry = logged_server(str(log), TEST_MCP_SECRET="${WHICH}")
+    config = json.dumps({"mcpServers": {"calc": entry}})
+    ccx.api.add(tool_reply(("mcp__calc__echo", {"text": "x"})), text_reply("done"))
+    run = ccx.run("-p", "echo", "--mcp-config", config, "--allowedTools", "mcp__calc")
+    assert run.returncode == 0, run.stderr
+    assert tool_results(ccx.api.requests[1]) == ['{"result":"x-policy"}']
+    early, _session = log.read_text().split()
+    assert not running(early)
+
+
+def running(pid: str) -> bool:
+    """Whether the process runs (a zombie, dead and not yet reaped, does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tui.cli.main import ParsedArgs, expand_list_options, parse_args
+from tui.cli.main import ParsedArgs, expand_list_options, mcp_config_values, parse_args
 
 
 def test_several_values_after_one_flag_become_repeated_flags() -> None:
@@ -43,3 +43,14 @@ def test_a_bare_ccx_parses_to_what_typer_gives(tmp_path, monkeypatch) -> None:
     assert no_arguments() == typed
     assert parse_interactive([]) == typed
     assert typed.options.cwd == tmp_path.resolve() and not typed.options.headless
+
+
+def test_the_mcp_config_values_started_early_are_the_ones_the_parser_reads() -> None:
+    config = '{"mcpServers": {"b": {"command": "b"}}}'
+    argv = ["-p", "--mcp-config", "a.json", config, "--mcp-config=c.json", "hi", "--", "x"]
+    assert mcp_config_values(argv) == ["a.json", config, "c.json"]
+    parsed = parse_args(argv[:-2], standalone=False)
+    assert isinstance(parsed, ParsedArgs)
+    assert parsed.options.mcp_config == mcp_config_values(argv)
+    assert mcp_config_values(["-p", "hi", "--", "--mcp-config", "a.json"]) == []
+    assert mcp_config_values(["-p", "--mcp-config"]) == []

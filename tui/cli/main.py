@@ -56,16 +56,51 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
     from agent.core.gc_pause import pause_for_start_up, start_up_done
 
     pause_for_start_up()  # until the session has started (tui.headless)
-    if not {"--cwd", "-h", "--help"} & {a.split("=")[0] for a in argv}:
+    flags = {a.split("=")[0] for a in argv}
+    early_servers = False
+    if not {"--cwd", "-h", "--help"} & flags:
         from agent.instructions.system_prompt import start_git_info
         from agent.model.client import import_sdk_meanwhile
 
-        start_git_info(os.getcwd())  # git runs while the rest is imported and parsed
+        # --mcp-config's servers (node, Python...) start while the rest is imported and parsed
+        early_servers = not {"-w", "--worktree"} & flags and _start_named_mcp_servers(argv)
+        start_git_info(os.getcwd())  # git runs meanwhile too
         import_sdk_meanwhile()  # MCP servers start while it goes on
     try:
         return _parse_and_dispatch(argv, interactive)
     finally:
         start_up_done()
+        if early_servers:  # those the session did not take (agent.mcp.early_start)
+            from agent.mcp.early_start import end_unclaimed
+
+            end_unclaimed()
+
+
+def _start_named_mcp_servers(argv: list[str]) -> bool:
+    """Start ``--mcp-config``'s stdio servers before the session is built; whether any were
+    (the session takes them over: ``agent.mcp.early_start``)."""
+    values = mcp_config_values(argv)
+    if not values:
+        return False
+    from agent.mcp.early_start import start_named_servers
+    from agent.permissions.settings import project_root
+
+    return start_named_servers(values, project_root(Path.cwd())) > 0
+
+
+def mcp_config_values(argv: list[str]) -> list[str]:
+    """The values of ``--mcp-config`` in ``argv``, as the parser reads them (several after one
+    flag, ``--mcp-config=V``; none after ``--``)."""
+    if "--" in argv:
+        argv = argv[: argv.index("--")]
+    expanded = expand_list_options(argv)
+    values = []
+    for index, arg in enumerate(expanded):
+        if arg == "--mcp-config" and index + 1 < len(expanded):
+            values.append(expanded[index + 1])
+        elif arg.startswith("--mcp-config="):
+            values.append(arg.split("=", 1)[1])
+    return values
 
 
 def _parse_and_dispatch(argv: list[str], interactive: Interactive | None) -> int:

@@ -24,6 +24,7 @@ from agent.instructions.hooks.runner import PLUGIN_ROOT
 from agent.loop.agent import Agent
 from agent.loop.tool_runner import AskPermission, PermissionRequest, RememberRule, Reply, ToolRunner
 from agent.mcp.config import add_servers, load_mcp_config
+from agent.mcp.early_start import end_unclaimed
 from agent.mcp.names import normalize_name
 from agent.mcp.resources import resource_tools
 from agent.mcp.servers import McpServers
@@ -90,6 +91,7 @@ def start_mcp_servers(
     """Connect the approved servers (in the background); returns the task asking about the
     others, if any (``ask``: the session's permission question, None where nobody answers)."""
     servers.start()
+    end_unclaimed()  # servers the command line started early that this session did not take
     pending = servers.pending()
     question: asyncio.Task[None] | None = None
     if pending and ask is not None and not headless:

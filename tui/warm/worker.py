@@ -95,6 +95,7 @@ def _preload() -> None:
 
     import anthropic
 
+    from agent.mcp.client_import import import_client
     from agent.shell import split
     from tools import registry
     from tools.base import Tool
@@ -107,6 +108,7 @@ def _preload() -> None:
             importlib.import_module(name)
         except ImportError:  # another version of a dependency: the child imports what it needs
             pass
+    import_client()  # the mcp package's client side, for runs with MCP servers
     cli.parse_args(["-p", "warm-up"], standalone=False)  # typer, click and the options, run once
     split._parser()  # the bash grammar: the same for every run
     warmed: list[type[Tool[Any]]] = [type(t) for t in registry.default_tools()]
