@@ -17,6 +17,9 @@ TALK = "Reading the next module and noting what it holds before changing it. " *
 
 
 def script_compactions(ccx: Ccx) -> None:
+    # Folding (compaction/fold.py) would keep these one-prompt tool loops under the window
+    # with no compaction at all; what is tested here is the read state across compactions.
+    ccx.env["CCX_FOLD_ROUNDS"] = "0"
     ccx.api.on(
         lambda r: NOTES_REQUEST_MARK in r.last_user_text(),
         lambda r: text_reply("<summary>1. Goal: annotate every module.</summary>"),

@@ -28,7 +28,9 @@ def test_notes_stand_in_for_the_summary_and_every_output_names_the_method(ccx: C
         lambda r: text_reply("<summary>a full summary</summary>"),
     )
     # The model explains as it goes: text that clearing cannot take, so the context still
-    # reaches the threshold once old reads are cleared.
+    # reaches the threshold once old reads are cleared (with folding off: folding would take
+    # the old rounds' text with their cleared reads, and no compaction would be needed).
+    ccx.env["CCX_FOLD_ROUNDS"] = "0"
     talk = "Reading the next file and noting what it holds. " * 60
     ccx.api.add(
         *[tool_reply(("Read", {"file_path": f"big{i}.py"}), text=talk) for i in range(20)],

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -106,6 +106,8 @@ def build_context_manager(parts: ContextParts, session: Session, model: str) -> 
         server_editing=server_editing,
         session_memory=_session_memory(session, services),
     )
+    if _turned_off("CCX_FOLD_ROUNDS"):
+        manager.config = replace(manager.config, fold_rounds=False)
     for warning in [*settings.warnings, *switch_warnings]:
         parts.emit(Notice(warning, "warning"))
     return manager
@@ -136,8 +138,12 @@ def build_subagent_context(
     )
 
 
+def _turned_off(variable: str) -> bool:
+    return os.environ.get(variable, "").strip().lower() in ("0", "false", "no", "off")
+
+
 def _session_memory(session: Session, services: CompactionServices) -> SessionNotes | None:
-    if os.environ.get("CCX_SESSION_MEMORY", "").strip().lower() in ("0", "false", "no", "off"):
+    if _turned_off("CCX_SESSION_MEMORY"):
         return None
     return SessionNotes(NotesStore(session.folder), services.record_event)
 
