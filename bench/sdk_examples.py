@@ -33,10 +33,10 @@ from tests.e2e.sdk_examples.catalogue import (  # noqa: E402
     FINAL_REPLY,
     NAMES,
     PROGRAMS,
-    RUNNER,
     Program,
     check,
     missing_module,
+    run_example,
     workspace,
 )
 
@@ -137,15 +137,7 @@ def trust_claude(home: Path, examples: Path) -> None:
 def run_program(client: str, program: Program, examples: Path, env: dict[str, str]) -> Outcome:
     started = time.monotonic()
     try:
-        done = subprocess.run(
-            [sys.executable, str(RUNNER), str(examples / f"{program.name}.py"), *program.args],
-            cwd=examples,
-            env=env,
-            input=program.stdin,
-            capture_output=True,
-            text=True,
-            timeout=program.timeout_s,
-        )
+        done = run_example(program, examples, env)
         code: int | None = done.returncode
         stdout, stderr = done.stdout, done.stderr
     except subprocess.TimeoutExpired as exc:

@@ -22,10 +22,22 @@ pytest_plugins = ["tests.fake_api.accounting_plugin"]
 # Headless `ccx` runs start a warm worker by default (tui/warm/policy.py). Every ccx a test
 # starts inherits this, so none is left behind; the tests about the worker turn it on.
 os.environ["CCX_WARM"] = "0"
-# The tests that hang up on a ccx expect it to die of it: under `nohup` the suite (and every
-# ccx it starts) would inherit SIGHUP ignored, as a user's `nohup ccx -p` rightly does.
-if signal.getsignal(signal.SIGHUP) is signal.SIG_IGN:
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+# Every ccx a test starts inherits this process's signal dispositions, and keeps a stop
+# signal it was started with ignored (as `nohup ccx -p` rightly keeps SIGHUP ignored). The
+# tests that stop a ccx by a signal expect it to act on it, however the suite was started:
+# under `nohup` (SIGHUP ignored), or as a background job of a script (`.ci/run &`: the
+# shell starts it with SIGINT and SIGQUIT ignored). So the suite puts them back.
+STOP_SIGNALS = (signal.SIGHUP, signal.SIGINT, signal.SIGQUIT, signal.SIGTERM)
+
+
+def _as_default(number: signal.Signals) -> None:
+    """Python's own default: SIGINT raises KeyboardInterrupt, the others act as the OS's."""
+    signal.signal(number, signal.default_int_handler if number == signal.SIGINT else signal.SIG_DFL)
+
+
+for _number in STOP_SIGNALS:
+    if signal.getsignal(_number) is signal.SIG_IGN:
+        _as_default(_number)
 
 E2E_DIR = Path(__file__).resolve().parent / "e2e"
 
@@ -36,33 +48,37 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
 
 
-HANGUP = signal.SIGHUP
+def _changed_stop_signals() -> dict[str, str]:
+    """The stop signals this process ignores or blocks, with which."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    changed = {}
+    for number in STOP_SIGNALS:
+        if number in blocked:
+            changed[number.name] = "blocked"
+        elif signal.getsignal(number) is signal.SIG_IGN:
+            changed[number.name] = "ignored"
+    return changed
 
 
-def _hangup_state() -> tuple[object, bool]:
-    return signal.getsignal(HANGUP), HANGUP in signal.pthread_sigmask(signal.SIG_BLOCK, [])
-
-
-def _hang_up_as_default() -> None:
-    signal.signal(HANGUP, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, [HANGUP])
+def _stop_signals_as_default() -> None:
+    for number in STOP_SIGNALS:
+        if signal.getsignal(number) is signal.SIG_IGN:
+            _as_default(number)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)
 
 
 @pytest.fixture(autouse=True)
-def hangup_left_as_it_was(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Every ccx a test starts inherits this process's SIGHUP disposition and signal mask: a
-    test (or code it runs in this process) that left SIGHUP ignored or blocked would make a
-    later test's hang-up reach nobody. Each test starts with SIGHUP as the suite set it;
-    a change is undone and named as a warning."""
-    state = _hangup_state()
-    if state[0] is signal.SIG_IGN or state[1]:
-        _hang_up_as_default()
-        warnings.warn(f"before {request.node.nodeid}: SIGHUP was {state}; reset", stacklevel=1)
+def stop_signals_left_as_they_were(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test (or code it runs in this process) that left a stop signal ignored or blocked
+    would make a later test's signal reach no ccx. Each test starts with them as the suite
+    set them; a change is undone and named as a warning."""
+    if changed := _changed_stop_signals():
+        _stop_signals_as_default()
+        warnings.warn(f"before {request.node.nodeid}: {changed}; reset", stacklevel=1)
     yield
-    state = _hangup_state()
-    if state[0] is signal.SIG_IGN or state[1]:
-        _hang_up_as_default()
-        warnings.warn(f"{request.node.nodeid} left SIGHUP {state}; reset", stacklevel=1)
+    if changed := _changed_stop_signals():
+        _stop_signals_as_default()
+        warnings.warn(f"{request.node.nodeid} left {changed}; reset", stacklevel=1)
 
 
 @pytest.fixture(autouse=True)

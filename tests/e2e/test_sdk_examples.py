@@ -11,8 +11,6 @@ from the test extra.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,6 @@ from tests.e2e.conftest import CCX, Ccx
 from tests.e2e.sdk_examples.catalogue import (
     FINAL_REPLY,
     PROGRAMS,
-    RUNNER,
     SIDE_REPLY,
     Program,
     Step,
@@ -31,6 +28,7 @@ from tests.e2e.sdk_examples.catalogue import (
     filled,
     is_agent_turn,
     missing_module,
+    run_example,
     workspace,
 )
 from tui.fake_api import FakeApi, RecordedRequest, Reply, text_reply, tool_reply
@@ -98,15 +96,7 @@ def test_the_example_program_runs_with_ccx_as_with_claude_code(
     with FakeApi() as api:
         api.on(lambda _request: True, Player(program, examples))
         env = Ccx(api, examples, tmp_path / "config").env | {"CCX_SDK_CLI": CCX}
-        done = subprocess.run(
-            [sys.executable, str(RUNNER), str(examples / f"{program.name}.py"), *program.args],
-            cwd=examples,
-            env=env,
-            input=program.stdin,
-            capture_output=True,
-            text=True,
-            timeout=program.timeout_s,
-        )
+        done = run_example(program, examples, env)
     said = f"stdout:\n{done.stdout[-3000:]}\nstderr:\n{done.stderr[-3000:]}"
     assert done.returncode == program.exit_code, said
     assert check(program, done.stdout, examples) == [], said

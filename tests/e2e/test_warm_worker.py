@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -137,12 +138,32 @@ def test_stream_json_input_streams_turn_by_turn(warm: Ccx, warm_runtime: Path) -
     assert forked[0] and forked[0] == forked[1]  # one child of the worker ran both turns
 
 
-def run_until_sleeping(ccx: Ccx) -> tuple[subprocess.Popen[str], str]:
-    """A run whose Bash command sleeps; the client process and the sleep's tag (its pid in
-    a sandbox's PID namespace is not the one seen here)."""
+def popen_ignoring(
+    ccx: Ccx, ignoring: tuple[signal.Signals, ...], *args: str
+) -> subprocess.Popen[str]:
+    """``ccx ARGS`` started with the signals ``ignoring`` ignored, as `nohup` or a script's
+    `&` start it (the shell's `trap '' SIG` ignores it; exec keeps it ignored, and the pid)."""
+    traps = " ".join(number.name.removeprefix("SIG") for number in ignoring)
+    return subprocess.Popen(
+        ["sh", "-c", f'trap "" {traps}; exec "$@"', "sh", CCX, *args],
+        cwd=ccx.repo,
+        env=ccx.env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def run_until_sleeping(
+    ccx: Ccx, ignoring: tuple[signal.Signals, ...] = ()
+) -> tuple[subprocess.Popen[str], str]:
+    """A run whose Bash command sleeps, started with the signals ``ignoring`` ignored; the
+    client process and the sleep's tag (its pid in a sandbox's PID namespace is not the one
+    seen here)."""
     tag = new_tag()
     ccx.api.add(tool_reply(("Bash", {"command": tagged_sleep(tag)})), text_reply("done"))
-    proc = ccx.popen("-p", "sleep", "--permission-mode", "bypassPermissions")
+    proc = popen_ignoring(ccx, ignoring, "-p", "sleep", "--permission-mode", "bypassPermissions")
     deadline = time.monotonic() + 30
     while not pids_tagged(tag):
         assert proc.poll() is None, proc.communicate()
@@ -151,15 +172,7 @@ def run_until_sleeping(ccx: Ccx) -> tuple[subprocess.Popen[str], str]:
     return proc, tag
 
 
-HANGUP_IN_SERIAL_RUNS = pytest.mark.xfail(
-    strict=False,
-    reason="SIGHUP reaches no run when the whole suite runs serially (open: see the stop note)",
-)
-
-
-@pytest.mark.parametrize(
-    "sig", [signal.SIGTERM, signal.SIGINT, pytest.param(signal.SIGHUP, marks=HANGUP_IN_SERIAL_RUNS)]
-)
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_a_signal_ends_a_warm_run_as_it_ends_a_cold_one(warm: Ccx, sig: signal.Signals) -> None:
     codes = {}
     for mode in ("0", "1"):
@@ -173,6 +186,50 @@ def test_a_signal_ends_a_warm_run_as_it_ends_a_cold_one(warm: Ccx, sig: signal.S
             proc.communicate()
             assert wait_tagged_gone(sleeper, within=10) == []
     assert codes["1"] == codes["0"] != 0
+
+
+def test_a_signal_ccx_was_started_ignoring_is_ignored_warm_or_cold(warm: Ccx) -> None:
+    """A script's background job starts with SIGINT ignored, `nohup` with SIGHUP: neither
+    stops the run, cold or warm; SIGTERM still does, with the same status."""
+    codes = {}
+    for mode in ("0", "1"):
+        with FakeApi() as api:
+            warm.api, warm.env["ANTHROPIC_BASE_URL"] = api, api.url
+            warm.env["CCX_WARM"] = mode
+            proc, sleeper = run_until_sleeping(warm, ignoring=(signal.SIGINT, signal.SIGHUP))
+            time.sleep(0.3)
+            proc.send_signal(signal.SIGINT)
+            proc.send_signal(signal.SIGHUP)
+            time.sleep(1.5)
+            assert proc.poll() is None, (mode, proc.communicate())
+            assert pids_tagged(sleeper), mode  # the Bash command was not stopped either
+            proc.send_signal(signal.SIGTERM)
+            codes[mode] = proc.wait(timeout=30)
+            proc.communicate()
+            assert wait_tagged_gone(sleeper, within=10) == []
+    assert codes["1"] == codes["0"] == 128 + signal.SIGTERM
+
+
+def test_the_runs_commands_ignore_what_ccx_ignores_warm_or_cold(warm: Ccx) -> None:
+    """The run's commands inherit the signals its client was started ignoring, whatever
+    the worker was started with, as a cold run's do."""
+    ignored = {}
+    for mode in ("0", "1"):
+        warm.env["CCX_WARM"] = mode
+        command = "echo warm=${CCX_WARM_CHILD:-no}; grep SigIgn /proc/self/status"
+        warm.api.add(tool_reply(("Bash", {"command": command})), text_reply("done"))
+        both = (signal.SIGINT, signal.SIGHUP)
+        proc = popen_ignoring(warm, both, "-p", "x", "--allowedTools", "Bash")
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err
+        seen = json.dumps(warm.api.requests[-1].messages[-1])
+        assert f"warm={'1' if mode == '1' else 'no'}" in seen
+        found = re.search(r"SigIgn:(?:\\t)*([0-9a-f]{16})", seen)
+        assert found, seen
+        ignored[mode] = int(found.group(1), 16)
+    wanted = (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGHUP - 1))
+    assert ignored["0"] & wanted == wanted
+    assert ignored["1"] == ignored["0"]
 
 
 def test_a_client_killed_mid_run_takes_its_run_along(warm: Ccx) -> None:

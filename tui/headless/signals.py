@@ -4,6 +4,10 @@ The shell's convention is 128 + the signal's number: 130 after Ctrl-C (SIGINT),
 143 after SIGTERM (a `timeout`, a supervisor). The work stops where it waits,
 whatever it waits on (a model stream, a compaction, a hook, a tool, a retry's
 back-off); the conversation keeps what it had, so `ccx -c` goes on from there.
+
+A stop signal ccx was started with ignored stays ignored (a script's background job
+has SIGINT ignored; a supervisor may ignore SIGTERM), as it does in a run through the
+warm worker (tui/warm/client.py) and in any program that keeps its parent's choice.
 """
 
 from __future__ import annotations
@@ -36,19 +40,21 @@ class SignalStop:
 
 @contextmanager
 def cancel_on_signals(task: asyncio.Future[Any]) -> Iterator[SignalStop]:
-    """While inside: SIGINT and SIGTERM cancel ``task`` (the first one is remembered)."""
+    """While inside: SIGINT and SIGTERM cancel ``task`` (the first one is remembered), each
+    unless this process has it ignored."""
     loop = asyncio.get_running_loop()
     stop = SignalStop()
+    caught = [number for number in STOP_SIGNALS if signal.getsignal(number) is not signal.SIG_IGN]
 
     def received(number: signal.Signals) -> None:
         if stop.signal is None:
             stop.signal = number
         task.cancel()
 
-    for number in STOP_SIGNALS:
+    for number in caught:
         loop.add_signal_handler(number, received, number)
     try:
         yield stop
     finally:
-        for number in STOP_SIGNALS:
+        for number in caught:
             loop.remove_signal_handler(number)

@@ -2,7 +2,7 @@
 
 It waits for the client's go-ahead (a client that gave up waiting runs
 in-process, so this run must then never start), takes the client's session
-of its own, descriptors, environment, umask, cwd, argv and limits
+of its own, descriptors, environment, signal dispositions, umask, cwd, argv and limits
 (``tui.warm.policy`` has the design), runs, tells the client its code and
 exits; it never returns into the worker.
 """
@@ -17,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from tui.warm.policy import HANDSHAKE_S, MESSAGE, MessageKind
+from tui.warm.policy import FORWARDED, HANDSHAKE_S, MESSAGE, MessageKind
 
 
 def send(conn: socket.socket, kind: MessageKind, value: int) -> None:
@@ -70,9 +70,7 @@ def _take_over(conn: socket.socket, request: dict, fds: list[int]) -> None:
         if fd != target:
             os.dup2(fd, target)
             os.close(fd)
-    for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
-        signal.signal(signum, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    _take_signals(request.get("ignored") or [])
     os.environ.clear()
     os.environ.update(request["env"])
     os.environ["CCX_WARM_CHILD"] = "1"  # for the run's tools to tell (and the tests)
@@ -83,6 +81,20 @@ def _take_over(conn: socket.socket, request: dict, fds: list[int]) -> None:
     sys.argv = [str(request.get("argv0") or "ccx"), *request["argv"]]
     _reopen_std_streams()
     _watch_client(conn)
+
+
+def _take_signals(ignored: list[str]) -> None:
+    """The client's signal dispositions, whatever the worker was started with: the ones the
+    client ignores ignored (and so by the run's commands), the others at their defaults."""
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for name in FORWARDED:
+        signum = getattr(signal, name)
+        if name in ignored:
+            signal.signal(signum, signal.SIG_IGN)
+        elif signum == signal.SIGINT:
+            signal.signal(signum, signal.default_int_handler)
+        else:
+            signal.signal(signum, signal.SIG_DFL)
 
 
 def _take_limits(limits: dict[str, Any]) -> None:

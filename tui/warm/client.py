@@ -89,6 +89,7 @@ def run_warm(argv: list[str], path: Path) -> int | None:
             "env": dict(os.environ),
             "umask": _umask(),
             "limits": _limits(),
+            "ignored": _ignored_signals(),
             "token": token,
         }
         session = _Session(conn)
@@ -201,6 +202,12 @@ def _limits() -> dict[str, object]:
         except (OSError, ValueError):
             pass
     return limits
+
+
+def _ignored_signals() -> list[str]:
+    """The forwarded signals this process ignores (``nohup``, a script's background job):
+    the run ignores them too, as a run in this process would."""
+    return [name for name in FORWARDED if signal.getsignal(getattr(signal, name)) is signal.SIG_IGN]
 
 
 class _Session:

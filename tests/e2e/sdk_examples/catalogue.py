@@ -21,6 +21,7 @@ import importlib.util
 import re
 import shutil
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -386,8 +387,6 @@ PROGRAMS = [
 ]
 
 NAMES = [program.name for program in PROGRAMS]
-
-NAMES = [program.name for program in PROGRAMS]
 BY_NAME = {program.name: program for program in PROGRAMS}
 
 
@@ -416,6 +415,22 @@ def workspace(base: Path) -> Path:
     (base / "README.md").write_text("# Agent SDK examples\n\nExample programs for the SDK.\n")
     subprocess.run(["git", "init", "-q", str(base)], check=True)
     return base / "examples"
+
+
+def run_example(
+    program: Program, examples: Path, env: dict[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """The program run in its folder through ``RUNNER`` with ``env`` (which names the CLI), fed
+    its stdin; raises subprocess.TimeoutExpired after its ``timeout_s``."""
+    return subprocess.run(
+        [sys.executable, str(RUNNER), str(examples / f"{program.name}.py"), *program.args],
+        cwd=examples,
+        env=env,
+        input=program.stdin,
+        capture_output=True,
+        text=True,
+        timeout=program.timeout_s,
+    )
 
 
 def check(program: Program, stdout: str, folder: Path) -> list[str]:
