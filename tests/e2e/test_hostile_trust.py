@@ -230,6 +230,22 @@ def test_a_piped_session_in_an_untrusted_folder_gets_none_of_it(
     assert all(word in sent(ccx.api) for word in STEERING)
 
 
+def test_a_command_lines_mcp_server_brings_in_nothing_of_an_untrusted_folder(ccx: Ccx) -> None:
+    """`--mcp-config`'s servers are the caller's own and start in any folder (a `-p` run
+    starts them before the session reads settings or trust: agent/mcp/early_start.py; `-p`
+    trusts the folder as Claude Code's does). A prompt piped in without `-p` keeps the
+    folder's trust: only the caller's server runs, none of what the folder ships."""
+    markers = hostile_folder(ccx.repo)
+    mine = ccx.repo.parent / "MINE_started"  # outside the folder
+    server = {"command": "sh", "args": ["-c", f"touch {mine}; exit 1"]}
+    ccx.api.on(lambda _r: True, text_reply("Hello."))
+    run = ccx.run("--mcp-config", json.dumps({"mcpServers": {"mine": server}}), stdin="hello\n")
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert mine.exists(), "the command line's server did not start: nothing was judged"
+    assert {name for name, marker in markers.items() if marker.exists()} == set()
+    assert ENV_MODEL not in {r.model for r in ccx.api.requests}
+
+
 # -- CLAUDE.md imports --------------------------------------------------------------------
 
 
