@@ -62,8 +62,9 @@ def import_sdk_meanwhile():  # ccx's own, with a clock around the SDK's import
     from agent.core.gc_pause import collection_paused
     def run():
         started = time.thread_time()
+        from agent.model.sdk_import import import_sdk
         with contextlib.suppress(Exception), collection_paused():
-            import anthropic  # noqa: F401
+            import_sdk()
         sdk["cpu"], sdk["done"] = time.thread_time() - started, time.perf_counter()
     with collection_paused():
         from pydantic import BaseModel, Field  # noqa: F401

@@ -6,8 +6,9 @@ off: this module retries 429 / 529 / 5xx / dropped connections / an ``error``
 event mid-stream / a silent stream itself, so each attempt is visible to the
 user as an event and a partial response is never kept.
 
-``anthropic`` is imported lazily: it costs about a second, and neither
-``ccx --version`` nor the TUI's first paint may wait for it.
+``anthropic`` is imported lazily, and only as far as a call needs it
+(``agent.model.sdk_import``): neither ``ccx --version`` nor the TUI's first paint may
+wait for it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from agent.core.events import ApiRetry, EventSink, Notice, ResponseDiscarded, di
 from agent.core.gc_pause import collection_paused
 from agent.model.accumulator import Accumulator, StreamedResponse
 from agent.model.api_key_helper import ApiKeyHelperError
+from agent.model.sdk_import import import_sdk
 from tools.surrogates import escape_value
 
 if TYPE_CHECKING:
@@ -127,14 +129,14 @@ def _env_number(policy: RetryPolicy, name: str, kind: type[int] | type[float]) -
 
 def import_sdk_meanwhile() -> None:
     """Start importing the SDK on a thread: a `-p` run needs it for its first request, and
-    it takes ~1 s of CPU. While the session is built it shares the GIL, but whatever waits
+    it takes ~0.3 s of CPU. While the session is built it shares the GIL, but whatever waits
     (git, MCP servers starting on the other core) no longer waits in line before it.
     ``make_client``'s own import waits for this one (the import system's module lock) and
     raises what it raised."""
 
     def run() -> None:
         with contextlib.suppress(Exception), collection_paused():
-            import anthropic  # noqa: F401
+            import_sdk()
 
     # pydantic, which the session's own modules import too, first and whole on this thread:
     # two threads entering one package's circular imports from different ends would make
@@ -146,8 +148,8 @@ def import_sdk_meanwhile() -> None:
 
 def make_client(provider: str | None = None) -> SdkClient:
     """The SDK client for the configured provider; credentials and base URL come from the env."""
-    with collection_paused():  # the SDK's import makes ~1,500 classes that all live on
-        import anthropic
+    with collection_paused():  # the SDK's import makes hundreds of classes that all live on
+        anthropic = import_sdk()
 
     provider = provider or _provider_from_env()
     if provider == "bedrock":
@@ -216,8 +218,7 @@ class ModelClient:
             except ApiKeyHelperError as exc:
                 raise ApiError(str(exc), status=401, error_type="authentication_error") from exc
             if key != self._key:
-                import anthropic
-
+                anthropic = import_sdk()
                 client = self.client
                 if not isinstance(client, anthropic.AsyncAnthropic):
                     raise ApiError("apiKeyHelper works only with the Anthropic API's own client")
@@ -235,8 +236,9 @@ class ModelClient:
         self, request: dict[str, Any], *, stream_text: bool = True
     ) -> StreamedResponse:
         """One response for ``request``, retrying transient failures."""
-        import anthropic
         import httpx2
+
+        anthropic = import_sdk()
 
         attempt = 0
         escaped = False

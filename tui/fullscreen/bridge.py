@@ -328,9 +328,11 @@ class AgentBridge:
 
     def _warm(self) -> None:
         """Import what the first request needs, off the UI's critical path."""
+        from agent.model.sdk_import import import_sdk
+
         try:
-            with collection_paused():  # ~1,500 classes that all live on
-                import anthropic  # noqa: F401
+            with collection_paused():  # hundreds of classes that all live on
+                import_sdk()
         except ImportError:
             pass
         from rich.console import Console

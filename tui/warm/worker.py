@@ -93,9 +93,8 @@ def _preload() -> None:
     """Import everything a headless run needs, so that a child imports (almost) nothing."""
     import importlib
 
-    import anthropic
-
     from agent.mcp.client_import import import_client
+    from agent.model.sdk_import import import_sdk
     from agent.shell import split
     from tools import registry
     from tools.base import Tool
@@ -115,7 +114,7 @@ def _preload() -> None:
     warmed += [SkillTool, ExitPlanModeTool]
     for tool in warmed:
         tool.input_schema()  # the tools' JSON schemas (cached): the same for every run
-    anthropic.AsyncAnthropic  # noqa: B018  (resolves the SDK's lazily imported client)
+    import_sdk()  # the SDK as far as a request needs it (agent/model/sdk_import.py)
     _warm_sdk()
 
 
