@@ -43,7 +43,8 @@ HEADER_MAX = 1 << 16  # a header is one short line
 # How every record ccx writes opens: its type is known from a line's first bytes.
 _OPENING = b'{"type":"'
 _KIND_MAX = 64
-_SCAN = json.JSONDecoder().scan_once  # what json.loads runs, without its per-call wrapping
+# What json.loads runs for a line, less its per-call wrapping (the stubs do not name it).
+_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _JSON_SPACE = " \t\r\n"
 # The records before the boundary a resume still needs, and one that makes it load everything.
 KEPT_BEFORE = ("file_state", "event", "resume")
