@@ -201,6 +201,11 @@ def _table_key(model: str) -> str | None:
     return max(matches, key=len) if matches else None
 
 
+def in_table(model: str) -> bool:
+    """Whether the static table knows the model (else its figures are a guess)."""
+    return _table_key(model) is not None
+
+
 def limits_for(model: str) -> ModelLimits:
     key = _table_key(model)
     return LIMITS[key] if key else UNKNOWN_LIMITS

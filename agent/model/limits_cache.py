@@ -3,7 +3,7 @@
 Limits change rarely; a day-old answer is good enough. A failed lookup is kept
 too, for an hour: a gateway that does not serve the Models API (or hangs on
 it) then costs one lookup an hour, not one per `ccx -p` or resume (a resumed
-conversation waits for its model's figures before its first request).
+conversation near its window waits for its model's figures before its first request).
 """
 
 from __future__ import annotations

@@ -7,10 +7,11 @@ line (a later ``compact_undo`` takes back the boundary before it, as brackets
 pair), and only the records after it are replayed. Of the part before it,
 only the small records the session still needs are picked out: one search
 over the mapped file (nothing copied) finds the lines that open as those
-records, and each is parsed alone, the messages around them never: the file reads (``file_state``: which files an Edit may change, and
-which were summarized away) and the ``event`` and ``resume`` records (the
-skills invoked, the last calibration). That part's conversation is read only
-on demand (``agent.sessions.earlier``).
+records, and those are parsed (decoded at once, then one by one), the
+messages around them never: the file reads (``file_state``: which files an
+Edit may change, and which were summarized away) and the ``event`` and
+``resume`` records (the skills invoked, the last calibration). That part's
+conversation is read only on demand (``agent.sessions.earlier``).
 
 The result is what ``load_session`` gives for the same file — the same
 conversation, repairs, file reads and events — except the segments before
@@ -42,6 +43,9 @@ HEADER_MAX = 1 << 16  # a header is one short line
 # How every record ccx writes opens: its type is known from a line's first bytes.
 _OPENING = b'{"type":"'
 _KIND_MAX = 64
+# What json.loads runs for a line, less its per-call wrapping (the stubs do not name it).
+_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_JSON_SPACE = " \t\r\n"
 # The records before the boundary a resume still needs, and one that makes it load everything.
 KEPT_BEFORE = ("file_state", "event", "resume")
 _WHOLE_FILE = "rewind"
@@ -106,7 +110,7 @@ def scan_forward(
     """The records of ``kinds`` in the lines from byte ``start`` (a line's start) up to ``end``,
     in file order: (line start, line end, record). The file is mapped, not read: one search
     finds the lines worth a look (those that open as a wanted record, or not as ccx writes
-    records), and only those are copied out and parsed."""
+    records), and only those are copied out and parsed, the wanted ones together."""
     if end <= start:
         return
     view: Buffer
@@ -117,13 +121,23 @@ def scan_forward(
         view = handle.read(end)
     try:
         end = min(end, len(view))
-        found = [m.end() for m in _openings(kinds).finditer(view, start, end)]
-        for line_start in [start, *found]:
+        # (line start, whether it opens as a wanted record); the first line is looked at whole
+        found = [(start, False)]
+        found += [(m.end(), m.lastindex == 1) for m in _openings(kinds).finditer(view, start, end)]
+        lines: list[tuple[int, int, bool]] = []
+        for line_start, wanted in found:
             if line_start >= end:
                 break
             newline = view.find(b"\n", line_start, end)
-            line_end = end if newline < 0 else newline + 1
-            record = _typed(view, line_start, line_end, kinds)
+            lines.append((line_start, end if newline < 0 else newline + 1, wanted))
+        parsed = iter(_parse_lines([view[a:b] for a, b, wanted in lines if wanted]))
+        for line_start, line_end, wanted in lines:
+            if wanted:
+                record = next(parsed)
+                if record is not None and record.get("type") not in kinds:
+                    record = None  # it opened as one (a duplicate "type" key says otherwise)
+            else:
+                record = _typed(view, line_start, line_end, kinds)
             if record is not None:
                 yield line_start, line_end, record
     finally:
@@ -131,17 +145,42 @@ def scan_forward(
             view.close()
 
 
+def _parse_lines(lines: list[bytes]) -> list[dict[str, Any] | None]:
+    """Each line's record, as ``json.loads`` gives it for the line alone (None for a line that
+    does not parse to an object), at less cost: the lines are decoded together and the
+    scanner runs once a line. A line a bad byte makes undecodable sends all to ``json.loads``."""
+    text_lines = [line if line.endswith(b"\n") else line + b"\n" for line in lines]
+    try:
+        text = b"".join(text_lines).decode("utf-8", "surrogatepass")  # as json.loads decodes
+    except UnicodeDecodeError:
+        return [_record(line) for line in lines]
+    records: list[dict[str, Any] | None] = []
+    at = 0
+    for _ in lines:
+        newline = text.index("\n", at)  # each line ends in one, and holds no other
+        try:
+            value, stop = _SCAN(text, at)
+        except (StopIteration, ValueError):
+            value, stop = None, newline + 1
+        # A value that goes on past its line, or text after it, is no record of this line.
+        if stop > newline or text[stop:newline].strip(_JSON_SPACE):
+            value = None
+        records.append(value if isinstance(value, dict) else None)
+        at = newline + 1
+    return records
+
+
 @cache
 def _openings(kinds: tuple[str, ...]) -> re.Pattern[bytes]:
-    """A newline followed by a line that opens as a record of ``kinds``, or not as ccx opens
-    records (such a line is parsed to know its type)."""
+    """A newline followed by a line that opens as a record of ``kinds`` (group 1 then takes
+    part in the match), or not as ccx opens records (such a line is parsed to know its type)."""
     names = b"|".join(re.escape(kind.encode()) for kind in kinds)
     return re.compile(
         rb"\n(?:(?="
         + re.escape(_OPENING)
         + rb"(?:"
         + names
-        + rb")\")|(?!"
+        + rb")\")()|(?!"
         + re.escape(_OPENING)
         + rb"))"
     )

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
+import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -116,3 +119,73 @@ async def test_a_models_api_that_fails_is_not_asked_again_by_the_next_session(
             finally:
                 await runtime.aclose()
         assert api.errors.count(f"model: {MODEL}") == 1
+
+
+async def _first_session(repo: Path, prompt: str) -> None:
+    """A conversation for the resume to continue (the Models API is off meanwhile)."""
+    driver = SessionDriver(RunOptions(cwd=repo, model=MODEL, watch_files=False), print)
+    try:
+        await driver.start()
+        await driver.run(prompt)
+    finally:
+        await driver.aclose()
+
+
+async def _resume_with_held_models_api(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, prompt: str, **options: Any
+) -> tuple[bool, FakeApi]:
+    """Resume a session of ``prompt`` while the Models API holds its answer: whether the first
+    request went before that answer (it is let go after a while either way)."""
+    monkeypatch.setattr(catalog, "_fetched", {})  # a new process
+    with FakeApi([text_reply("one"), text_reply("two")], models={MODEL: (150_000, 64_000)}) as api:
+        use_fake_api(api, tmp_path, monkeypatch)
+        await _first_session(repo, prompt)
+        monkeypatch.delenv("CCX_SKIP_MODELS_API")
+        api.catalog.hold = threading.Event()
+        resumed = RunOptions(
+            cwd=repo, model=MODEL, watch_files=False, continue_session=True, **options
+        )
+        runtime = assemble_runtime(resumed, print)
+        try:
+            assert runtime.resumed
+            started = asyncio.ensure_future(runtime.start())
+            done, _ = await asyncio.wait([started], timeout=1.0)
+            went_first = bool(done)
+            if went_first:
+                await runtime.agent.submit("again")  # answered while the Models API holds
+                assert len(api.requests) == 2 and MODEL not in runtime.models.fetched
+            api.catalog.hold.set()
+            await started
+            if not went_first:  # it waited: the figures were there before the request
+                assert runtime.models.fetched[MODEL] == ModelLimits(150_000, 64_000)
+            return went_first, api
+        finally:
+            api.catalog.hold.set()
+            await runtime.aclose()
+
+
+async def test_a_resumed_conversation_far_from_the_window_sends_before_the_models_api_answers(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    went_first, _ = await _resume_with_held_models_api(repo, tmp_path, monkeypatch, "hi")
+    assert went_first
+
+
+async def test_a_resumed_conversation_near_the_window_waits_for_the_models_api(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past half the auto-compact threshold (a 20K window here: ~40 KB of prompt is past
+    it), the model's figures could decide whether the first request compacts first."""
+    prompt = "word " * 8_000
+    went_first, _ = await _resume_with_held_models_api(
+        repo, tmp_path, monkeypatch, prompt, autocompact="20000"
+    )
+    assert not went_first
+
+
+async def test_a_resumed_conversation_of_a_model_the_table_does_not_know_waits(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys.modules[__name__], "MODEL", "gateway-model-7")
+    went_first, _ = await _resume_with_held_models_api(repo, tmp_path, monkeypatch, "hi")
+    assert not went_first

@@ -31,6 +31,7 @@ from agent.instructions.skills import DiscoveredSkills, InvokedSkills
 from agent.loop.agent import Agent
 from agent.loop.tool_runner import ToolRunner
 from agent.mcp.servers import McpServers
+from agent.model.catalog import in_table
 from agent.permissions.gate import PermissionGate
 from agent.permissions.rules import Rule, is_permission_mode
 from agent.permissions.settings import Settings
@@ -157,7 +158,7 @@ class Runtime:
         )
         if question is not None:
             self.mcp_questions.append(question)
-        if self.resumed:  # a resumed conversation may be near the window: its figures first
+        if self.resumed and self.limits_decide_first_request():
             await self.refresh_model_limits()
         else:
             self.models.refresh_limits_meanwhile(self.agent.client)
@@ -165,6 +166,16 @@ class Runtime:
         if self.options.headless:  # a -p run has one prompt: its servers must be there for it
             await self.mcp.wait()  # bounded: see agent.mcp.servers
         self.mcp_tools.turn_started()  # nothing is sent yet: a turn boundary
+
+    def limits_decide_first_request(self) -> bool:
+        """Whether the Models API's figures could change what a resumed conversation's first
+        request does, so it waits for them: when the table does not know the model, or the
+        conversation is past half the table's auto-compact threshold (a window the API
+        reports at less than half the table's is not expected). Else they come meanwhile,
+        as in a new conversation, and the request goes without a round trip first."""
+        if not in_table(self.models.current):
+            return True
+        return self.context.count(self.agent) >= self.context.limits(self.agent).auto_compact // 2
 
     async def refresh_model_limits(self) -> None:
         await self.models.refresh_limits(self.agent.client)

@@ -134,11 +134,18 @@ def test_the_end_is_all_that_is_parsed(cwd: Path, monkeypatch: pytest.MonkeyPatc
         parsed.append(len(line))
         return real(line)
 
+    real_lines = tail._parse_lines
+
+    def counting_lines(lines: list[bytes]) -> list[dict | None]:
+        parsed.extend(len(line) for line in lines)
+        return real_lines(lines)
+
     monkeypatch.setattr(tail, "_record", counting)
+    monkeypatch.setattr(tail, "_parse_lines", counting_lines)
     loaded = tail.load_tail(session.path)
     assert loaded is not None
     # Small records only: headers, boundaries, reads and events; no message line before it.
-    assert max(parsed) < 2_000
+    assert len(parsed) > 12 * 40 and max(parsed) < 2_000
 
 
 def test_an_undone_last_compaction_loads_from_the_one_before(cwd: Path) -> None:
@@ -242,3 +249,58 @@ def test_a_file_system_that_cannot_map_files_is_read_instead(
     monkeypatch.setattr(tail.mmap, "mmap", refused)
     agree(session.path)
     assert load_for_resume(session.path).unread_before > 0
+
+
+ODD_LINES = [
+    b'{"type":"event","event":{"type":"calibration","value":1.2}}\n',
+    b'{"type":"event","event":{"type":"x"}}   \t\n',  # spaces after the record
+    b'{"type":"event","event":{"type":"x"}} {"type":"event"}\n',  # more than one value
+    b'{"type":"event","type":"message","event":{}}\n',  # a later "type" key wins
+    b'{"type":"file_state","path":\n',  # cut short: the next line does not complete it
+    b'{"type":"event","event":{"name":"caf\xc3\xa9 \\ud800"}}\n',  # UTF-8 and an escape
+    b'{"type":"event","event":"not an object"}\n',
+    b'{"type":"event","event":\n',  # completed by the next line: no record of either
+    b'{"type":"event"}}\n',
+    b'{"type":"resume","pid":12,"at":3.0}\n',
+]
+
+
+@pytest.mark.parametrize("bad_byte", [False, True])
+def test_lines_parsed_together_give_what_each_gives_alone(bad_byte: bool) -> None:
+    """The lines a resume picks out before the boundary are decoded and scanned together; each
+    must come out as ``json.loads`` gives it alone (None where that fails or is no object),
+    also when a byte that is not UTF-8 sends them all to ``json.loads``."""
+    lines = [*ODD_LINES, b'{"type":"event","event":{"raw":"\xed\xa0\x80"}}\n']
+    if bad_byte:
+        lines.append(b'{"type":"event","event":{"name":"\xff"}}\n')
+    lines.append(b'{"type":"event","event":{"last":true}}')  # no newline: the file's end
+
+    def alone(line: bytes) -> dict | None:
+        try:
+            value = json.loads(line)
+        except ValueError:
+            return None
+        return value if isinstance(value, dict) else None
+
+    assert tail._parse_lines(lines) == [alone(line) for line in lines]
+    assert tail._parse_lines([]) == []
+
+
+def test_odd_records_before_the_boundary_load_as_from_the_whole_file(cwd: Path) -> None:
+    session = Session.create(cwd, "claude-sonnet-5-5")
+    session.append_message(user_text("first"))
+    session.append_record(read_record("/work/a.py", 1.0))
+    session.close()
+    with open(session.path, "ab") as handle:
+        handle.write(b"".join(ODD_LINES))
+        handle.write(b'"/work/b.py","mtime":1.0}\n')  # the rest of the cut-short line
+        handle.write(json.dumps(read_record("/work/c.py", 2.0)).encode() + b"\n")
+        handle.write(json.dumps(boundary(1, [], "summary")).encode() + b"\n")
+        handle.write(json.dumps({"type": "message", **user_text("after").to_record()}).encode())
+        handle.write(b"\n")
+    loaded = tail.load_tail(session.path)
+    assert loaded is not None and loaded.unread_before > 0
+    agree(session.path)
+    assert [state.path for state in loaded.file_states] == ["/work/a.py", "/work/c.py"]
+    assert loaded.resumes == 1 and loaded.writer_pid == 12
+    assert {"type": "calibration", "value": 1.2} in loaded.events
