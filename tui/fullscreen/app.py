@@ -519,7 +519,7 @@ class CcxApp(App[int]):
         self.on_status_changed(StatusChanged(ready.status))
         box = self.query_one(PromptBox)
         box.set_commands(ready.commands)
-        self._index_files()
+        self.call_after_refresh(self._index_files)  # after the frame with the meter's figure
         if self.options is not None and not self.project_history_loaded:
             from tui.prompt_history import history_path, load_prompts
 
