@@ -236,9 +236,10 @@ class AgentBridge:
         self.mode_cycle = driver.mode_cycle
         self._shown.clear()
         await self._painted.wait()
+        # Before the figure: an app closed as soon as it shows (a script, a benchmark) keeps
+        # them too. Nothing is written, and it costs nothing, when the caches held it all.
+        self._keep_start_up_caches()
         self._post(RuntimeReady(self._ready_info(driver, fallback, preloaded is not None)))
-        if self._tool_schemas is not None:
-            self._tool_schemas.keep()  # now: an app closed right after the figure keeps them too
         # Importing the API client takes the GIL for a second: let the UI draw the session first,
         # and Textual's writer thread put that frame on the terminal.
         with contextlib.suppress(TimeoutError):
@@ -296,6 +297,15 @@ class AgentBridge:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._shown.wait(), SHOWN_WAIT_S)
         return path, loaded
+
+    def _keep_start_up_caches(self) -> None:
+        """What this start compiled or generated anew, for the next start (nothing when the
+        caches held it all)."""
+        from agent.core import dataclass_code
+
+        dataclass_code.save()
+        if self._tool_schemas is not None:
+            self._tool_schemas.keep()
 
     def _use_saved_tool_schemas(self) -> None:
         """The tools' schemas from the last run of this code: the first figure comes sooner."""
