@@ -234,7 +234,8 @@ def know_schemas(schemas: dict[str, dict[str, Any]]) -> None:
 
 def generated_schemas() -> dict[str, dict[str, Any]]:
     """Every schema ``params_schema`` has returned in this process, by ``schema_key``."""
-    return {key: schema for params, schema in _SCHEMAS.items() if (key := schema_key(params))}
+    made = list(_SCHEMAS.items())  # one step: another thread may be adding one
+    return {key: schema for params, schema in made if (key := schema_key(params))}
 
 
 def _strip_titles(node: Any) -> Any:

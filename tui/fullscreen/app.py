@@ -134,6 +134,7 @@ class CcxApp(App[int]):
             idle=lambda: self.ready and self.running is None and not self.queue,
             run_command=self._run_command,
         )
+        self.first_painted = False
         self.theme_warning = self._apply_theme()
         self.project_history_loaded = False  # the project's past prompts, once, when ready
         self.file_index: ProjectIndex | None = None  # the project's paths, for @ completion
@@ -206,6 +207,9 @@ class CcxApp(App[int]):
         self.call_after_refresh(self._first_paint)
 
     def _first_paint(self) -> None:
+        if self.first_painted:
+            return
+        self.first_painted = True
         if self.gc_paused:
             # Collection resumes once the session thread's imports are done too; what start-up
             # made lives as long as the app, so it is frozen out of later collections.
@@ -597,6 +601,9 @@ class CcxApp(App[int]):
 
     def on_trust_asked(self, message: TrustAsked) -> None:
         if self.live:
+            # Asked before the first frame, the question's screen may take (and close with)
+            # the after-refresh call that tells the session the app has painted: told now.
+            self._first_paint()
             show_trust(self, message.question, message.answer)
 
     def on_plan_approval_asked(self, message: PlanApprovalAsked) -> None:

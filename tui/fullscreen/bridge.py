@@ -303,9 +303,12 @@ class AgentBridge:
         caches held it all)."""
         from agent.core import dataclass_code
 
-        dataclass_code.save()
-        if self._tool_schemas is not None:
-            self._tool_schemas.keep()
+        try:
+            dataclass_code.save()
+            if self._tool_schemas is not None:
+                self._tool_schemas.keep()
+        except Exception:  # a cache only saves time: the session goes on without it
+            log.exception("keeping the start-up caches failed")
 
     def _use_saved_tool_schemas(self) -> None:
         """The tools' schemas from the last run of this code: the first figure comes sooner."""
@@ -314,7 +317,10 @@ class AgentBridge:
 
         if self._tool_schemas is None:
             self._tool_schemas = ToolSchemaCache(config_dir())
-            self._tool_schemas.use()
+            try:
+                self._tool_schemas.use()
+            except Exception:  # a cache only saves time: the schemas are generated instead
+                log.exception("reading the tools' schemas failed")
 
     def _create(
         self, options: RunOptions, preloaded: tuple[Path, LoadedSession] | None = None

@@ -49,7 +49,11 @@ def _source_files(folder: Path, entries: list[str]) -> None:
             if entry.name != "__pycache__":
                 _source_files(Path(entry.path), entries)
         elif entry.name.endswith(".py"):
-            stat = entry.stat()
+            try:
+                stat = entry.stat()
+            except OSError:  # gone since the listing: that is a change too
+                entries.append(f"{entry.path} gone")
+                continue
             entries.append(f"{entry.path}:{stat.st_size}:{stat.st_mtime_ns}")
 
 
