@@ -71,7 +71,7 @@ def _read(path: Path) -> dict[str, CodeType]:
     return table if isinstance(table, dict) else {}
 
 
-def _exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:
+def _exec(source: Any, globals: Any = None, locals: Any = None, /, **options: Any) -> None:
     if isinstance(source, str):
         code = _state["known"].get(source)
         if type(code) is CodeType:
@@ -81,7 +81,7 @@ def _exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:
             _state["compiled"] += 1
         _state["used"][source] = code
         source = code
-    builtins.exec(source, globals, locals)
+    builtins.exec(source, globals, locals, **options)  # options: a later Python's (closure=)
 
 
 def stats() -> dict[str, int]:
