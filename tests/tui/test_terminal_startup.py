@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from tests.tui.test_terminal import CCX, Terminal, ccx_in_clean_env, pytestmark, terminal  # noqa: F401
-from tui.fake_api import FakeApi, text_reply
+from tui.fake_api import FakeApi, text_reply, tool_reply
 
 
 def launch(terminal: Terminal, repo: Path, args: list[str]) -> None:  # noqa: F811
@@ -54,8 +54,13 @@ def test_a_second_start_runs_on_what_the_first_kept_and_sends_the_same_tools(
     tmp_path: Path,
 ) -> None:
     """The first start keeps the dataclasses' compiled methods and the tools' schemas; the
-    second compiles none before its first frame, and its request offers the very same tools."""
-    api.add(text_reply("First answer."), text_reply("Second answer."))
+    second compiles none before its first frame, its request offers the very same tools, and
+    a tool call works (its parameters' validator is built at that first use)."""
+    api.add(
+        text_reply("First answer."),
+        tool_reply(("Read", {"file_path": "src/app.py"})),
+        text_reply("Second answer."),
+    )
     cache = Path(os.environ["CCX_CONFIG_DIR"]) / "cache"
     paint = tmp_path / "first-paint.json"
     stats = []
@@ -82,6 +87,8 @@ def test_a_second_start_runs_on_what_the_first_kept_and_sends_the_same_tools(
     assert stats[0]["from_file"] == 0 and stats[0]["compiled"] > 100
     assert stats[1]["compiled"] == 0 and stats[1]["from_file"] > 100
     asked = [r for r in api.requests if r.path.endswith("/messages")]
-    assert [r.last_user_text() for r in asked] == ["first question", "second question"]
-    first, second = (request.body["tools"] for request in asked)
-    assert first == second and {tool["name"] for tool in first} >= {"Read", "Bash", "Edit"}
+    assert [r.last_user_text() for r in asked[:2]] == ["first question", "second question"]
+    first, second, after_the_read = (request.body["tools"] for request in asked)
+    assert first == second == after_the_read
+    assert {tool["name"] for tool in first} >= {"Read", "Bash", "Edit"}
+    assert "RETRY_LIMIT = 3" in asked[2].all_text()  # the Read ran
