@@ -5,8 +5,9 @@ took ~10 ms of it (plus building the models' validators, which now wait for a fi
 A schema is fixed by the code that defines its model and by pydantic. The file holds a
 fingerprint of both — every source file of ccx's packages by path, size and modification time,
 pydantic's version and Python's — and is used only while it still matches; a schema the file
-lacks is generated as before. The file is written after the first figure, and only when this
-run generated a schema it did not hold and no source file changed while the app started.
+lacks is generated as before. The file is written when the session is up (before its first
+figure is shown), and only when this run generated a schema it did not hold and no source
+file changed while the app started.
 """
 
 from __future__ import annotations
@@ -89,8 +90,8 @@ def save_schemas(path: Path, fingerprint: str, schemas: dict[str, dict[str, Any]
 
 
 class ToolSchemaCache:
-    """One app's use of the file: ``use`` before the session's tools are built, ``keep`` after
-    the first figure."""
+    """One app's use of the file: ``use`` before the session's tools are built, ``keep`` once
+    they are."""
 
     def __init__(self, config: Path) -> None:
         self.path = config / CACHE_FILE
