@@ -28,7 +28,9 @@ from tools.surrogates import existing_name
 
 
 class ToolParams(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # Validators are built at a model's first use, not at import: some 25 models would
+    # otherwise cost start-up ~15 ms, and a session calls a few of them.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 P = TypeVar("P", bound=ToolParams)
@@ -198,13 +200,42 @@ def _params_argument(cls: type) -> type[ToolParams] | None:
     return None
 
 
-@functools.cache
+_SCHEMAS: dict[type[BaseModel], dict[str, Any]] = {}
+_KNOWN: dict[str, dict[str, Any]] = {}  # by schema_key: what an earlier process generated
+
+
 def params_schema(params: type[BaseModel]) -> dict[str, Any]:
     """The API's JSON schema of a parameters model: fixed by the code, so built once a process
-    (pydantic takes some 10 ms a tool); callers get copies."""
-    schema = _collapse_optional(_strip_titles(params.model_json_schema(by_alias=True)))
-    assert isinstance(schema, dict)  # both walks give a dict back for a dict
+    (pydantic takes some 10 ms a tool), or taken from ``know_schemas``; callers get copies."""
+    schema = _SCHEMAS.get(params)
+    if schema is None:
+        key = schema_key(params)
+        schema = _KNOWN.get(key) if key is not None else None
+        if schema is None:
+            schema = _collapse_optional(_strip_titles(params.model_json_schema(by_alias=True)))
+            assert isinstance(schema, dict)  # both walks give a dict back for a dict
+        _SCHEMAS[params] = schema
     return schema
+
+
+def schema_key(params: type[BaseModel]) -> str | None:
+    """The name a model's schema is kept under across processes; None for a model made inside
+    a function (two of them may share a name)."""
+    if "<locals>" in params.__qualname__:
+        return None
+    return f"{params.__module__}:{params.__qualname__}"
+
+
+def know_schemas(schemas: dict[str, dict[str, Any]]) -> None:
+    """Schemas by ``schema_key`` that this very code generated in an earlier process (the
+    caller vouches for that): ``params_schema`` returns them instead of asking pydantic."""
+    _KNOWN.update(schemas)
+
+
+def generated_schemas() -> dict[str, dict[str, Any]]:
+    """Every schema ``params_schema`` has returned in this process, by ``schema_key``."""
+    made = list(_SCHEMAS.items())  # one step: another thread may be adding one
+    return {key: schema for params, schema in made if (key := schema_key(params))}
 
 
 def _strip_titles(node: Any) -> Any:

@@ -7,7 +7,18 @@ from pathlib import Path
 import pytest
 from pydantic import Field
 
-from tools.base import P, StrPath, Tool, ToolContext, ToolParams, ToolResult
+from tools.base import (
+    P,
+    StrPath,
+    Tool,
+    ToolContext,
+    ToolParams,
+    ToolResult,
+    generated_schemas,
+    know_schemas,
+    params_schema,
+    schema_key,
+)
 from tools.file_state import FileStateCache
 from tools.registry import default_tools
 
@@ -104,3 +115,58 @@ def test_params_set_by_hand_still_work_and_must_agree() -> None:
         class Confused(Tool[EchoParams]):
             name = "Confused"
             Params = Other
+
+
+class KeptParams(ToolParams):
+    """Only the schema tests below use it: nothing else asks for its schema first."""
+
+    path: str = Field(description="Where")
+
+
+class Kept(Tool[KeptParams]):
+    name = "Kept"
+
+
+class UnseededParams(ToolParams):
+    depth: int = Field(default=0, description="How deep")
+
+
+class Unseeded(Tool[UnseededParams]):
+    name = "Unseeded"
+
+
+def test_a_schema_known_from_an_earlier_run_is_used_and_pydantic_is_not_asked() -> None:
+    key = schema_key(KeptParams)
+    assert key == "tests.tools.test_base:KeptParams"
+    saved = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
+    know_schemas({key: saved})
+    assert not KeptParams.__pydantic_complete__  # its validator is not built yet either
+    assert Kept.input_schema() == saved
+    assert not KeptParams.__pydantic_complete__
+    assert generated_schemas()[key] == saved
+    # the model still validates: its validator is built at this first use
+    assert Kept().parse({"path": "a.py"}) == KeptParams(path="a.py")
+    assert isinstance(Kept().parse({"path": 3}), ToolResult)
+
+
+def test_a_schema_not_known_is_generated_and_listed_for_the_next_run() -> None:
+    key = schema_key(UnseededParams)
+    assert key is not None and key not in generated_schemas()
+    schema = Unseeded.input_schema()
+    assert schema["properties"]["depth"] == {
+        "type": "integer",
+        "default": 0,
+        "description": "How deep",
+    }
+    assert generated_schemas()[key] == schema
+
+
+def test_a_model_made_inside_a_function_is_never_kept_by_name() -> None:
+    class LocalParams(ToolParams):
+        x: int
+
+    assert schema_key(LocalParams) is None
+    # even a file naming it by its full name is not taken: another one may share that name
+    know_schemas({f"{LocalParams.__module__}:{LocalParams.__qualname__}": {"type": "object"}})
+    assert "x" in params_schema(LocalParams)["properties"]
+    assert all("<locals>" not in key for key in generated_schemas())

@@ -27,6 +27,7 @@ try:
     from textual.binding import Binding
     from textual.screen import ModalScreen
 
+    from agent.core import dataclass_code
     from agent.core.gc_pause import start_up_done
     from tui.commands.slash import BLANK_PROMPT, EXIT_NAMES, command_name, is_blank
     from tui.fullscreen.agent_messages import (
@@ -133,6 +134,7 @@ class CcxApp(App[int]):
             idle=lambda: self.ready and self.running is None and not self.queue,
             run_command=self._run_command,
         )
+        self.first_painted = False
         self.theme_warning = self._apply_theme()
         self.project_history_loaded = False  # the project's past prompts, once, when ready
         self.file_index: ProjectIndex | None = None  # the project's paths, for @ completion
@@ -205,6 +207,9 @@ class CcxApp(App[int]):
         self.call_after_refresh(self._first_paint)
 
     def _first_paint(self) -> None:
+        if self.first_painted:
+            return
+        self.first_painted = True
         if self.gc_paused:
             # Collection resumes once the session thread's imports are done too; what start-up
             # made lives as long as the app, so it is frozen out of later collections.
@@ -217,6 +222,7 @@ class CcxApp(App[int]):
                         "time": time.time(),
                         "app_import_started": IMPORT_STARTED,
                         "anthropic": "anthropic" in sys.modules,
+                        "dataclass_code": dataclass_code.stats(),
                     },
                     handle,
                 )
@@ -519,7 +525,7 @@ class CcxApp(App[int]):
         self.on_status_changed(StatusChanged(ready.status))
         box = self.query_one(PromptBox)
         box.set_commands(ready.commands)
-        self._index_files()
+        self.call_after_refresh(self._index_files)  # after the frame with the meter's figure
         if self.options is not None and not self.project_history_loaded:
             from tui.prompt_history import history_path, load_prompts
 
@@ -595,6 +601,9 @@ class CcxApp(App[int]):
 
     def on_trust_asked(self, message: TrustAsked) -> None:
         if self.live:
+            # Asked before the first frame, the question's screen may take (and close with)
+            # the after-refresh call that tells the session the app has painted: told now.
+            self._first_paint()
             show_trust(self, message.question, message.answer)
 
     def on_plan_approval_asked(self, message: PlanApprovalAsked) -> None:

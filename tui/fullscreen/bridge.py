@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from agent.loop.tool_runner import PermissionRequest
     from agent.sessions.session import LoadedSession
     from tui.fullscreen.history import EarlierEntries
+    from tui.fullscreen.tool_schema_cache import ToolSchemaCache
     from tui.session.driver import SessionDriver
     from tui.session.folder_trust import TrustAnswer, TrustQuestion
     from tui.session.options import RunOptions
@@ -103,6 +104,7 @@ class AgentBridge:
         self._flush_handle: asyncio.TimerHandle | None = None
         self._startup_error: str | None = None
         self._boot_task: asyncio.Task[None] | None = None
+        self._tool_schemas: ToolSchemaCache | None = None
 
     # -- called from the UI thread ------------------------------------------------------
 
@@ -215,6 +217,7 @@ class AgentBridge:
         if options is None:
             return
         preloaded = await self._show_history_early(options)
+        self._use_saved_tool_schemas()
         fallback = None
         try:
             with collection_paused(freeze=True):  # the session's imports and parts live on
@@ -233,6 +236,9 @@ class AgentBridge:
         self.mode_cycle = driver.mode_cycle
         self._shown.clear()
         await self._painted.wait()
+        # Before the figure: an app closed as soon as it shows (a script, a benchmark) keeps
+        # them too. Nothing is written, and it costs nothing, when the caches held it all.
+        self._keep_start_up_caches()
         self._post(RuntimeReady(self._ready_info(driver, fallback, preloaded is not None)))
         # Importing the API client takes the GIL for a second: let the UI draw the session first,
         # and Textual's writer thread put that frame on the terminal.
@@ -291,6 +297,30 @@ class AgentBridge:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._shown.wait(), SHOWN_WAIT_S)
         return path, loaded
+
+    def _keep_start_up_caches(self) -> None:
+        """What this start compiled or generated anew, for the next start (nothing when the
+        caches held it all)."""
+        from agent.core import dataclass_code
+
+        try:
+            dataclass_code.save()
+            if self._tool_schemas is not None:
+                self._tool_schemas.keep()
+        except Exception:  # a cache only saves time: the session goes on without it
+            log.exception("keeping the start-up caches failed")
+
+    def _use_saved_tool_schemas(self) -> None:
+        """The tools' schemas from the last run of this code: the first figure comes sooner."""
+        from agent.core.locations import config_dir
+        from tui.fullscreen.tool_schema_cache import ToolSchemaCache
+
+        if self._tool_schemas is None:
+            self._tool_schemas = ToolSchemaCache(config_dir())
+            try:
+                self._tool_schemas.use()
+            except Exception:  # a cache only saves time: the schemas are generated instead
+                log.exception("reading the tools' schemas failed")
 
     def _create(
         self, options: RunOptions, preloaded: tuple[Path, LoadedSession] | None = None
