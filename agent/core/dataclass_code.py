@@ -39,9 +39,12 @@ _state: dict[str, Any] = {
 _lock = threading.Lock()
 
 
-def cache_file(config: Path) -> Path:
-    """Where ``install`` keeps the table, per Python (each writes its own)."""
-    return config / "cache" / f"dataclass-code.{sys.implementation.cache_tag}.marshal"
+def cache_file(config: Path, front_end: str = "app") -> Path:
+    """Where ``install`` keeps the table, per Python (each writes its own) and per front end
+    (``app``, ``headless``): each start keeps its own set, so the two do not take turns."""
+    tag = sys.implementation.cache_tag
+    name = "dataclass-code" if front_end == "app" else f"dataclass-code-{front_end}"
+    return config / "cache" / f"{name}.{tag}.marshal"
 
 
 def install(path: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from tests.tui.conftest import make_app, wait_idle
 from tui.fake_api import FakeApi
-from tui.fullscreen.tool_schema_cache import (
+from tui.session.tool_schema_cache import (
     CACHE_FILE,
     ToolSchemaCache,
     code_fingerprint,
@@ -31,7 +31,7 @@ import json, sys
 from pathlib import Path
 from tools.base import ToolParams
 from tools.registry import default_tools
-from tui.fullscreen.tool_schema_cache import ToolSchemaCache
+from tui.session.tool_schema_cache import ToolSchemaCache
 
 cache = ToolSchemaCache(Path(sys.argv[1]))
 cache.use()
@@ -136,7 +136,7 @@ def test_saved_schemas_come_back_and_entries_of_the_wrong_shape_are_dropped(
 def test_nothing_is_kept_when_the_code_changed_while_the_app_started(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import tui.fullscreen.tool_schema_cache as module
+    import tui.session.tool_schema_cache as module
 
     cache = ToolSchemaCache(tmp_path)
     monkeypatch.setattr(module, "code_fingerprint", lambda: "before the edit")

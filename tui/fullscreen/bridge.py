@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from agent.loop.tool_runner import PermissionRequest
     from agent.sessions.session import LoadedSession
     from tui.fullscreen.history import EarlierEntries
-    from tui.fullscreen.tool_schema_cache import ToolSchemaCache
+    from tui.session.tool_schema_cache import ToolSchemaCache
     from tui.session.driver import SessionDriver
     from tui.session.folder_trust import TrustAnswer, TrustQuestion
     from tui.session.options import RunOptions
@@ -313,7 +313,7 @@ class AgentBridge:
     def _use_saved_tool_schemas(self) -> None:
         """The tools' schemas from the last run of this code: the first figure comes sooner."""
         from agent.core.locations import config_dir
-        from tui.fullscreen.tool_schema_cache import ToolSchemaCache
+        from tui.session.tool_schema_cache import ToolSchemaCache
 
         if self._tool_schemas is None:
             self._tool_schemas = ToolSchemaCache(config_dir())

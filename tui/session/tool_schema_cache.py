@@ -1,6 +1,7 @@
-"""The tools' JSON schemas kept on disk between runs of the app, so that its start-up does not
-ask pydantic for them: the meter's first figure counts the tools, and generating their schemas
-took ~10 ms of it (plus building the models' validators, which now wait for a first call).
+"""The tools' JSON schemas kept on disk between runs of ccx (the app and `-p` alike), so that
+start-up does not ask pydantic for them: the meter's first figure and the first request count
+the tools, and generating their schemas took ~10 ms of either (plus building the models'
+validators, which now wait for a first call).
 
 A schema is fixed by the code that defines its model and by pydantic. The file holds a
 fingerprint of both — every source file of ccx's packages by path, size and modification time,
