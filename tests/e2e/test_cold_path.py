@@ -11,7 +11,8 @@ from tests.e2e.conftest import CCX, Ccx, Run
 from tui.fake_api import text_reply, tool_reply
 
 # Loaded only by what a plain prompt answered with text never does: help or a usage error
-# (typer), a slash command (the table), a statusLine setting, a rewind, a shell command.
+# (typer), a slash command (the table), a statusLine setting, a rewind, a shell command, an
+# edit's diff or a missing path's close matches (difflib).
 NOT_FOR_A_PROMPT = (
     "typer",
     "tui.cli.typer_app",
@@ -20,6 +21,7 @@ NOT_FOR_A_PROMPT = (
     "tui.session.rewind",
     "agent.permissions.bash",
     "agent.shell",
+    "difflib",
 )
 
 
