@@ -11,17 +11,19 @@ from tests.e2e.conftest import CCX, Ccx, Run
 from tui.fake_api import text_reply, tool_reply
 
 # Loaded only by what a plain prompt answered with text never does: help or a usage error
-# (typer), a slash command (the table), a statusLine setting, a rewind, a shell command, an
-# edit's diff or a missing path's close matches (difflib), a plugin (its manifest and
-# marketplaces); and trio, which a ccx process never runs on (tui.cli.asyncio_only: the
-# SDK's HTTP client would import it where installed; the log lists the refused attempt as
-# "trio", a real import loads trio._core).
+# (typer), a slash command (the table), a statusLine setting, a rewind, the driver's views
+# (the app's footer, stream-json's init, /context), a shell command, an edit's diff or a
+# missing path's close matches (difflib), a plugin (its manifest and marketplaces); and
+# trio, which a ccx process never runs on (tui.cli.asyncio_only: the SDK's HTTP client would
+# import it where installed; the log lists the refused attempt as "trio", a real import
+# loads trio._core).
 NOT_FOR_A_PROMPT = (
     "typer",
     "tui.cli.typer_app",
     "tui.commands.builtin",
     "tui.session.status_line",
     "tui.session.rewind",
+    "tui.session.views",
     "agent.permissions.bash",
     "agent.shell",
     "difflib",

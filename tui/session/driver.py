@@ -55,20 +55,13 @@ from tui.session.credentials import api_key_source
 from tui.session.file_mentions import attached_files
 from tui.session.options import RunOptions
 from tui.session.sdk_setup import CHECKPOINTING_ENV, prompt_uuids
-from tui.session.views import (
-    AgentSummary,
-    ContextUsage,
-    MemoryFileSize,
-    PluginSummary,
-    SessionInventory,
-    StatusSnapshot,
-)
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the views are imported when first asked for: a -p prompt never is
     from agent.permissions.settings import Settings
     from tools.sandbox import Sandbox
     from tui.session.rewind import RewindPoint
     from tui.session.status_line import StatusLineFacts, StatusLineRunner
+    from tui.session.views import ContextUsage, SessionInventory, StatusSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -322,6 +315,8 @@ class SessionDriver:
     # -- what front ends show --------------------------------------------------------------
 
     def status(self) -> StatusSnapshot:
+        from tui.session.views import StatusSnapshot
+
         runtime = self.runtime
         try:
             context: ContextState | None = runtime.context.state(runtime.agent)
@@ -400,6 +395,8 @@ class SessionDriver:
     def inventory(self) -> SessionInventory:
         """What the session offers now: tools, MCP prompts, skills, agents, output styles,
         MCP servers (stream-json's ``system/init``, the Agent SDK's ``initialize``)."""
+        from tui.session.views import AgentSummary, PluginSummary, SessionInventory
+
         runtime = self.runtime
         subagents = runtime.subagents.definitions.values() if runtime.options.subagents else ()
         return SessionInventory(
@@ -423,6 +420,7 @@ class SessionDriver:
     def context_usage(self) -> ContextUsage:
         """Where the context's tokens go now, and how full it is."""
         from tui.commands.builtin import context_now
+        from tui.session.views import ContextUsage, MemoryFileSize
 
         runtime = self.runtime
         breakdown, state = context_now(runtime, preview=False)
