@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
 import subprocess
 import threading
 from pathlib import Path
@@ -118,26 +116,3 @@ async def test_a_models_api_that_fails_is_not_asked_again_by_the_next_session(
             finally:
                 await runtime.aclose()
         assert api.errors.count(f"model: {MODEL}") == 1
-
-
-async def test_a_status_line_setting_still_runs_its_command(
-    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # The runner's module is imported only when the setting is there (tui.session.driver).
-    settings = {"statusLine": {"type": "command", "command": "echo on the line"}}
-    (repo / ".claude").mkdir(exist_ok=True)
-    (repo / ".claude" / "settings.local.json").write_text(json.dumps(settings))
-    with FakeApi([]) as api:
-        use_fake_api(api, tmp_path, monkeypatch)
-        driver = SessionDriver(RunOptions(cwd=repo, watch_files=False), lambda _event: None)
-        bare = SessionDriver(RunOptions(cwd=tmp_path, watch_files=False), lambda _event: None)
-        try:
-            shown = asyncio.Event()
-            driver.refresh_status_line(lambda text: shown.set())
-            await asyncio.wait_for(shown.wait(), 15)
-            assert driver.status_line_text == "on the line"
-            bare.refresh_status_line(lambda text: shown.set())
-            assert bare.status_line_text is None
-        finally:
-            await driver.aclose()
-            await bare.aclose()
