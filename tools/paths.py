@@ -7,7 +7,6 @@ near-miss names) or a path the OS refuses.
 
 from __future__ import annotations
 
-import difflib
 import os
 from pathlib import Path
 
@@ -59,5 +58,7 @@ def similar_names(directory: Path, name: str, limit: int = 3) -> list[str]:
         return []
     stem = name.split(".")[0]
     same_stem = [n for n in names if n.split(".")[0] == stem and n != name]
+    import difflib  # only when a path is missing: off the cold start's way
+
     close = difflib.get_close_matches(name, names, n=limit, cutoff=0.6)
     return list(dict.fromkeys(close + sorted(same_stem)))[:limit]

@@ -7,7 +7,6 @@ mode, and the cache update after a write.
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
 import time
@@ -177,6 +176,8 @@ def unified_diff(old: str, new: str, path: Path, cwd: Path) -> str | None:
         label = str(path)
     old_lines = old.replace("\r\n", "\n").splitlines(keepends=True)
     new_lines = new.replace("\r\n", "\n").splitlines(keepends=True)
+    import difflib  # only for an edit's diff: off the cold start's way
+
     return "".join(
         difflib.unified_diff(old_lines, new_lines, fromfile=f"a/{label}", tofile=f"b/{label}")
     )

@@ -135,7 +135,7 @@ class Agent:
         self.client = client
         self.runner = runner
         self.system = system
-        self.tools_api = runner.api_tools()
+        self._tools_api: list[dict[str, Any]] | None = None  # made when first read
         self.emit = emit
         self.policy: ContextPolicy = policy or NoContextPolicy()
         self.conversation = Conversation(messages or (), session)
@@ -154,6 +154,20 @@ class Agent:
         # Called as each turn starts, before its prompt is appended: the one point where the
         # tool list may change (e.g. MCP servers that connected meanwhile), never mid-loop.
         self.before_turn: Callable[[], None] | None = None
+
+    @property
+    def tools_api(self) -> list[dict[str, Any]]:
+        """The tool definitions each request sends: the runner's tools, unless set (a
+        session's tool list sets them, leaving out the tools behind ToolSearch). Made when
+        first read: a definition's JSON schema costs ~0.4 ms, and a session sets its list
+        before its first request."""
+        if self._tools_api is None:
+            self._tools_api = self.runner.api_tools()
+        return self._tools_api
+
+    @tools_api.setter
+    def tools_api(self, definitions: list[dict[str, Any]]) -> None:
+        self._tools_api = definitions
 
     @property
     def messages(self) -> Sequence[Message]:

@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agent.permissions.bash import check_bash
 from agent.permissions.paths import escape_glob, gitignore_match, is_within, same_file, views
 from agent.permissions.protected import protected_reason
 from agent.permissions.rules import (  # noqa: F401 - the gate's vocabulary, re-exported
@@ -36,8 +35,6 @@ from agent.permissions.rules import (  # noqa: F401 - the gate's vocabulary, re-
     is_permission_mode,
 )
 from agent.permissions.web import check_web_fetch, suggest_web_rule
-from agent.shell.readonly import is_read_only
-from agent.shell.split import split_command
 
 # Commands whose first words are a runner, so "npm run test" is the command's name.
 RUNNERS = {
@@ -117,7 +114,7 @@ class PermissionGate:
         ``aliases``: other names a rule may call the tool by (an MCP tool's long spelling)."""
         if tool_name == "Bash":
             unsandboxed = bool(tool_input.get("dangerouslyDisableSandbox"))
-            return check_bash(self, str(tool_input.get("command") or ""), unsandboxed)
+            return _check_bash(self, str(tool_input.get("command") or ""), unsandboxed)
         if tool_name == "Monitor" and tool_input.get("command"):
             return self._check_monitor(str(tool_input["command"]))
         if tool_name == "WebFetch":
@@ -157,7 +154,7 @@ class PermissionGate:
         """Monitor runs a command: Monitor's own deny and allow rules, else Bash's checks."""
         if rule := self.matching_rule(self.deny, "Monitor", None, False):
             return Decision("deny", f"the deny rule {rule.describe()} forbids it", rule)
-        decision = check_bash(self, command, False)
+        decision = _check_bash(self, command, False)
         allow = self.matching_rule(self.allow, "Monitor", None, True)
         protected = " is protected (" in decision.reason  # asked in every mode, whatever rule
         if decision.behavior == "ask" and allow and self.mode != "plan" and not protected:
@@ -287,8 +284,19 @@ class PermissionGate:
         return self._roots[root]
 
 
+def _check_bash(gate: PermissionGate, command: str, unsandboxed: bool) -> Decision:
+    """agent.permissions.bash's check (it and the shell parser are imported with the first
+    command: ~8 ms a cold start needs only once the model asks to run one)."""
+    from agent.permissions.bash import check_bash
+
+    return check_bash(gate, command, unsandboxed)
+
+
 def _suggest_bash(command: str) -> str | None:
     """``npm run test foo`` -> ``npm run test *``; ``git commit -m x`` -> ``git commit *``."""
+    from agent.shell.readonly import is_read_only
+    from agent.shell.split import split_command
+
     parts = split_command(command)
     if not parts:
         return None

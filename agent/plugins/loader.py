@@ -16,12 +16,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from agent.instructions.definition_files import PluginFolder
 from agent.permissions.settings import Settings
-from agent.plugins.manifest import Plugin, PluginError, is_plugin_folder, read_plugin
-from agent.plugins.marketplaces import Marketplace, declared
+
+if TYPE_CHECKING:  # imported when there is a plugin to read: most sessions have none
+    from agent.plugins.manifest import Plugin
+    from agent.plugins.marketplaces import Marketplace
 
 ENABLED = "enabledPlugins"
 INLINE = "inline"
@@ -98,19 +100,27 @@ def load_plugins(settings: Settings, plugin_dirs: Sequence[Path], cwd: Path) -> 
     loaded = LoadedPlugins()
     for folder in plugin_dirs:
         for root in _plugin_roots(Path(folder).expanduser(), loaded.warnings):
-            try:
-                loaded.add(read_plugin(root, f"{{name}}@{INLINE}", "flag"))
-            except PluginError as exc:
-                loaded.warnings.append(f"{exc}; skipped.")
+            _load_inline(loaded, root)
     value = settings.get(ENABLED)
     if value is not None and not isinstance(value, dict | list):
         loaded.warnings.append(f"{ENABLED} in the settings is not an object; ignored.")
     enabled = [plugin_id for plugin_id, on in enabled_ids(settings).items() if on]
     if enabled or settings.get("extraKnownMarketplaces") is not None:
+        from agent.plugins.marketplaces import declared
+
         loaded.marketplaces = declared(settings, cwd, loaded.warnings)
     for plugin_id in enabled:
         _load_enabled(loaded, settings, plugin_id)
     return loaded
+
+
+def _load_inline(loaded: LoadedPlugins, root: Path) -> None:
+    from agent.plugins.manifest import PluginError, read_plugin
+
+    try:
+        loaded.add(read_plugin(root, f"{{name}}@{INLINE}", "flag"))
+    except PluginError as exc:
+        loaded.warnings.append(f"{exc}; skipped.")
 
 
 def _load_enabled(loaded: LoadedPlugins, settings: Settings, plugin_id: str) -> None:
@@ -137,6 +147,8 @@ def _load_enabled(loaded: LoadedPlugins, settings: Settings, plugin_id: str) -> 
     if entry.root is None:
         loaded.warnings.append(f"Plugin {plugin_id}: {entry.problem}; skipped.")
         return
+    from agent.plugins.manifest import PluginError, read_plugin
+
     scope = enabled_scope(settings, plugin_id) or "user"
     try:
         plugin = read_plugin(entry.root, plugin_id, scope, fallback=entry.manifest)
@@ -148,6 +160,8 @@ def _load_enabled(loaded: LoadedPlugins, settings: Settings, plugin_id: str) -> 
 
 def _plugin_roots(folder: Path, warnings: list[str]) -> list[Path]:
     """``--plugin-dir``'s folder when it is a plugin, else each plugin folder inside it."""
+    from agent.plugins.manifest import is_plugin_folder
+
     if not folder.is_dir():
         warnings.append(f"--plugin-dir {folder}: not a folder; skipped.")
         return []

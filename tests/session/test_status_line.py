@@ -10,6 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.fake_env import use_fake_api
+from tui.fake_api import FakeApi
+from tui.session.driver import SessionDriver
+from tui.session.options import RunOptions
 from tui.session.status_line import (
     StatusLineConfig,
     display_name,
@@ -79,3 +83,26 @@ def test_a_command_that_ignores_a_large_payload_still_shows(tmp_path: Path) -> N
     text = asyncio.run(run_status_command(StatusLineConfig("echo ok"), payload, tmp_path))
     assert text == "ok"
     assert json.dumps(payload)  # the payload itself is plain JSON
+
+
+async def test_a_sessions_status_line_setting_runs_its_command(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The runner's module is imported only when the setting is there (tui.session.driver).
+    settings = {"statusLine": {"type": "command", "command": "echo on the line"}}
+    (repo / ".claude").mkdir(exist_ok=True)
+    (repo / ".claude" / "settings.local.json").write_text(json.dumps(settings))
+    with FakeApi([]) as api:
+        use_fake_api(api, tmp_path, monkeypatch)
+        driver = SessionDriver(RunOptions(cwd=repo, watch_files=False), lambda _event: None)
+        bare = SessionDriver(RunOptions(cwd=tmp_path, watch_files=False), lambda _event: None)
+        try:
+            shown = asyncio.Event()
+            driver.refresh_status_line(lambda text: shown.set())
+            await asyncio.wait_for(shown.wait(), 15)
+            assert driver.status_line_text == "on the line"
+            bare.refresh_status_line(lambda text: shown.set())
+            assert bare.status_line_text is None
+        finally:
+            await driver.aclose()
+            await bare.aclose()

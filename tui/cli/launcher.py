@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 
+from tui.cli.asyncio_only import mark_trio_absent
 from tui.cli.interactive import plain_reason, start_interactive
 from tui.cli.main import run
 
@@ -44,6 +45,7 @@ def run_fast_interactive(argv: list[str]) -> int | None:
 
 
 def main() -> None:
+    mark_trio_absent()
     argv = sys.argv[1:]
     if argv and argv[0] == "demo":
         from tui.demo.tour import main as demo_main

@@ -10,26 +10,12 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple
+from typing import Any
 
 from agent import __version__
+from tui.cli.arguments import ParsedArgs
 
 Interactive = Callable[[Any, str | None, bool], int]
-
-
-class ParsedArgs(NamedTuple):
-    options: (
-        Any  # tui.session.options.RunOptions (imported lazily: it must stay off --version's path)
-    )
-    prompt: str | None
-    print_mode: bool
-    output_format: str
-    include_partial: bool
-    plain: bool
-    input_format: str = "text"
-    permission_prompt_tool: str | None = None
-    replay_user_messages: bool = False
-    worktree: str | None = None  # -w: start in a new worktree ("": a random name)
 
 
 class CliError(Exception):
@@ -136,17 +122,44 @@ def parse_args(argv: list[str], *, standalone: bool) -> ParsedArgs | int:
     usage errors are raised as CliError.
     """
     from tui.cli import sdk_flags
+    from tui.cli.arguments import KNOWN
     from tui.cli.worktree_flag import worktree_flag
 
-    holder: dict[str, ParsedArgs] = {}
-    app = _typer_app(holder)
     try:
-        argv, flags = sdk_flags.take(
-            worktree_flag(expand_list_options(argv)), sdk_flags.known_options(app)
-        )
-        app(args=argv, prog_name="ccx", standalone_mode=standalone)
+        argv, flags = sdk_flags.take(worktree_flag(expand_list_options(argv)), KNOWN)
     except sdk_flags.FlagError as exc:
         return _flag_error(exc, standalone)
+    parsed = _read_without_typer(argv) or _parse_with_typer(argv, standalone)
+    if isinstance(parsed, int):
+        return parsed
+    try:
+        sdk_flags.apply(flags, parsed.options)
+    except sdk_flags.FlagError as exc:
+        return _flag_error(exc, standalone)
+    sdk_flags.warn(flags)
+    return parsed
+
+
+def _read_without_typer(argv: list[str]) -> ParsedArgs | None:
+    """The usual command line read without typer's ~45 ms (tui.cli.arguments); None when
+    typer must read it, or say what is wrong with it."""
+    from tui.cli.arguments import BadValue, build, read
+
+    values = read(argv)
+    if values is None:
+        return None
+    try:
+        return build(values)
+    except BadValue:
+        return None
+
+
+def _parse_with_typer(argv: list[str], standalone: bool) -> ParsedArgs | int:
+    from tui.cli.typer_app import typer_app
+
+    holder: dict[str, ParsedArgs] = {}
+    try:
+        typer_app(holder)(args=argv, prog_name="ccx", standalone_mode=standalone)
     except SystemExit as exc:  # typer exits when done; usage errors carry their own code
         code = exc.code if isinstance(exc.code, int) else 1
         if code or "parsed" not in holder:
@@ -155,14 +168,7 @@ def parse_args(argv: list[str], *, standalone: bool) -> ParsedArgs | int:
         if standalone or not hasattr(exc, "format_message"):
             raise
         raise CliError(f"ccx: {exc.format_message()}", getattr(exc, "exit_code", 2)) from exc
-    if "parsed" not in holder:
-        return 0
-    try:
-        sdk_flags.apply(flags, holder["parsed"].options)
-    except sdk_flags.FlagError as exc:
-        return _flag_error(exc, standalone)
-    sdk_flags.warn(flags)
-    return holder["parsed"]
+    return holder.get("parsed", 0)
 
 
 def _flag_error(exc: Exception, standalone: bool) -> int:
@@ -170,265 +176,6 @@ def _flag_error(exc: Exception, standalone: bool) -> int:
         raise CliError(f"ccx: {exc}") from exc
     print(f"ccx: {exc}", file=sys.stderr)
     return 2
-
-
-def _typer_app(holder: dict[str, ParsedArgs]) -> Any:
-    import typer
-
-    # Plain help text (click's formatter): rich's panels cut option names at 80 columns.
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
-
-    @app.command(
-        context_settings={"help_option_names": ["-h", "--help"]},
-        help=(
-            "A terminal coding agent. Without -p it opens an interactive session in this "
-            "folder (/help lists its commands; /resume picks up an earlier session)."
-        ),
-        epilog=(
-            "ccx demo: an offline tour with a scripted model, no key needed "
-            "(ccx demo --help for its options)."
-        ),
-    )
-    def ccx(
-        prompt: Annotated[
-            str | None, typer.Argument(help="The prompt; piped stdin follows it (or is the prompt)")
-        ] = None,
-        print_mode: Annotated[
-            bool, typer.Option("-p", "--print", help="Run the prompt headless and print the result")
-        ] = False,
-        output_format: Annotated[
-            str, typer.Option("--output-format", help="text | json | stream-json")
-        ] = "text",
-        include_partial: Annotated[
-            bool,
-            typer.Option("--include-partial-messages", help="stream-json: include text deltas"),
-        ] = False,
-        model: Annotated[
-            str | None, typer.Option("--model", help="Model name or alias (opus, sonnet, haiku)")
-        ] = None,
-        fallback_model: Annotated[
-            str | None,
-            typer.Option("--fallback-model", help="Model to use when the main one is overloaded"),
-        ] = None,
-        permission_mode: Annotated[
-            str | None,
-            typer.Option(
-                "--permission-mode", help="default | acceptEdits | plan | bypassPermissions"
-            ),
-        ] = None,
-        skip_permissions: Annotated[
-            bool,
-            typer.Option(
-                "--dangerously-skip-permissions",
-                help="Same as --permission-mode bypassPermissions (unless settings turn it off)",
-            ),
-        ] = False,
-        allowed_tools: Annotated[
-            list[str] | None,
-            typer.Option(
-                "--allowedTools",
-                "--allowed-tools",
-                help='Rules to allow, e.g. "Bash(git log *)" Edit',
-            ),
-        ] = None,
-        disallowed_tools: Annotated[
-            list[str] | None,
-            typer.Option("--disallowedTools", "--disallowed-tools", help="Rules to deny"),
-        ] = None,
-        max_turns: Annotated[
-            int | None,
-            typer.Option("--max-turns", help="Stop after this many model turns (headless)"),
-        ] = None,
-        continue_: Annotated[
-            bool,
-            typer.Option("-c", "--continue", help="Continue the latest session in this directory"),
-        ] = False,
-        resume: Annotated[
-            str | None, typer.Option("-r", "--resume", help="Resume the session with this id")
-        ] = None,
-        autocompact: Annotated[
-            str | None,
-            typer.Option(
-                "--autocompact", help="auto, or the window in tokens at which to auto-compact"
-            ),
-        ] = None,
-        plain: Annotated[
-            bool,
-            typer.Option(
-                "--plain", help="Use the plain line-by-line REPL instead of the full-screen app"
-            ),
-        ] = False,
-        cwd: Annotated[
-            Path | None,
-            typer.Option("--cwd", help="Work in this directory instead of the current one"),
-        ] = None,
-        sandbox: Annotated[
-            bool | None,
-            typer.Option(
-                "--sandbox/--no-sandbox",
-                help="Run Bash commands in the OS sandbox (default: on where it works)",
-            ),
-        ] = None,
-        sandbox_network: Annotated[
-            bool | None,
-            typer.Option(
-                "--sandbox-network/--no-sandbox-network",
-                help="Let sandboxed Bash commands use the network (default: yes)",
-            ),
-        ] = None,
-        verbose: Annotated[
-            bool, typer.Option("--verbose", help="Accepted for Claude Code's stream-json runs")
-        ] = False,
-        input_format: Annotated[
-            str,
-            typer.Option("--input-format", help="-p: text, or stream-json (user turns on stdin)"),
-        ] = "text",
-        system_prompt: Annotated[
-            str | None,
-            typer.Option("--system-prompt", help="Instructions to use instead of ccx's own"),
-        ] = None,
-        system_prompt_file: Annotated[
-            Path | None,
-            typer.Option("--system-prompt-file", help="--system-prompt, read from this file"),
-        ] = None,
-        append_system_prompt: Annotated[
-            str | None,
-            typer.Option("--append-system-prompt", help="Text to add to the system prompt"),
-        ] = None,
-        add_dir: Annotated[
-            list[Path] | None,
-            typer.Option("--add-dir", help="Another folder the tools may read without asking"),
-        ] = None,
-        settings: Annotated[
-            str | None,
-            typer.Option("--settings", help="A settings JSON file, or the JSON itself"),
-        ] = None,
-        session_id: Annotated[
-            str | None, typer.Option("--session-id", help="The new session's id (a UUID)")
-        ] = None,
-        fork_session: Annotated[
-            bool,
-            typer.Option("--fork-session", help="With -c or -r: continue in a new session"),
-        ] = False,
-        permission_prompt_tool: Annotated[
-            str | None,
-            typer.Option(
-                "--permission-prompt-tool",
-                help="-p: who approves a tool: stdio (the stream-json client, as the Agent SDK)",
-            ),
-        ] = None,
-        replay_user_messages: Annotated[
-            bool,
-            typer.Option(
-                "--replay-user-messages", help="stream-json input: echo each user message back"
-            ),
-        ] = False,
-        mcp_config: Annotated[
-            list[str] | None,
-            typer.Option("--mcp-config", help="MCP servers from a JSON file or a JSON string"),
-        ] = None,
-        plugin_dir: Annotated[
-            list[Path] | None,
-            typer.Option("--plugin-dir", help="Load the plugin in this folder for this session"),
-        ] = None,
-        worktree: Annotated[
-            str | None,
-            typer.Option("--worktree", "-w", help="Start in a new git worktree (optionally named)"),
-        ] = None,
-        version: Annotated[
-            bool, typer.Option("--version", "-v", help="Print the version and exit")
-        ] = False,
-    ) -> None:
-        if version:
-            print(f"{__version__} (ccx)")
-            return
-        from tui.session.options import RunOptions
-
-        if output_format not in ("text", "json", "stream-json"):
-            raise typer.BadParameter("use text, json or stream-json", param_hint="--output-format")
-        if autocompact is not None and not AUTOCOMPACT_VALUE.match(autocompact.replace("_", "")):
-            raise typer.BadParameter(
-                "use auto or a number of tokens, e.g. 120000 or 120k", param_hint="--autocompact"
-            )
-        _check_headless_flags(
-            output_format, input_format, session_id, continue_ or bool(resume), fork_session
-        )
-        if permission_prompt_tool not in (None, "stdio"):
-            raise typer.BadParameter(
-                "only stdio (the stream-json client answers) is supported yet",
-                param_hint="--permission-prompt-tool",
-            )
-        if system_prompt_file is not None:
-            try:
-                system_prompt = system_prompt_file.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
-                raise typer.BadParameter(str(exc), param_hint="--system-prompt-file") from exc
-        # The Agent SDK starts the CLI with --input-format stream-json and no -p: it is headless.
-        print_mode = print_mode or input_format == "stream-json"
-        options = RunOptions(
-            cwd=(cwd or Path.cwd()).resolve(),
-            model=model,
-            permission_mode=permission_mode or ("bypassPermissions" if skip_permissions else None),
-            allowed_tools=allowed_tools or [],
-            disallowed_tools=disallowed_tools or [],
-            max_turns=max_turns,
-            continue_session=continue_,
-            resume=resume,
-            autocompact=autocompact,
-            fallback_model=fallback_model,
-            headless=print_mode,
-            sandbox=sandbox,
-            sandbox_network=sandbox_network,
-            system_prompt=system_prompt,
-            append_system_prompt=append_system_prompt,
-            add_dirs=list(add_dir or []),
-            settings=settings,
-            session_id=session_id,
-            fork_session=fork_session,
-            mcp_config=mcp_config or [],
-            plugin_dirs=[d.expanduser().resolve() for d in plugin_dir or []],
-            stream_events=include_partial and output_format == "stream-json",
-            # The TUI, the REPL and stream-json show thinking: ask the API for its text.
-            show_thinking=not print_mode or output_format == "stream-json",
-        )
-        holder["parsed"] = ParsedArgs(
-            options,
-            prompt,
-            print_mode,
-            output_format,
-            include_partial,
-            plain,
-            input_format,
-            permission_prompt_tool,
-            replay_user_messages,
-            worktree,
-        )
-
-    return app
-
-
-UUID_TEXT = re.compile(r"^[0-9a-fA-F]{8}-([0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}$")
-
-
-def _check_headless_flags(
-    output_format: str, input_format: str, session_id: str | None, resumes: bool, fork: bool
-) -> None:
-    """Claude Code's rules for combining the headless flags (typer.BadParameter, exit 2)."""
-    import typer
-
-    if input_format not in ("text", "stream-json"):
-        raise typer.BadParameter("use text or stream-json", param_hint="--input-format")
-    if input_format == "stream-json" and output_format != "stream-json":
-        raise typer.BadParameter(
-            "--input-format stream-json needs --output-format stream-json",
-            param_hint="--input-format",
-        )
-    if session_id is not None and not UUID_TEXT.match(session_id):
-        raise typer.BadParameter("must be a UUID", param_hint="--session-id")
-    if session_id is not None and resumes and not fork:
-        raise typer.BadParameter(
-            "with -c or -r it needs --fork-session too", param_hint="--session-id"
-        )
 
 
 def dispatch(parsed: ParsedArgs, interactive: Interactive | None = None) -> int:
@@ -457,7 +204,6 @@ def dispatch(parsed: ParsedArgs, interactive: Interactive | None = None) -> int:
     return interactive(options, parsed.prompt, parsed.plain)
 
 
-AUTOCOMPACT_VALUE = re.compile(r"^(auto|\d+(\.\d+)?[kKmM]?)$")
 RULE_WORD = re.compile(
     r"^[A-Z][A-Za-z0-9_]*(\(.*\))?(,\s*[A-Z][A-Za-z0-9_]*(\(.*\))?)*$", re.DOTALL
 )

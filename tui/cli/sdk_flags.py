@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -64,16 +65,7 @@ class SdkFlags:
         return found[-1] if found else None
 
 
-def known_options(app: Any) -> set[str]:
-    """Every option name ccx's own (typer) command line takes: ``--model``, ``-p`` ..."""
-    import typer.main
-
-    command = typer.main.get_command(app)
-    names = {name for param in command.params for name in (*param.opts, *param.secondary_opts)}
-    return names | {"-h", "--help"}
-
-
-def take(argv: list[str], known: set[str]) -> tuple[list[str], SdkFlags]:
+def take(argv: list[str], known: Collection[str]) -> tuple[list[str], SdkFlags]:
     """argv without the SDK's flags and unknown ones; what they said."""
     rest: list[str] = []
     flags = SdkFlags()

@@ -14,8 +14,6 @@ if TYPE_CHECKING:
 def worktree_flag(argv: list[str]) -> list[str]:
     """``-w [NAME]`` / ``--worktree [NAME]``: the name is the next word when it is one a
     worktree may have (else a random name: ``--worktree=``)."""
-    from tools.worktrees import check_name
-
     expanded: list[str] = []
     index = 0
     while index < len(argv):
@@ -27,6 +25,8 @@ def worktree_flag(argv: list[str]) -> list[str]:
         if arg not in ("-w", "--worktree"):
             expanded.append(arg)
             continue
+        from tools.worktrees import check_name  # only here: it is not on -p's way
+
         following = argv[index] if index < len(argv) else ""
         if following and not following.startswith("-") and check_name(following) is None:
             expanded.append(f"--worktree={following}")

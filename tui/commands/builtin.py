@@ -426,3 +426,7 @@ from tui.commands import account as _account  # noqa: E402, F401
 from tui.commands import inspect as _inspect  # noqa: E402, F401
 from tui.commands import plugin as _plugin  # noqa: E402, F401
 from tui.commands import prompted as _prompted  # noqa: E402, F401
+
+# Then /history, /config and /status, last.
+from tui.commands import history_search as _history_search  # noqa: E402, F401  # isort: skip
+from tui.commands import settings_view as _settings_view  # noqa: E402, F401  # isort: skip

@@ -11,7 +11,7 @@ import time
 from typing import TYPE_CHECKING
 
 from agent.sessions.earlier import Found, search_transcript
-from tui.commands.builtin import CommandResult, command
+from tui.commands.registry import CommandResult, command
 from tui.words import age
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent.permissions.settings import Settings
 from agent.permissions.settings_keys import key_warnings
-from tui.commands.builtin import CommandResult, command
+from tui.commands.registry import CommandResult, command
 
 if TYPE_CHECKING:
     from tui.session.runtime import Runtime

@@ -24,7 +24,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from agent.core.events import EventSink
 from agent.core.messages import Message, UserBlock, text_block
@@ -49,35 +49,19 @@ from agent.sessions.session import (
 )
 from compaction.thresholds import ContextState
 from tools.skill import SkillTool
-from tui.commands import (
-    history_search,  # noqa: F401 - registers /history
-    settings_view,  # noqa: F401 - registers /config and /status
-)
-from tui.commands.builtin import (
-    builtin_commands,
-    builtin_names,
-    context_now,
-    find_custom,
-    run_command,
-    visible_commands,
-)
-from tui.commands.custom import CommandRefused, run_custom_command
 from tui.commands.slash import command_name, is_blank
 from tui.session.assembly import ApprovePlan, assemble_runtime
 from tui.session.credentials import api_key_source
 from tui.session.file_mentions import attached_files
 from tui.session.options import RunOptions
-from tui.session.rewind import RewindPoint, rewind_points
 from tui.session.sdk_setup import CHECKPOINTING_ENV, prompt_uuids
-from tui.session.status_line import StatusLineFacts, StatusLineRunner, build_status_line
-from tui.session.views import (
-    AgentSummary,
-    ContextUsage,
-    MemoryFileSize,
-    PluginSummary,
-    SessionInventory,
-    StatusSnapshot,
-)
+
+if TYPE_CHECKING:  # the views are imported when first asked for: a -p prompt never is
+    from agent.permissions.settings import Settings
+    from tools.sandbox import Sandbox
+    from tui.session.rewind import RewindPoint
+    from tui.session.status_line import StatusLineFacts, StatusLineRunner
+    from tui.session.views import ContextUsage, SessionInventory, StatusSnapshot
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +112,22 @@ class LineResult:
     exit: bool = False  # /exit: the front end should end the session
 
 
+def _status_line(
+    settings: Settings,
+    cwd: Path,
+    facts: Callable[[], StatusLineFacts],
+    notice: Callable[[str], None],
+    project_sandbox: Sandbox | None,
+) -> StatusLineRunner | None:
+    """The ``statusLine`` setting's runner (tui.session.status_line, imported only when the
+    setting is there); None without one."""
+    if settings.get("statusLine") is None:
+        return None
+    from tui.session.status_line import build_status_line
+
+    return build_status_line(settings, cwd, facts, notice, project_sandbox=project_sandbox)
+
+
 def next_mode(current: str, cycle: Sequence[str]) -> str:
     """The mode after ``current`` in ``cycle``; the first one when ``current`` is not in it."""
     if current not in cycle:
@@ -153,7 +153,7 @@ class SessionDriver:
         self.interactive = ask is not None  # someone reads and answers: idle notifications
         bypass = ("bypassPermissions",) if self.runtime.gate.mode == "bypassPermissions" else ()
         self.mode_cycle: tuple[str, ...] = (*CYCLED_MODES, *bypass)
-        self._status_line: StatusLineRunner | None = build_status_line(  # None without one
+        self._status_line: StatusLineRunner | None = _status_line(  # None without one
             self.runtime.settings,
             self.cwd,
             self._status_line_facts,
@@ -182,18 +182,8 @@ class SessionDriver:
         try:
             if name is not None and is_prompt_command(name):  # an MCP server's prompt
                 line, name = await expand_prompt(self.runtime.mcp, line), None
-            custom = find_custom(self.runtime, name) if name is not None else None
-            if custom is not None:
-                return await self._run_custom(line, custom)
-            if name is not None and (skill := self._skill_tool(name)) is not None:
-                return await self._run_skill(line, name, skill, uuid)
             if name is not None:
-                result = await run_command(self.runtime, line.strip())
-                if result.prompt is not None and not result.is_error:
-                    return await self._run_prompted(line, result.prompt, uuid)
-                return LineResult(
-                    line, name, result.text, result.is_error, data=result.data, exit=result.exit
-                )
+                return await self._run_slash(line, name, uuid)
             if is_blank(line):  # refused before any hook sees it: nothing is sent
                 raise NothingToSend()
             if (blocked := await self.runtime.submit_hooks(line)) is not None:
@@ -208,6 +198,22 @@ class SessionDriver:
         except Exception as error:  # a failing line must not end the session
             failure = failure_of(error, f"/{name}" if name else None)
             return LineResult(line, name, failure.message, True, failure)
+
+    async def _run_slash(self, line: str, name: str, uuid: str | None) -> LineResult:
+        """A custom command, a skill or a built-in command (the table is imported with the
+        first one: a prompt's way to its first request does without it)."""
+        from tui.commands.builtin import find_custom, run_command
+
+        if (custom := find_custom(self.runtime, name)) is not None:
+            return await self._run_custom(line, custom)
+        if (skill := self._skill_tool(name)) is not None:
+            return await self._run_skill(line, name, skill, uuid)
+        result = await run_command(self.runtime, line.strip())
+        if result.prompt is not None and not result.is_error:
+            return await self._run_prompted(line, result.prompt, uuid)
+        return LineResult(
+            line, name, result.text, result.is_error, data=result.data, exit=result.exit
+        )
 
     def _with_files(self, line: str) -> str | list[UserBlock]:
         """The prompt, and the text of each file its ``@path`` words name."""
@@ -245,6 +251,8 @@ class SessionDriver:
 
     def _skill_tool(self, name: str) -> SkillTool | None:
         """The Skill tool when ``name`` is one of its skills and no built-in command."""
+        from tui.commands.builtin import builtin_names
+
         if name in builtin_names():
             return None
         tool = next((t for t in self.runtime.tools if isinstance(t, SkillTool)), None)
@@ -277,6 +285,8 @@ class SessionDriver:
 
     async def _run_custom(self, line: str, command: CustomCommand) -> LineResult:
         """A custom command's turn; refused (nothing sent) when a ``!`cmd``` is not allowed."""
+        from tui.commands.custom import CommandRefused, run_custom_command
+
         if (blocked := await self.runtime.submit_hooks(line)) is not None:
             return LineResult(line, None, blocked)
         words = line.strip().split(maxsplit=1)
@@ -305,6 +315,8 @@ class SessionDriver:
     # -- what front ends show --------------------------------------------------------------
 
     def status(self) -> StatusSnapshot:
+        from tui.session.views import StatusSnapshot
+
         runtime = self.runtime
         try:
             context: ContextState | None = runtime.context.state(runtime.agent)
@@ -360,6 +372,8 @@ class SessionDriver:
     def commands(self) -> list[tuple[str, str]]:
         """(name, help) of every slash command, for completion: the built-in ones, the custom
         ones, then the skills (a name a built-in one has is left out: it never runs)."""
+        from tui.commands.builtin import builtin_commands, builtin_names, visible_commands
+
         named = [*builtin_commands(), *((c.name, c.help) for c in visible_commands(self.runtime))]
         taken = {name for name, _help in named} | builtin_names()
         skills = [(s.name, s.description) for s in self.runtime.skills if s.name not in taken]
@@ -367,6 +381,8 @@ class SessionDriver:
 
     def argument_hints(self) -> dict[str, str]:
         """name -> argument hint, for the custom commands that have one."""
+        from tui.commands.builtin import visible_commands
+
         return {c.name: c.argument_hint for c in visible_commands(self.runtime) if c.argument_hint}
 
     def transcript_failure(self) -> str | None:
@@ -379,6 +395,8 @@ class SessionDriver:
     def inventory(self) -> SessionInventory:
         """What the session offers now: tools, MCP prompts, skills, agents, output styles,
         MCP servers (stream-json's ``system/init``, the Agent SDK's ``initialize``)."""
+        from tui.session.views import AgentSummary, PluginSummary, SessionInventory
+
         runtime = self.runtime
         subagents = runtime.subagents.definitions.values() if runtime.options.subagents else ()
         return SessionInventory(
@@ -401,6 +419,9 @@ class SessionDriver:
 
     def context_usage(self) -> ContextUsage:
         """Where the context's tokens go now, and how full it is."""
+        from tui.commands.builtin import context_now
+        from tui.session.views import ContextUsage, MemoryFileSize
+
         runtime = self.runtime
         breakdown, state = context_now(runtime, preview=False)
         files = tuple(MemoryFileSize(m.path, m.kind, len(m.content)) for m in runtime.memory_files)
@@ -432,6 +453,8 @@ class SessionDriver:
         return self._status_line.text if self._status_line is not None else None
 
     def _status_line_facts(self) -> StatusLineFacts:
+        from tui.session.status_line import StatusLineFacts
+
         runtime = self.runtime
         return StatusLineFacts(
             status=self.status(),
@@ -469,6 +492,8 @@ class SessionDriver:
     def rewind_points(self) -> list[RewindPoint]:
         """The prompts the conversation can go back to before, latest first (Esc Esc's list;
         ``/rewind N`` goes back)."""
+        from tui.session.rewind import rewind_points
+
         return rewind_points(self.runtime.agent.messages, self.runtime.checkpoints)
 
     def rewind_files(self, user_message_id: str) -> list[str]:

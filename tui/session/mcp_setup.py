@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent.core.locations import config_dir
 from agent.core.messages import Message
@@ -38,10 +38,12 @@ from agent.mcp.tool_search import (
 from agent.permissions.gate import PermissionGate
 from agent.permissions.rules import Rule
 from agent.permissions.settings import project_root
-from agent.plugins.manifest import Plugin
 from tools.base import Tool
 from tui.session.notify import Notify
 from tui.session.options import RunOptions
+
+if TYPE_CHECKING:
+    from agent.plugins.manifest import Plugin
 
 
 def build_mcp_servers(

@@ -87,6 +87,19 @@ REQUEST_MODULES = (
     "opentelemetry.propagate",
     "truststore",
 )
+# What a cold run imports only when it is used (tests/e2e/test_cold_path.py): the worker
+# has it ready for the runs that do use it.
+WHEN_USED_MODULES = (
+    "agent.permissions.bash",
+    "agent.plugins.manifest",
+    "agent.plugins.marketplaces",
+    "difflib",
+    "tui.cli.typer_app",
+    "tui.commands.builtin",
+    "tui.session.rewind",
+    "tui.session.status_line",
+    "typer",
+)
 
 
 def _preload() -> None:
@@ -102,13 +115,13 @@ def _preload() -> None:
     from tools.skill import SkillTool
     from tui.cli import main as cli
 
-    for name in REQUEST_MODULES:
+    for name in (*REQUEST_MODULES, *WHEN_USED_MODULES):
         try:
             importlib.import_module(name)
         except ImportError:  # another version of a dependency: the child imports what it needs
             pass
     import_client()  # the mcp package's client side, for runs with MCP servers
-    cli.parse_args(["-p", "warm-up"], standalone=False)  # typer, click and the options, run once
+    cli.parse_args(["-p", "warm-up"], standalone=False)  # the options, read once
     split._parser()  # the bash grammar: the same for every run
     warmed: list[type[Tool[Any]]] = [type(t) for t in registry.default_tools()]
     warmed += [SkillTool, ExitPlanModeTool]

@@ -1,0 +1,75 @@
+"""What a cold `ccx -p` imports: what its prompt does not use stays unloaded (issue 22's cold
+start), and what the model's calls use loads when they come."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from tests.e2e.conftest import CCX, Ccx, Run
+from tui.fake_api import text_reply, tool_reply
+
+# Loaded only by what a plain prompt answered with text never does: help or a usage error
+# (typer), a slash command (the table), a statusLine setting, a rewind, the driver's views
+# (the app's footer, stream-json's init, /context), a shell command, an edit's diff or a
+# missing path's close matches (difflib), a plugin (its manifest and marketplaces); and
+# trio, which a ccx process never runs on (tui.cli.asyncio_only: the SDK's HTTP client would
+# import it where installed; the log lists the refused attempt as "trio", a real import
+# loads trio._core).
+NOT_FOR_A_PROMPT = (
+    "typer",
+    "tui.cli.typer_app",
+    "tui.commands.builtin",
+    "tui.session.status_line",
+    "tui.session.rewind",
+    "tui.session.views",
+    "agent.permissions.bash",
+    "agent.shell",
+    "difflib",
+    "agent.plugins.manifest",
+    "agent.plugins.marketplaces",
+    "trio._core",
+)
+
+
+def imported(ccx: Ccx, *args: str) -> tuple[Run, set[str]]:
+    """Run ccx cold with Python's import log; the modules the process imported."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", CCX, *args],
+        cwd=ccx.repo,
+        env=ccx.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    names = set(re.findall(r"^import time:.*\|\s*([\w.]+)$", proc.stderr, re.MULTILINE))
+    return Run(proc.returncode, proc.stdout, proc.stderr), names
+
+
+def loaded(names: set[str], module: str) -> bool:
+    return any(name == module or name.startswith(module + ".") for name in names)
+
+
+def test_a_prompt_answered_with_text_loads_none_of_it(ccx: Ccx) -> None:
+    ccx.api.add(text_reply("Hello."))
+    run, names = imported(ccx, "-p", "Say hello.", "--output-format", "json")
+    assert run.returncode == 0, run.stderr
+    assert run.json()["result"] == "Hello."
+    assert "tui.session.driver" in names  # the log is read right
+    assert [m for m in NOT_FOR_A_PROMPT if loaded(names, m)] == []
+
+
+def test_what_the_turn_needs_loads_when_it_comes(ccx: Ccx) -> None:
+    # A shell command to check, then a slash command: their modules load on the way.
+    ccx.api.add(tool_reply(("Bash", {"command": "echo checked"})), text_reply("Done."))
+    run, names = imported(ccx, "-p", "run it", "--allowedTools", "Bash(echo *)")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == "Done."
+    assert loaded(names, "agent.permissions.bash") and loaded(names, "agent.shell")
+    assert "checked" in ccx.api.requests[-1].last_user_text()
+
+    run, names = imported(ccx, "-p", "/help")
+    assert run.returncode == 0, run.stderr
+    assert "/history" in run.stdout and "/config" in run.stdout
+    assert "tui.commands.builtin" in names
