@@ -1,6 +1,6 @@
 """Where a cold `ccx -p` spends its CPU before the first request, phase by phase.
 
-    .venv/bin/python bench/cold_path.py [--repo DIR] [--resume WORK] [--runs 5]
+    .venv/bin/python bench/cold_path.py [--repo DIR] [--resume WORK] [--runs 5] [--kept-home]
 
 Runs ccx cold (CCX_WARM=0) on the referee (/work/shared/bench/fakeapi.py), through a
 launcher that wraps some of ccx's own functions (nothing of the SDK's) to note the main
@@ -100,7 +100,7 @@ main()
 """
 
 
-def one_run(work: Path, repo: Path, resume: Path | None) -> dict | None:
+def one_run(work: Path, repo: Path, resume: Path | None, kept_home: bool = False) -> dict | None:
     ccx = Client("ccx", CCX)
     if resume is not None:
         store = ccx.transcripts(resume)
@@ -109,7 +109,8 @@ def one_run(work: Path, repo: Path, resume: Path | None) -> dict | None:
         home, repo, extra = resume, resume / "repo", ["-c"]
     else:
         home, extra = work / "home-run", []
-        shutil.rmtree(home, ignore_errors=True)
+        if not kept_home:
+            shutil.rmtree(home, ignore_errors=True)
     scenario = write_scenario(work / "scenario.json", "Say hello.", "Hello.", repo)
     log = work / "log.jsonl"
     with referee(scenario, log) as url:
@@ -147,6 +148,9 @@ def main() -> None:
     parser.add_argument("--repo", default=None)
     parser.add_argument("--resume", default=None, help="a work folder of bench/resume_scale.py")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--kept-home", action="store_true", help="one HOME for every run (filled by the first)"
+    )
     parser.add_argument("--out", default="/tmp/ccx-bench-cold-path")
     args = parser.parse_args()
     work = Path(args.out)
@@ -154,8 +158,9 @@ def main() -> None:
     precompile()
     repo = Path(args.repo) if args.repo else small_repo(work)
     resume = Path(args.resume) if args.resume else None
-    one_run(work, repo, resume)  # untimed: the OS caches
-    runs = [run for _ in range(args.runs) if (run := one_run(work, repo, resume)) is not None]
+    kept = args.kept_home
+    one_run(work, repo, resume, kept)  # untimed: the OS caches (and the HOME when kept)
+    runs = [run for _ in range(args.runs) if (run := one_run(work, repo, resume, kept)) is not None]
     if not runs:
         raise SystemExit("no run reached its first request (see the out.err under --out)")
 

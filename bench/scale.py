@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/scale.py [--quick] [--only sessions,cold,concurrent,grep]
         [--steps 200,2000] [--windows 120000,200000] [--clients ccx,claude]
-        [--repo-scale 1.0] [--cold-runs 5] [--kb 6] [--json OUT.json] [--keep]
+        [--repo-scale 1.0] [--cold-runs 5] [--cold-home fresh|kept|both] [--kb 6] [--json OUT.json] [--keep]
 
 What runs (every client on the same referee, /work/shared/bench/fakeapi.py):
 
@@ -19,8 +19,10 @@ What runs (every client on the same referee, /work/shared/bench/fakeapi.py):
   too (the default; its socket in a private XDG_RUNTIME_DIR under ~/.cache).
 - cold: `-p` to the first request, in the generated 100,000-file repository
   (bench/big_repo.py, cached under /tmp) and in a small one; ccx with its warm
-  worker off (CCX_WARM=0); each run from a fresh HOME; the median of --cold-runs
-  after one untimed run of each.
+  worker off (CCX_WARM=0); each run from a fresh HOME (--cold-home fresh, the default),
+  or every run of a client in one HOME kept between its runs, as a user's own
+  (--cold-home kept; the untimed first run fills it; both clients alike), or both;
+  the median of --cold-runs after one untimed run of each.
 - concurrent: 4 sessions at once in one repository, each Reading and Editing its
   own slots of one shared file; an Edit reported done that is not in the file
   at the end is a lost update.
@@ -380,9 +382,10 @@ def small_repo(out: Path) -> Path:
 
 
 def cold_starts(
-    clients: list[Client], repo: Path, out: Path, runs: int, name: str
+    clients: list[Client], repo: Path, out: Path, runs: int, name: str, kept_home: bool = False
 ) -> dict[str, Any]:
-    """Median time from spawn to the first request of `-p`, per client, in ``repo``."""
+    """Median time from spawn to the first request of `-p`, per client, in ``repo``: each
+    run from a fresh HOME, or (``kept_home``) each client's runs in one HOME of its own."""
     work = out / f"cold-{name}"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
@@ -393,7 +396,7 @@ def cold_starts(
     with referee(scenario, log) as url:
         for index in range(runs + 1):  # the first round warms the OS caches: not counted
             for client in clients:
-                home = work / f"{client.name}{index}"
+                home = work / (client.name if kept_home else f"{client.name}{index}")
                 argv = client.command("Say hello.", None)
                 _, started, sampler = run_client(
                     argv, client.environment(home, url), repo, home / "out.json", 120, 0.01
@@ -551,6 +554,7 @@ def main() -> None:
     parser.add_argument("--clients", default="ccx,claude")
     parser.add_argument("--repo-scale", type=float, default=None, help="big repository size (1.0)")
     parser.add_argument("--cold-runs", type=int, default=None)
+    parser.add_argument("--cold-home", choices=("fresh", "kept", "both"), default="fresh")
     parser.add_argument("--kb", type=int, default=None, help="size of a session's units (KiB)")
     parser.add_argument("--concurrent-edits", type=int, default=None)
     parser.add_argument(
@@ -605,10 +609,12 @@ def main() -> None:
                     print(f"{client.name} {size} steps @ {window}: {run.figures}", file=sys.stderr)
     if "cold" in only:
         big = ensure_big_repo(scale)
-        report["cold"] = {
-            "big": cold_starts(clients, big, out, cold_runs, "big"),
-            "small": cold_starts(clients, small_repo(out), out, cold_runs, "small"),
-        }
+        report["cold"] = {}
+        for kept in {"fresh": [False], "kept": [True]}.get(args.cold_home, [False, True]):
+            for name, repo in (("big", big), ("small", small_repo(out))):
+                label = f"{name} repo, HOME kept" if kept else f"{name} repo"
+                work_name = f"{name}-kept" if kept else name
+                report["cold"][label] = cold_starts(clients, repo, out, cold_runs, work_name, kept)
         print(f"cold: {report['cold']}", file=sys.stderr)
     if "concurrent" in only:
         report["concurrent"] = {c.name: concurrent(c, out, edits) for c in clients}

@@ -27,8 +27,9 @@ def table(report: dict[str, Any], clients: list[tuple[str, str]]) -> str:
         row("resume (-c -p) to first request (s)", lambda r: str(r["resume_first_request_s"]))
         row("  resume, ccx's warm worker (s)", lambda r: str(r.get("warm_resume_first_request_s") or "-"))  # fmt: skip
     for name, cold in report.get("cold", {}).items():
-        rows.append((f"cold -p to first request, {name} repo (s)", *(_median(cold, c[0]) for c in clients)))  # fmt: skip
-        rows.append((f"  CPU used by then, {name} repo (s)", *(_median(cold, c[0], "cpu_median_s") for c in clients)))  # fmt: skip
+        name = name if name.endswith(("repo", "kept")) else f"{name} repo"  # older reports
+        rows.append((f"cold -p to first request, {name} (s)", *(_median(cold, c[0]) for c in clients)))  # fmt: skip
+        rows.append((f"  CPU used by then, {name} (s)", *(_median(cold, c[0], "cpu_median_s") for c in clients)))  # fmt: skip
     if "concurrent" in report:
         conc = report["concurrent"]
         rows.append(("4 sessions, one file: lost updates", *(_conc(conc, c[0], "lost_updates") for c in clients)))  # fmt: skip

@@ -6,11 +6,13 @@ and 0.7-0.8 s of CPU here, all before a ``-p`` run can send its first request. A
 Messages call uses under a third of them.
 
 So the SDK's packages are entered lazily (``install``): a package whose ``__init__`` does
-nothing but re-export its submodules' names (``from .message import Message as Message``
-and an ``__all__``) is made without running it, and a name asked of it
-(``from anthropic.types import Message``, ``anthropic.types.Message``, a star import)
-imports just the submodule that defines it, the first time it is asked. The objects and
-their names are the same; only the modules nobody asks for are never loaded. A package
+nothing but re-export names (``from .message import Message as Message``, an ``__all__``)
+is made without running it, and a name asked of it (``from anthropic.types import
+Message``, ``anthropic.types.Message``, a star import) imports just the submodule that
+defines it, the first time it is asked. A type alias there (``BetaStopEvent: TypeAlias =
+ParsedStopEvent[object]``) is evaluated in the package when asked for, as at its top level
+(making that one generic built 144 pydantic models on the way to the first request). The
+objects and their names are the same; only what nobody asks for is never loaded. A package
 whose ``__init__`` does anything else is imported as usual.
 
 The top package's ``__init__`` does more than re-export, and is entered lazily all the
@@ -22,6 +24,7 @@ Bedrock and Vertex clients) runs the whole ``__init__`` the first time it is ask
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.abc
 import importlib.machinery
@@ -37,10 +40,16 @@ SDK = "anthropic"
 
 # What a generated re-exporting __init__ is made of; anything else left over means it does
 # more, and it is run as usual.
-_REEXPORT = re.compile(r"^from[ \t]+(\.+[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n(]*)$", re.M)
+_REEXPORT = re.compile(
+    r"^from[ \t]+(\.+[\w.]*|[A-Za-z_][\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n(]*)$", re.M
+)
 _ALL = re.compile(r"^__all__[ \t]*=[ \t]*\[([^\]]*)\]$", re.M)
+# A name given the value of a one-line expression (``X: TypeAlias = Parsed[object]``),
+# evaluated among the package's names when it is first asked for.
+_ALIAS = re.compile(r"^([A-Za-z_]\w*)(?:[ \t]*:[ \t]*TypeAlias)?[ \t]*=[ \t]*([^\n]+)$", re.M)
+_TYPE_EXPRESSION = re.compile(r"[A-Za-z_][\w.\[\], |]*")  # names, attributes, subscripts, unions
 _NOISE = re.compile(r"^#[^\n]*$", re.M)
-_FUTURE = re.compile(r"^from __future__ import annotations$", re.M)
+_IDENTIFIER = re.compile(r"(?<![.\w])([A-Za-z_]\w*)")
 _NAME = re.compile(r"([A-Za-z_]\w*)(?:\s+as\s+([A-Za-z_]\w*))?")
 _STRING = re.compile(r"""["']([A-Za-z_]\w*)["']""")
 
@@ -55,6 +64,7 @@ _TOP_EXTRA = re.compile(
 )
 
 Exports = dict[str, tuple[str, str | None]]
+EXPRESSION = "<expression>"  # an export's "module" when its value is an expression's
 
 _lock = threading.RLock()
 
@@ -82,7 +92,7 @@ def import_sdk() -> ModuleType:
         anthropic.AsyncAnthropic  # noqa: B018
         anthropic.APIStatusError  # noqa: B018
         anthropic.DefaultAsyncHttpxClient  # noqa: B018
-        importlib.import_module(f"{SDK}.resources.messages")
+        importlib.import_module(f"{SDK}.resources.messages").AsyncMessages  # noqa: B018
         importlib.import_module(f"{SDK}.types.raw_message_stream_event")
         for name in _top_loaded():  # their __module__ as a whole import gives it (tracebacks)
             getattr(anthropic, name)
@@ -106,7 +116,8 @@ def _top_loaded() -> list[str]:
 
 def reexports(source: str, package: str) -> tuple[Exports, list[str] | None] | None:
     """What an ``__init__``'s source re-exports, name -> (module, attribute; None for a
-    submodule itself), and its ``__all__`` if it has one; None if it does anything else."""
+    submodule itself; or EXPRESSION and the expression giving it), and its ``__all__`` if it
+    has one; None if it does anything else."""
     exports: Exports = {}
     names_all: list[str] | None = None
 
@@ -129,15 +140,19 @@ def reexports(source: str, package: str) -> tuple[Exports, list[str] | None] | N
         names_all = _STRING.findall(match.group(1))
         return ""
 
-    def take_future(match: re.Match[str]) -> str:
-        exports["annotations"] = ("__future__", "annotations")  # bound by it, as any import
+    def take_alias(match: re.Match[str]) -> str:
+        name, expression = match.group(1), match.group(2).split("#", 1)[0].strip()
+        if not _TYPE_EXPRESSION.fullmatch(expression):
+            raise ValueError(expression)  # a call, a literal...: run as written, in order
+        compile(expression, "<alias>", "eval")  # SyntaxError: not one expression
+        exports[name] = (EXPRESSION, expression)
         return ""
 
     try:
-        rest = _REEXPORT.sub(take, _FUTURE.sub(take_future, source))
-    except ValueError:
+        rest = _ALL.sub(take_all, _REEXPORT.sub(take, source))
+        rest = _ALIAS.sub(take_alias, _NOISE.sub("", _strip_docstring(rest)))
+    except (ValueError, SyntaxError):
         return None
-    rest = _NOISE.sub("", _ALL.sub(take_all, _strip_docstring(rest)))
     if rest.strip():
         return None
     return exports, names_all
@@ -217,7 +232,7 @@ def _make_lazy(
             raise AttributeError(f"module {package!r} has no attribute {attribute!r}")
         target = exports.get(attribute)
         if target is not None:
-            value = _load(*target)
+            value = _load(*target, module)
             if rename and attribute in public:
                 _rename(value, package)
         elif importlib.util.find_spec(f"{package}.{attribute}") is not None:
@@ -233,9 +248,17 @@ def _make_lazy(
     module.__getattr__ = resolve  # type: ignore[method-assign]
 
 
-def _load(module_name: str, attribute: str | None) -> Any:
+def _load(module_name: str, attribute: str | None, package: ModuleType) -> Any:
     """``from module_name import attribute``, as Python does it: an attribute of the
-    module, else its submodule of that name."""
+    module, else its submodule of that name; or the value of an expression."""
+    if module_name == EXPRESSION:
+        expression = attribute or "None"
+        for name in _IDENTIFIER.findall(expression):
+            with contextlib.suppress(AttributeError):  # a builtin (object), else a NameError
+                getattr(package, name)  # resolved into the package's namespace first
+        # evaluated there, as at the top of its __init__ (pydantic names a generic made at
+        # a module's top level after that module)
+        return eval(expression, vars(package))
     module = importlib.import_module(module_name)
     if attribute is None:
         return module

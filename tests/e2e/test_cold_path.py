@@ -73,3 +73,27 @@ def test_what_the_turn_needs_loads_when_it_comes(ccx: Ccx) -> None:
     assert run.returncode == 0, run.stderr
     assert "/history" in run.stdout and "/config" in run.stdout
     assert "tui.commands.builtin" in names
+
+
+def test_a_second_run_takes_what_the_first_compiled_and_generated(ccx: Ccx) -> None:
+    """The dataclasses' compiled methods and the tools' schemas (tui.session.start_up_caches):
+    kept by the first run, read by the second, which has nothing new to keep and sends the
+    same tools; a damaged table is compiled over."""
+    cache = ccx.config / "cache"
+    table = cache / f"dataclass-code-headless.{sys.implementation.cache_tag}.marshal"
+    schemas = cache / "tool-schemas.json"
+    ccx.api.add(text_reply("One."), text_reply("Two."), text_reply("Three."))
+
+    assert ccx.run("-p", "first").stdout.strip() == "One."
+    assert table.stat().st_size > 10_000 and schemas.exists()
+    kept = (table.stat().st_mtime_ns, schemas.stat().st_mtime_ns)
+
+    assert ccx.run("-p", "second").stdout.strip() == "Two."
+    assert (table.stat().st_mtime_ns, schemas.stat().st_mtime_ns) == kept  # nothing new
+    first, second = [r.body for r in ccx.api.requests if r.path == "/v1/messages"][:2]
+    assert second["tools"] == first["tools"] and second["system"] == first["system"]
+    assert "first" in str(first["messages"]) and "second" in str(second["messages"])
+
+    table.write_bytes(table.read_bytes()[:100])  # torn
+    assert ccx.run("-p", "third").stdout.strip() == "Three."
+    assert table.stat().st_size > 10_000  # compiled again and kept whole

@@ -44,7 +44,12 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
     pause_for_start_up()  # until the session has started (tui.headless)
     flags = {a.split("=")[0] for a in argv}
     early_servers = False
+    caches = None
     if not {"--cwd", "-h", "--help"} & flags:
+        from tui.session.start_up_caches import StartUpCaches
+
+        caches = StartUpCaches()
+        caches.use()  # before the session's imports: what the last run compiled and generated
         from agent.instructions.system_prompt import start_git_info
         from agent.model.client import import_sdk_meanwhile
 
@@ -56,6 +61,8 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
         return _parse_and_dispatch(argv, interactive)
     finally:
         start_up_done()
+        if caches is not None:
+            caches.keep()
         if early_servers:  # those the session did not take (agent.mcp.early_start)
             from agent.mcp.early_start import end_unclaimed
 

@@ -57,11 +57,11 @@ if TYPE_CHECKING:
     from agent.loop.tool_runner import PermissionRequest
     from agent.sessions.session import LoadedSession
     from tui.fullscreen.history import EarlierEntries
-    from tui.session.tool_schema_cache import ToolSchemaCache
     from tui.session.driver import SessionDriver
     from tui.session.folder_trust import TrustAnswer, TrustQuestion
     from tui.session.options import RunOptions
     from tui.session.rewind import RewindPoint
+    from tui.session.tool_schema_cache import ToolSchemaCache
     from tui.session.views import StatusSnapshot
 
 log = logging.getLogger(__name__)
