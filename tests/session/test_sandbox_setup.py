@@ -197,7 +197,7 @@ def test_backend_from_the_environment_and_hooks_path_protected(tmp_path: Path) -
     subprocess.run(["git", "-C", str(tmp_path), "config", "core.hooksPath", ".husky"], check=True)
     result = setup(tmp_path, env={"CCX_SANDBOX_BACKEND": "landlock"})
     assert result.policy.backend == "landlock"
-    assert result.policy.extra_protected == (tmp_path / ".husky",)
+    assert result.policy.extra_protected[0] == tmp_path / ".husky"
     bad = setup(tmp_path, env={"CCX_SANDBOX_BACKEND": "docker"})
     assert bad.policy.backend is None
     assert any("CCX_SANDBOX_BACKEND" in text for text, _ in bad.notices)
@@ -223,3 +223,15 @@ def test_the_runtime_sandboxes_a_projects_hooks_only(
     runtime.close()
     assert runtime.hooks.sandbox is not None
     assert runtime.hooks.sandboxed_commands == {"echo theirs"}
+
+
+def test_ccx_own_code_is_protected_where_a_command_may_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project at ~ (or CCX_CONFIG_DIR inside one): the settings and start-up caches a
+    later ccx runs unsandboxed are read-only to sandboxed commands."""
+    own = tmp_path / ".ccx"
+    monkeypatch.setenv("CCX_CONFIG_DIR", str(own))
+    policy = setup(tmp_path).policy
+    protected = policy.protected_paths()
+    assert own / "settings.json" in protected and own / "cache" in protected

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.core.events import NoticeLevel
+from agent.core.locations import config_dir
 from agent.permissions.gate import PermissionGate
 from agent.permissions.safe_git import hooks_path
 from agent.permissions.settings import (
@@ -127,7 +128,7 @@ def build_sandbox(
         network=network,
         backend=_backend(env, notices),
         deny_read=_read_denied_by(gate) if gate is not None else None,
-        extra_protected=tuple(p for p in [hooks_path(root)] if p is not None),
+        extra_protected=tuple(p for p in [hooks_path(root), *ccx_code_paths()] if p is not None),
         hidden=(warm.socket_folder(),),
         allowed_sockets=sockets,
         all_sockets=all_sockets,
@@ -138,6 +139,15 @@ def build_sandbox(
             level: NoticeLevel = "warning" if requested else "info"
             notices.append((f"Bash commands run without an OS sandbox: {reason}.", level))
     return SandboxSetup(policy, requested and enabled, notices)
+
+
+def ccx_code_paths() -> list[Path]:
+    """What in ccx's own folder a later ccx would run unsandboxed: the user's settings
+    (hooks, status line, key helper) and the start-up caches (compiled code). Read-only to
+    a sandboxed command when the folder lies in a tree it may write (a project at ``~``,
+    ``CCX_CONFIG_DIR`` in the project or a temp folder); elsewhere it is so anyway."""
+    config = config_dir()
+    return [config / "settings.json", config / "cache"]
 
 
 _NOT_FROM_PROJECT = (
