@@ -48,7 +48,7 @@ def run(argv: list[str], interactive: Interactive | None = None) -> int:
     if not {"--cwd", "-h", "--help"} & flags:
         from tui.session.start_up_caches import StartUpCaches
 
-        caches = StartUpCaches()
+        caches = StartUpCaches("headless")
         caches.use()  # before the session's imports: what the last run compiled and generated
         from agent.instructions.system_prompt import start_git_info
         from agent.model.client import import_sdk_meanwhile

@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from tui.session.folder_trust import TrustAnswer, TrustQuestion
     from tui.session.options import RunOptions
     from tui.session.rewind import RewindPoint
-    from tui.session.tool_schema_cache import ToolSchemaCache
+    from tui.session.start_up_caches import StartUpCaches
     from tui.session.views import StatusSnapshot
 
 log = logging.getLogger(__name__)
@@ -104,7 +104,7 @@ class AgentBridge:
         self._flush_handle: asyncio.TimerHandle | None = None
         self._startup_error: str | None = None
         self._boot_task: asyncio.Task[None] | None = None
-        self._tool_schemas: ToolSchemaCache | None = None
+        self._caches: StartUpCaches | None = None
 
     # -- called from the UI thread ------------------------------------------------------
 
@@ -238,7 +238,8 @@ class AgentBridge:
         await self._painted.wait()
         # Before the figure: an app closed as soon as it shows (a script, a benchmark) keeps
         # them too. Nothing is written, and it costs nothing, when the caches held it all.
-        self._keep_start_up_caches()
+        if self._caches is not None:
+            self._caches.keep()
         self._post(RuntimeReady(self._ready_info(driver, fallback, preloaded is not None)))
         # Importing the API client takes the GIL for a second: let the UI draw the session first,
         # and Textual's writer thread put that frame on the terminal.
@@ -298,29 +299,14 @@ class AgentBridge:
             await asyncio.wait_for(self._shown.wait(), SHOWN_WAIT_S)
         return path, loaded
 
-    def _keep_start_up_caches(self) -> None:
-        """What this start compiled or generated anew, for the next start (nothing when the
-        caches held it all)."""
-        from agent.core import dataclass_code
-
-        try:
-            dataclass_code.save()
-            if self._tool_schemas is not None:
-                self._tool_schemas.keep()
-        except Exception:  # a cache only saves time: the session goes on without it
-            log.exception("keeping the start-up caches failed")
-
     def _use_saved_tool_schemas(self) -> None:
-        """The tools' schemas from the last run of this code: the first figure comes sooner."""
-        from agent.core.locations import config_dir
-        from tui.session.tool_schema_cache import ToolSchemaCache
+        """The tools' schemas from the last run of this code: the first figure comes sooner
+        (the dataclasses' table is installed before the app's imports: tui.fullscreen.run)."""
+        from tui.session.start_up_caches import StartUpCaches
 
-        if self._tool_schemas is None:
-            self._tool_schemas = ToolSchemaCache(config_dir())
-            try:
-                self._tool_schemas.use()
-            except Exception:  # a cache only saves time: the schemas are generated instead
-                log.exception("reading the tools' schemas failed")
+        if self._caches is None:
+            self._caches = StartUpCaches("app")
+        self._caches.use_tool_schemas()
 
     def _create(
         self, options: RunOptions, preloaded: tuple[Path, LoadedSession] | None = None

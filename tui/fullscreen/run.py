@@ -61,7 +61,7 @@ def run_app(options: RunOptions, prompt: str | None = None) -> int:
 def _use_compiled_dataclasses() -> None:
     """Before the app's imports: their dataclasses' methods from the last run's compilation
     (~90 ms of start-up); the agent bridge saves the table when the session is up."""
-    dataclass_code.install(dataclass_code.cache_file(config_dir()))
+    dataclass_code.install(dataclass_code.cache_file(config_dir(), "app"))
 
 
 def _print_resume_hint(app: CcxApp) -> None:

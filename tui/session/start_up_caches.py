@@ -1,12 +1,12 @@
-"""A headless run's start-up caches: what the last `-p` or stream-json run of this code
-compiled or generated, used before the session's imports and kept when the run ends.
+"""The start-up caches a front end uses and keeps: what the last start of this code
+compiled or generated, read before it is needed and written once the session is up.
 
-Two things are the same from one start to the next and cost a cold `-p` ~0.1 s of CPU
-before its first request: the methods ``@dataclass`` writes for the classes the session
-imports (``agent.core.dataclass_code``, a table of its own: the app keeps another) and
-the tools' JSON schemas (``tui.session.tool_schema_cache``, one file for both front ends,
-under a fingerprint of the code). A cache that cannot be read or written only costs that
-time; nothing else depends on it.
+Two things are the same from one start to the next and cost ~0.1 s of CPU before the
+app's first figure or a cold `-p`'s first request: the methods ``@dataclass`` writes for
+the classes the session imports (``agent.core.dataclass_code``, a table per front end, as
+each imports its own set) and the tools' JSON schemas (``tui.session.tool_schema_cache``,
+one file for both, under a fingerprint of the code). A cache that cannot be read or
+written only costs that time; nothing else depends on it.
 """
 
 from __future__ import annotations
@@ -19,27 +19,34 @@ from tui.session.tool_schema_cache import ToolSchemaCache
 
 log = logging.getLogger(__name__)
 
-FRONT_END = "headless"
-
 
 class StartUpCaches:
-    def __init__(self) -> None:
+    def __init__(self, front_end: str) -> None:
+        self.front_end = front_end  # "app" or "headless": whose dataclass table
         self._schemas: ToolSchemaCache | None = None
 
     def use(self) -> None:
-        """Before the session's modules are imported (their dataclasses are made then)."""
-        config = config_dir()
-        dataclass_code.install(dataclass_code.cache_file(config, FRONT_END))
-        self._schemas = ToolSchemaCache(config)
+        """Both, before the session's modules are imported (a headless run)."""
+        self.use_compiled_dataclasses()
+        self.use_tool_schemas()
+
+    def use_compiled_dataclasses(self) -> None:
+        """Before the modules whose dataclasses it serves are imported (once a process)."""
+        dataclass_code.install(dataclass_code.cache_file(config_dir(), self.front_end))
+
+    def use_tool_schemas(self) -> None:
+        """Before the session's tools are built (once)."""
+        if self._schemas is not None:
+            return
+        self._schemas = ToolSchemaCache(config_dir())
         try:
             self._schemas.use()
         except Exception:  # only time is lost: the schemas are generated instead
             log.exception("reading the tools' schemas failed")
-            self._schemas = None
 
     def keep(self) -> None:
-        """What this run compiled or generated anew, for the next one (nothing when the
-        caches held it all)."""
+        """What this start compiled or generated anew, for the next one (nothing is
+        written when the caches held it all)."""
         try:
             dataclass_code.save()
             if self._schemas is not None:
