@@ -234,4 +234,7 @@ def test_ccx_own_code_is_protected_where_a_command_may_write(
     monkeypatch.setenv("CCX_CONFIG_DIR", str(own))
     policy = setup(tmp_path).policy
     protected = policy.protected_paths()
-    assert own / "settings.json" in protected and own / "cache" in protected
+    assert own / "settings.json" in protected and own / "cache" / "tool-schemas.json" in protected
+    tables = {p.name for p in protected if p.name.startswith("dataclass-code")}
+    assert len(tables) == 2  # the app's and the headless runs'
+    assert own / "cache" not in protected  # ccx writes the model's limits there meanwhile
