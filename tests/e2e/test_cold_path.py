@@ -97,3 +97,31 @@ def test_a_second_run_takes_what_the_first_compiled_and_generated(ccx: Ccx) -> N
     table.write_bytes(table.read_bytes()[:100])  # torn
     assert ccx.run("-p", "third").stdout.strip() == "Three."
     assert table.stat().st_size > 10_000  # compiled again and kept whole
+
+
+def test_a_second_run_imports_its_modules_from_the_bundle(ccx: Ccx) -> None:
+    """The modules' code (agent.core.code_bundle): the first run reads each module's .pyc
+    (or compiles its source), which Python's -v log shows as "code object from"; the second
+    is served from the file the first kept, and answers the same."""
+    bundle = ccx.config / "cache" / f"code-bundle-headless.{sys.implementation.cache_tag}.bin"
+    ccx.api.add(text_reply("One."), text_reply("Two."))
+
+    def run_verbose(prompt: str) -> tuple[Run, int]:
+        proc = subprocess.run(
+            [sys.executable, "-v", CCX, "-p", prompt],
+            cwd=ccx.repo,
+            env=ccx.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        read = len(re.findall(r"^# code object from ", proc.stderr, re.MULTILINE))
+        return Run(proc.returncode, proc.stdout, proc.stderr), read
+
+    first, read_first = run_verbose("first")
+    assert first.returncode == 0 and first.stdout.strip() == "One.", first.stderr[-2000:]
+    assert bundle.stat().st_mode & 0o777 == 0o600 and bundle.stat().st_size > 100_000
+    second, read_second = run_verbose("second")
+    assert second.returncode == 0 and second.stdout.strip() == "Two.", second.stderr[-2000:]
+    assert read_first > 500
+    assert read_second < read_first / 10

@@ -77,15 +77,18 @@ def test_a_second_start_runs_on_what_the_first_kept_and_sends_the_same_tools(
             "sh", "-c", f"{command} {shlex.quote(prompt)}; sleep 30",
         )  # fmt: skip
         terminal.wait(lambda s, answer=answer: answer in s)
-        stats.append(json.loads(paint.read_text())["dataclass_code"])
+        painted = json.loads(paint.read_text())
+        stats.append(painted["dataclass_code"] | {"bundle": painted["code_bundle"]})
         terminal.tmux("kill-session", "-t", "ccx")
         if len(stats) == 1:
             assert {p.name for p in cache.iterdir()} >= {
                 f"dataclass-code.{sys.implementation.cache_tag}.marshal",
+                f"code-bundle-app.{sys.implementation.cache_tag}.bin",
                 "tool-schemas.json",
             }
     assert stats[0]["from_file"] == 0 and stats[0]["compiled"] > 100
     assert stats[1]["compiled"] == 0 and stats[1]["from_file"] > 100
+    assert stats[0]["bundle"]["served"] == 0 and stats[1]["bundle"]["served"] > 300
     asked = [r for r in api.requests if r.path.endswith("/messages")]
     assert [r.last_user_text() for r in asked[:2]] == ["first question", "second question"]
     first, second, after_the_read = (request.body["tools"] for request in asked)

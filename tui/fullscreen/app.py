@@ -27,7 +27,7 @@ try:
     from textual.binding import Binding
     from textual.screen import ModalScreen
 
-    from agent.core import dataclass_code
+    from agent.core import code_bundle, dataclass_code
     from agent.core.gc_pause import start_up_done
     from tui.commands.slash import BLANK_PROMPT, EXIT_NAMES, command_name, is_blank
     from tui.fullscreen.agent_messages import (
@@ -223,6 +223,7 @@ class CcxApp(App[int]):
                         "app_import_started": IMPORT_STARTED,
                         "anthropic": "anthropic" in sys.modules,
                         "dataclass_code": dataclass_code.stats(),
+                        "code_bundle": code_bundle.stats(),
                     },
                     handle,
                 )

@@ -6,9 +6,8 @@ import gc
 import sys
 from typing import TYPE_CHECKING, Any
 
-from agent.core import dataclass_code
 from agent.core.gc_pause import pause_for_start_up, start_up_done
-from agent.core.locations import config_dir
+from tui.session.start_up_caches import StartUpCaches
 
 if TYPE_CHECKING:
     from tui.fullscreen.app import CcxApp
@@ -24,7 +23,7 @@ def run_app_from_argv(argv: list[str]) -> tuple[int, Any]:
     another front end (-p, --plain) are handed back to the launcher.
     """
     pause_for_start_up()  # until the first paint (see CcxApp._first_paint)
-    _use_compiled_dataclasses()
+    _use_compiled_code()
     from tui.fullscreen.app import CcxApp
 
     app = CcxApp(None, None, gc_paused=True, argv=argv)
@@ -45,7 +44,7 @@ def run_app_from_argv(argv: list[str]) -> tuple[int, Any]:
 def run_app(options: RunOptions, prompt: str | None = None) -> int:
     """Run the app until the user quits; returns the process exit code."""
     pause_for_start_up()  # until the first paint (see CcxApp._first_paint)
-    _use_compiled_dataclasses()
+    _use_compiled_code()
     from tui.fullscreen.app import CcxApp
 
     app = CcxApp(options, prompt, gc_paused=True)
@@ -58,10 +57,11 @@ def run_app(options: RunOptions, prompt: str | None = None) -> int:
     return app.return_code or 0
 
 
-def _use_compiled_dataclasses() -> None:
-    """Before the app's imports: their dataclasses' methods from the last run's compilation
-    (~90 ms of start-up); the agent bridge saves the table when the session is up."""
-    dataclass_code.install(dataclass_code.cache_file(config_dir(), "app"))
+def _use_compiled_code() -> None:
+    """Before the app's imports: their code and their dataclasses' methods from the last
+    start's compilation (tui.session.start_up_caches); the agent bridge keeps both when the
+    session is up."""
+    StartUpCaches("app").use_compiled_code()
 
 
 def _print_resume_hint(app: CcxApp) -> None:

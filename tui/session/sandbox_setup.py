@@ -143,17 +143,20 @@ def build_sandbox(
 
 def ccx_code_paths() -> list[Path]:
     """What in ccx's own folder a later ccx would run unsandboxed: the user's settings
-    (hooks, status line, key helper) and the start-up caches (compiled code, the tools'
-    schemas). Read-only to a sandboxed command when the folder lies in a tree it may write
-    (a project at ``~``, ``CCX_CONFIG_DIR`` in the project or a temp folder); elsewhere it
-    is so anyway. Files, not the cache folder: ccx itself writes others there while a
-    command runs (the model's limits), which the sandbox would take for the command's."""
-    from agent.core import dataclass_code
+    (hooks, status line, key helper) and the start-up caches (compiled modules and
+    dataclass methods, the tools' schemas). Read-only to a sandboxed command when the
+    folder lies in a tree it may write (a project at ``~``, ``CCX_CONFIG_DIR`` in the
+    project or a temp folder); elsewhere it is so anyway. Files, not the cache folder: ccx
+    itself writes others there while a command runs (the model's limits), which the sandbox
+    would take for the command's."""
+    from agent.core import code_bundle, dataclass_code
     from tui.session.tool_schema_cache import CACHE_FILE
 
     config = config_dir()
-    tables = [dataclass_code.cache_file(config, end) for end in ("app", "headless")]
-    return [config / "settings.json", *tables, config / CACHE_FILE]
+    ends = ("app", "headless")
+    tables = [dataclass_code.cache_file(config, end) for end in ends]
+    bundles = [code_bundle.cache_file(config, end) for end in ends]
+    return [config / "settings.json", *tables, *bundles, config / CACHE_FILE]
 
 
 _NOT_FROM_PROJECT = (

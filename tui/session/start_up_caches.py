@@ -1,19 +1,20 @@
 """The start-up caches a front end uses and keeps: what the last start of this code
 compiled or generated, read before it is needed and written once the session is up.
 
-Two things are the same from one start to the next and cost ~0.1 s of CPU before the
-app's first figure or a cold `-p`'s first request: the methods ``@dataclass`` writes for
-the classes the session imports (``agent.core.dataclass_code``, a table per front end, as
-each imports its own set) and the tools' JSON schemas (``tui.session.tool_schema_cache``,
-one file for both, under a fingerprint of the code). A cache that cannot be read or
-written only costs that time; nothing else depends on it.
+Three things are the same from one start to the next and cost ~0.15 s of CPU before the
+app's first figure or a cold `-p`'s first request: the compiled code of the modules a start
+imports, found and read one by one (``agent.core.code_bundle``, a file per front end, as each
+imports its own set), the methods ``@dataclass`` writes for the classes the session imports
+(``agent.core.dataclass_code``, a table per front end) and the tools' JSON schemas
+(``tui.session.tool_schema_cache``, one file for both, under a fingerprint of the code). A
+cache that cannot be read or written only costs that time; nothing else depends on it.
 """
 
 from __future__ import annotations
 
 import logging
 
-from agent.core import dataclass_code
+from agent.core import code_bundle, dataclass_code
 from agent.core.locations import config_dir
 from tui.session.tool_schema_cache import ToolSchemaCache
 
@@ -26,13 +27,16 @@ class StartUpCaches:
         self._schemas: ToolSchemaCache | None = None
 
     def use(self) -> None:
-        """Both, before the session's modules are imported (a headless run)."""
-        self.use_compiled_dataclasses()
+        """All three, before the session's modules are imported (a headless run)."""
+        self.use_compiled_code()
         self.use_tool_schemas()
 
-    def use_compiled_dataclasses(self) -> None:
-        """Before the modules whose dataclasses it serves are imported (once a process)."""
-        dataclass_code.install(dataclass_code.cache_file(config_dir(), self.front_end))
+    def use_compiled_code(self) -> None:
+        """Before the modules it serves are imported (once a process): their code and their
+        dataclasses' methods, as the last start of this front end compiled them."""
+        config = config_dir()
+        code_bundle.install(code_bundle.cache_file(config, self.front_end))
+        dataclass_code.install(dataclass_code.cache_file(config, self.front_end))
 
     def use_tool_schemas(self) -> None:
         """Before the session's tools are built (once)."""
@@ -48,6 +52,7 @@ class StartUpCaches:
         """What this start compiled or generated anew, for the next one (nothing is
         written when the caches held it all)."""
         try:
+            code_bundle.save()
             dataclass_code.save()
             if self._schemas is not None:
                 self._schemas.keep()
