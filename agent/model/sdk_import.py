@@ -20,6 +20,14 @@ same, doing what it does besides: the SDK's logging is set up (``ANTHROPIC_LOG``
 entry, and each exported class it resolves gets ``__module__ = "anthropic"``, as the
 ``__init__`` does. A name it has no explicit re-export of (the ``*`` imports of the
 Bedrock and Vertex clients) runs the whole ``__init__`` the first time it is asked.
+
+One module is needed only when a request fails: ``_error_classes``, whose
+``make_status_error`` picks the exception for a failed response among the classes of ~160
+error codes, each with a model of its details (some 250 modules, ~40 ms). The client takes
+that function when it is imported, so the module is made with a ``make_status_error`` that
+runs the module's own code the first time it is called (or another of its names is asked
+for), then calls the function that code defined: the error raised is the one a whole
+import raises. A module that does not define it at its top level is imported as usual.
 """
 
 from __future__ import annotations
@@ -182,12 +190,15 @@ class _LazyFinder(importlib.abc.MetaPathFinder):
         if not fullname.startswith(SDK + "."):
             return None
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
-        if spec is None or spec.submodule_search_locations is None:
-            return None  # a module, or not found: the usual finders take it
-        if not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
-            return None
-        spec.loader = _LazyPackageLoader(spec.loader)
-        return spec
+        if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            return None  # not found, or not Python source: the usual finders take it
+        if spec.submodule_search_locations is not None:
+            spec.loader = _LazyPackageLoader(spec.loader)
+            return spec
+        if fullname == _ERROR_CLASSES:
+            spec.loader = _ErrorClassesLoader(spec.loader)
+            return spec
+        return None  # a module: the usual finders take it
 
 
 class _LazyPackageLoader(importlib.abc.Loader):
@@ -211,6 +222,53 @@ class _LazyPackageLoader(importlib.abc.Loader):
 
     def get_resource_reader(self, fullname: str) -> Any:  # importlib.resources
         return self.inner.get_resource_reader(fullname)
+
+
+_ERROR_CLASSES = f"{SDK}._error_classes"
+_MAKE_STATUS_ERROR = re.compile(r"^def make_status_error\(", re.M)
+
+
+class _ErrorClassesLoader(importlib.abc.Loader):
+    """``_error_classes`` run when an error is first made (see the module's docstring)."""
+
+    def __init__(self, inner: importlib.machinery.SourceFileLoader) -> None:
+        self.inner = inner
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
+        return None
+
+    def exec_module(self, module: ModuleType) -> None:
+        try:
+            source = self.inner.get_source(module.__name__) or ""
+        except ImportError:
+            source = ""
+        if not _MAKE_STATUS_ERROR.search(source):
+            self.inner.exec_module(module)
+            return
+        ran: list[bool] = []
+
+        def run() -> ModuleType:
+            with _lock:
+                if not ran:
+                    vars(module).pop("__getattr__", None)
+                    try:
+                        self.inner.exec_module(module)  # its make_status_error replaces ours
+                    except BaseException:
+                        module.__getattr__ = resolve  # type: ignore[method-assign]
+                        raise  # and the next call tries again
+                    ran.append(True)
+            return module
+
+        def make_status_error(err_msg: str, *, body: object, response: Any) -> Any:
+            return run().make_status_error(err_msg, body=body, response=response)
+
+        def resolve(attribute: str) -> Any:
+            if attribute.startswith("__"):
+                raise AttributeError(f"module {module.__name__!r} has no attribute {attribute!r}")
+            return getattr(run(), attribute)
+
+        module.make_status_error = make_status_error  # type: ignore[attr-defined]
+        module.__getattr__ = resolve  # type: ignore[method-assign]
 
 
 def _make_lazy(
