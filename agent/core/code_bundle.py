@@ -227,8 +227,8 @@ def save() -> bool:
     if bundle is None:
         return False
     with bundle.lock:
-        modules = _found_by_the_path_finder()  # those it served are in it already
         held = {name: entry[:4] for name, entry in bundle.modules.items()}
+        modules = _found_by_the_path_finder(held)  # those it served are in it already
         if all(held.get(name) == entry for name, entry in modules.items()) and (
             sys.path == bundle.sys_path
         ):
@@ -248,10 +248,12 @@ def save() -> bool:
     return False
 
 
-def _found_by_the_path_finder() -> dict[str, tuple[str, bool, int, int]]:
+def _found_by_the_path_finder(
+    held: dict[str, tuple[str, bool, int, int]],
+) -> dict[str, tuple[str, bool, int, int]]:
     """The imported modules this run did not take from the bundle that the path finder finds,
     from a ``.py`` file, where they were found: name -> (origin, is a package, source
-    mtime_ns, size)."""
+    mtime_ns, size). One the bundle ``held`` as it is now was checked when it was saved."""
     found: dict[str, tuple[str, bool, int, int]] = {}
     for name, module in list(sys.modules.items()):
         spec = getattr(module, "__spec__", None)
@@ -259,6 +261,15 @@ def _found_by_the_path_finder() -> dict[str, tuple[str, bool, int, int]]:
             continue
         origin = spec.origin
         if not isinstance(origin, str) or not origin.endswith(".py"):
+            continue
+        try:
+            info = os.stat(origin)
+        except OSError:
+            continue
+        is_pkg = spec.submodule_search_locations is not None
+        entry = (origin, is_pkg, info.st_mtime_ns, info.st_size)
+        if held.get(name) == entry:
+            found[name] = entry
             continue
         parent_name = name.rpartition(".")[0]
         if parent_name:
@@ -272,12 +283,7 @@ def _found_by_the_path_finder() -> dict[str, tuple[str, bool, int, int]]:
         again = importlib.machinery.PathFinder.find_spec(name, path)
         if again is None or again.origin != origin:
             continue  # another finder made it: that one is asked first next time too
-        try:
-            info = os.stat(origin)
-        except OSError:
-            continue
-        is_pkg = spec.submodule_search_locations is not None
-        found[name] = (origin, is_pkg, info.st_mtime_ns, info.st_size)
+        found[name] = entry
     return found
 
 
