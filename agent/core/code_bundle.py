@@ -212,6 +212,15 @@ def install(path: Path) -> None:
     sys.meta_path.insert(index, finder)
 
 
+def holds_module(fullname: str) -> bool:
+    """Whether the bundle holds ``fullname`` as a module, not a package (whether or not it
+    will serve it): a finder ahead of it that wants only packages can let it pass without
+    looking."""
+    bundle = _state["bundle"]
+    entry = None if bundle is None else bundle.modules.get(fullname)
+    return entry is not None and not entry[1]
+
+
 def stats() -> dict[str, int]:
     """Modules served from the file, and those the path finder found instead."""
     bundle = _state["bundle"]

@@ -44,6 +44,8 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
+from agent.core import code_bundle
+
 SDK = "anthropic"
 
 # What a generated re-exporting __init__ is made of; anything else left over means it does
@@ -187,8 +189,10 @@ class _LazyFinder(importlib.abc.MetaPathFinder):
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
     ) -> importlib.machinery.ModuleSpec | None:
-        if not fullname.startswith(SDK + "."):
-            return None
+        if not fullname.startswith(SDK + ".") or (
+            fullname != _ERROR_CLASSES and code_bundle.holds_module(fullname)
+        ):
+            return None  # not the SDK's, or a module the start-up bundle has: not for this
         spec = importlib.machinery.PathFinder.find_spec(fullname, path)
         if spec is None or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
             return None  # not found, or not Python source: the usual finders take it

@@ -106,7 +106,7 @@ def test_a_second_run_imports_its_modules_from_the_bundle(ccx: Ccx) -> None:
     bundle = ccx.config / "cache" / f"code-bundle-headless.{sys.implementation.cache_tag}.bin"
     ccx.api.add(text_reply("One."), text_reply("Two."))
 
-    def run_verbose(prompt: str) -> tuple[Run, int]:
+    def run_verbose(prompt: str) -> tuple[Run, int, set[str]]:
         proc = subprocess.run(
             [sys.executable, "-v", CCX, "-p", prompt],
             cwd=ccx.repo,
@@ -116,12 +116,19 @@ def test_a_second_run_imports_its_modules_from_the_bundle(ccx: Ccx) -> None:
             timeout=60,
         )
         read = len(re.findall(r"^# code object from ", proc.stderr, re.MULTILINE))
-        return Run(proc.returncode, proc.stdout, proc.stderr), read
+        sdk = set(re.findall(r"^import '(anthropic[\w.]*)'", proc.stderr, re.MULTILINE))
+        return Run(proc.returncode, proc.stdout, proc.stderr), read, sdk
 
-    first, read_first = run_verbose("first")
+    first, read_first, sdk_first = run_verbose("first")
     assert first.returncode == 0 and first.stdout.strip() == "One.", first.stderr[-2000:]
     assert bundle.stat().st_mode & 0o777 == 0o600 and bundle.stat().st_size > 100_000
-    second, read_second = run_verbose("second")
+    second, read_second, sdk_second = run_verbose("second")
     assert second.returncode == 0 and second.stdout.strip() == "Two.", second.stderr[-2000:]
     assert read_first > 500
     assert read_second < read_first / 10
+    # the SDK is entered as lazily with the bundle as without: a fraction of it, neither the
+    # beta APIs nor the error classes (agent/model/sdk_import.py)
+    for sdk in (sdk_first, sdk_second):
+        assert 300 < len(sdk) < 1200
+        assert "anthropic.resources.beta" not in sdk
+        assert "anthropic.types.file_expired_error" not in sdk
