@@ -202,7 +202,7 @@ class _LazyFinder(importlib.abc.MetaPathFinder):
         if fullname == _ERROR_CLASSES:
             spec.loader = _ErrorClassesLoader(spec.loader)
             return spec
-        return None  # a module: the usual finders take it
+        return spec  # a module, as the path finder would find it again after this
 
 
 class _LazyPackageLoader(importlib.abc.Loader):
