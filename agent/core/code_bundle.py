@@ -90,10 +90,11 @@ class _Bundle:
                 name: (origin, is_pkg, mtime, size, base + offset, length)
                 for name, (origin, is_pkg, mtime, size, offset, length) in modules.items()
             }
+            sys_path = [str(entry) for entry in sys_path]
         except (OSError, ValueError, EOFError, TypeError, KeyError):
             os.close(fd)
             return
-        self.sys_path, self.folders = list(sys_path), folders
+        self.sys_path, self.folders = sys_path, folders
         self.table = (fd, entries)
 
     @property
@@ -136,8 +137,8 @@ class _Bundle:
         if path is None:
             if not self.top_level_allowed():
                 return None
-        elif where not in path:
-            return None
+        elif next(iter(path), None) != where:
+            return None  # looked for elsewhere, or where an earlier folder may now have it
         if not self.folder_unchanged(folder) or (is_pkg and not self.folder_unchanged(where)):
             return None
         try:

@@ -191,3 +191,15 @@ def test_a_module_another_finder_makes_is_left_to_it(tmp_path: Path, tree: Path)
     assert first["made"]["value"] == "pkg"
     second = start(tmp_path, ["redirect", "made"], [tree])
     assert second["made"]["loader"] == "SourceFileLoader"  # made by F, not the bundle
+
+
+def test_a_package_with_an_earlier_folder_on_its_path_finds_what_appears_there(
+    tmp_path: Path, tree: Path
+) -> None:
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    write(tree / "pkg" / "__init__.py", f"__path__.insert(0, {str(extra)!r})\nVALUE = 'pkg'\n")
+    assert start(tmp_path, NAMES, [tree])["pkg.mod"]["value"] == "mod:sub"
+    assert start(tmp_path, NAMES, [tree])["pkg.mod"]["value"] == "mod:sub"
+    write(extra / "mod.py", "VALUE = 'from the earlier folder'\n")
+    assert start(tmp_path, NAMES, [tree])["pkg.mod"]["value"] == "from the earlier folder"
