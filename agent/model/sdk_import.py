@@ -201,7 +201,6 @@ class _LazyFinder(importlib.abc.MetaPathFinder):
             return spec
         if fullname == _ERROR_CLASSES:
             spec.loader = _ErrorClassesLoader(spec.loader)
-            return spec
         return spec  # a module, as the path finder would find it again after this
 
 
