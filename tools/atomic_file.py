@@ -6,6 +6,7 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -20,9 +21,11 @@ _UMASK = _current_umask()
 
 
 def atomic_write(
-    path: Path, data: bytes, *, durable: bool = False, mode: int | None = None
+    path: Path, data: bytes | Iterable[bytes], *, durable: bool = False, mode: int | None = None
 ) -> None:
-    """Write to a temp file beside ``path``, then rename it over.
+    """Write to a temp file beside ``path``, then rename it over. ``data`` may come in
+    pieces (a large file need not be in memory whole); if making them raises, the file is
+    left as it was.
 
     A symlink is written through, not replaced; an existing file keeps its
     permissions, a new one gets the umask's, unless ``mode`` is given (a secret's
@@ -38,7 +41,11 @@ def atomic_write(
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".ccx-tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, bytes):
+                handle.write(data)
+            else:
+                for piece in data:
+                    handle.write(piece)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())

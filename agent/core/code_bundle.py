@@ -33,12 +33,12 @@ import os
 import stat
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-HEADER = importlib.util.MAGIC_NUMBER + b"ccx-code-bundle-1\n"
+HEADER = importlib.util.MAGIC_NUMBER + b"ccx-code-bundle-2\n"  # then code, index, its size
 _PYC_HEADER = 16  # magic, flags, source mtime, source size
 # (origin, is a package, source mtime_ns, source size, offset, length)
 Entry = tuple[str, bool, int, int, int, int]
@@ -76,19 +76,21 @@ class _Bundle:
             info = os.fstat(fd)
             if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
                 raise ValueError("not the user's own")
-            start = len(HEADER) + 8
-            head = os.pread(fd, start, 0)
-            if len(head) != start or head[: len(HEADER)] != HEADER:
+            head = os.pread(fd, len(HEADER), 0)
+            if head != HEADER or info.st_size < len(HEADER) + 8:
                 raise ValueError("another Python, or another format")
-            index_size = int.from_bytes(head[len(HEADER) :], "little")
-            index = marshal.loads(os.pread(fd, index_size, start))
+            index_size = int.from_bytes(os.pread(fd, 8, info.st_size - 8), "little")
+            index_at = info.st_size - 8 - index_size
+            if index_at < len(HEADER):
+                raise ValueError("torn")
+            index = marshal.loads(os.pread(fd, index_size, index_at))
             modules, sys_path, folders = index["modules"], index["path"], index["folders"]
             if not (isinstance(modules, dict) and isinstance(folders, dict)):
                 raise ValueError("not an index")
-            base = start + index_size
             entries = {
-                name: (origin, is_pkg, mtime, size, base + offset, length)
+                name: (origin, is_pkg, mtime, size, offset, length)
                 for name, (origin, is_pkg, mtime, size, offset, length) in modules.items()
+                if len(HEADER) <= offset and offset + length <= index_at
             }
             sys_path = [str(entry) for entry in sys_path]
         except (OSError, ValueError, EOFError, TypeError, KeyError):
@@ -243,14 +245,11 @@ def save() -> bool:
             sys.path == bundle.sys_path
         ):
             return False
-        data = _encode(modules, bundle)
-        if data is None:
-            return False
         from tools.atomic_file import atomic_write
 
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, ValueError):
             bundle.path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(bundle.path, data, mode=0o600)
+            atomic_write(bundle.path, _encode(modules, bundle), mode=0o600)
             bundle.read()  # what was written: served from now on, and compared by a later save
             bundle.checked.clear()
             bundle.top_level_ok = None
@@ -297,12 +296,14 @@ def _found_by_the_path_finder(
     return found
 
 
-def _encode(modules: dict[str, tuple[str, bool, int, int]], bundle: _Bundle) -> bytes | None:
-    """The file: the modules this run found, and those the bundle held that are still valid
-    (their code copied from it)."""
-    blobs: list[bytes] = []
+def _encode(modules: dict[str, tuple[str, bool, int, int]], bundle: _Bundle) -> Iterator[bytes]:
+    """The file, a piece at a time (one module's code in memory at once): the header, the
+    code of the modules this run found and of those the bundle held that are still valid
+    (copied from it), then the index and its size. ValueError when the index cannot be
+    written."""
+    yield HEADER
     index: dict[str, Entry] = {}
-    offset = 0
+    offset = len(HEADER)
     fd, held = bundle.table
     for name in sorted(set(modules) | set(held)):
         if name in modules:
@@ -320,7 +321,7 @@ def _encode(modules: dict[str, tuple[str, bool, int, int]], bundle: _Bundle) -> 
         if code is None:
             continue
         index[name] = (origin, is_pkg, mtime, size, offset, len(code))
-        blobs.append(code)
+        yield code
         offset += len(code)
     folders: dict[str, int] = {}
     for origin, is_pkg, *_rest in index.values():
@@ -329,11 +330,9 @@ def _encode(modules: dict[str, tuple[str, bool, int, int]], bundle: _Bundle) -> 
             folders.setdefault(each, _mtime(each))
     for entry in sys.path:  # one that does not exist must still not exist
         folders.setdefault(entry or os.getcwd(), _mtime(entry or os.getcwd()))
-    try:
-        encoded = marshal.dumps({"modules": index, "path": list(sys.path), "folders": folders})
-    except ValueError:
-        return None
-    return HEADER + len(encoded).to_bytes(8, "little") + encoded + b"".join(blobs)
+    encoded = marshal.dumps({"modules": index, "path": list(sys.path), "folders": folders})
+    yield encoded
+    yield len(encoded).to_bytes(8, "little")
 
 
 def _mtime(path: str) -> int:
