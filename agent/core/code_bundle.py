@@ -20,7 +20,9 @@ matches the source, else compiling the source as the import system does; only mo
 path finder itself finds where they were found are kept.
 
 The file is code ccx runs: it is read only when it is the user's own and nobody else may
-write it (as ``.pyc`` files in the user's folders), and written 0600.
+write it (as ``.pyc`` files in the user's folders), written 0600, and read only while it is
+the very file ccx wrote (``stamp_file``): a sandboxed command that rewrote it, where ccx's
+folder lies in a tree commands may write, leaves a bundle no later ccx reads.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import importlib.machinery
 import importlib.util
+import json
 import marshal
 import os
 import stat
@@ -48,6 +51,18 @@ def cache_file(config: Path, front_end: str) -> Path:
     """Where a front end's bundle is kept: per Python and per front end (``app``,
     ``headless``), as each imports its own set."""
     return config / "cache" / f"code-bundle-{front_end}.{sys.implementation.cache_tag}.bin"
+
+
+def stamp_file(bundle: Path) -> Path:
+    """The bundle's stamp: the identity of the file ccx wrote (device, inode, size, times
+    of modification and of change, which no later write can leave as they were). A bundle
+    that does not match its stamp is not read. The stamp is small, so the sandbox's guard
+    can put it back after a command (it cannot keep a copy of the ~10 MB bundle itself)."""
+    return bundle.with_name(bundle.name + ".stamp")
+
+
+def _identity(info: os.stat_result) -> list[int]:
+    return [info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns]
 
 
 class _Bundle:
@@ -76,6 +91,8 @@ class _Bundle:
             info = os.fstat(fd)
             if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
                 raise ValueError("not the user's own")
+            if _read_stamp(stamp_file(self.path)) != _identity(info):
+                raise ValueError("not the file ccx wrote")
             head = os.pread(fd, len(HEADER), 0)
             if head != HEADER or info.st_size < len(HEADER) + 8:
                 raise ValueError("another Python, or another format")
@@ -250,6 +267,8 @@ def save() -> bool:
         with contextlib.suppress(OSError, ValueError):
             bundle.path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(bundle.path, _encode(modules, bundle), mode=0o600)
+            stamp = json.dumps(_identity(os.stat(bundle.path))).encode()
+            atomic_write(stamp_file(bundle.path), stamp, mode=0o600)
             bundle.read()  # what was written: served from now on, and compared by a later save
             bundle.checked.clear()
             bundle.top_level_ok = None
@@ -333,6 +352,17 @@ def _encode(modules: dict[str, tuple[str, bool, int, int]], bundle: _Bundle) -> 
     encoded = marshal.dumps({"modules": index, "path": list(sys.path), "folders": folders})
     yield encoded
     yield len(encoded).to_bytes(8, "little")
+
+
+def _read_stamp(path: Path) -> Any:
+    try:
+        with open(path, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+                return None
+            return json.loads(handle.read(200))
+    except (OSError, ValueError):
+        return None
 
 
 def _mtime(path: str) -> int:

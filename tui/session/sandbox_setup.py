@@ -156,6 +156,7 @@ def ccx_code_paths() -> list[Path]:
     ends = ("app", "headless")
     tables = [dataclass_code.cache_file(config, end) for end in ends]
     bundles = [code_bundle.cache_file(config, end) for end in ends]
+    bundles += [code_bundle.stamp_file(bundle) for bundle in bundles]
     return [config / "settings.json", *tables, *bundles, config / CACHE_FILE]
 
 

@@ -203,3 +203,16 @@ def test_a_package_with_an_earlier_folder_on_its_path_finds_what_appears_there(
     assert start(tmp_path, NAMES, [tree])["pkg.mod"]["value"] == "mod:sub"
     write(extra / "mod.py", "VALUE = 'from the earlier folder'\n")
     assert start(tmp_path, NAMES, [tree])["pkg.mod"]["value"] == "from the earlier folder"
+
+
+def test_a_bundle_that_is_not_the_file_ccx_wrote_is_not_read(tmp_path: Path, tree: Path) -> None:
+    """Same bytes, another file (a copy put in its place): its stamp no longer matches."""
+    start(tmp_path, NAMES, [tree])
+    bundle = tmp_path / "bundle.bin"
+    data = bundle.read_bytes()
+    bundle.unlink()
+    bundle.write_bytes(data)
+    bundle.chmod(0o600)
+    second = start(tmp_path, NAMES, [tree])
+    assert second["stats"]["served"] == 0 and second["saved"] is True
+    assert start(tmp_path, NAMES, [tree])["stats"]["served"] >= len(NAMES)  # written anew
