@@ -204,18 +204,26 @@ class _LazyFinder(importlib.abc.MetaPathFinder):
         return spec  # a module, as the path finder would find it again after this
 
 
-class _LazyPackageLoader(importlib.abc.Loader):
+class _SourceLoader(importlib.abc.Loader):
+    """A loader around the path finder's, which reads the module's source first to decide
+    how to run it (and runs it as that loader would when it is not what it expects)."""
+
     def __init__(self, inner: importlib.machinery.SourceFileLoader) -> None:
         self.inner = inner
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
         return None
 
-    def exec_module(self, module: ModuleType) -> None:
+    def source(self, module: ModuleType) -> str:
         try:
-            source = self.inner.get_source(module.__name__) or ""
+            return self.inner.get_source(module.__name__) or ""
         except ImportError:
-            source = ""
+            return ""
+
+
+class _LazyPackageLoader(_SourceLoader):
+    def exec_module(self, module: ModuleType) -> None:
+        source = self.source(module)
         found = reexports(source, module.__name__) if source else None
         if found is None:
             self.inner.exec_module(module)
@@ -231,21 +239,11 @@ _ERROR_CLASSES = f"{SDK}._error_classes"
 _MAKE_STATUS_ERROR = re.compile(r"^def make_status_error\(", re.M)
 
 
-class _ErrorClassesLoader(importlib.abc.Loader):
+class _ErrorClassesLoader(_SourceLoader):
     """``_error_classes`` run when an error is first made (see the module's docstring)."""
 
-    def __init__(self, inner: importlib.machinery.SourceFileLoader) -> None:
-        self.inner = inner
-
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType | None:
-        return None
-
     def exec_module(self, module: ModuleType) -> None:
-        try:
-            source = self.inner.get_source(module.__name__) or ""
-        except ImportError:
-            source = ""
-        if not _MAKE_STATUS_ERROR.search(source):
+        if not _MAKE_STATUS_ERROR.search(self.source(module)):
             self.inner.exec_module(module)
             return
         ran: list[bool] = []

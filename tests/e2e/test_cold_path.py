@@ -33,18 +33,24 @@ NOT_FOR_A_PROMPT = (
 )
 
 
-def imported(ccx: Ccx, *args: str) -> tuple[Run, set[str]]:
-    """Run ccx cold with Python's import log; the modules the process imported."""
+def run_logged(ccx: Ccx, python_flags: list[str], *args: str) -> Run:
+    """Run ccx cold under Python with ``python_flags`` (an import log on stderr)."""
     proc = subprocess.run(
-        [sys.executable, "-X", "importtime", CCX, *args],
+        [sys.executable, *python_flags, CCX, *args],
         cwd=ccx.repo,
         env=ccx.env,
         capture_output=True,
         text=True,
         timeout=60,
     )
-    names = set(re.findall(r"^import time:.*\|\s*([\w.]+)$", proc.stderr, re.MULTILINE))
-    return Run(proc.returncode, proc.stdout, proc.stderr), names
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+def imported(ccx: Ccx, *args: str) -> tuple[Run, set[str]]:
+    """Run ccx cold with Python's import log; the modules the process imported."""
+    run = run_logged(ccx, ["-X", "importtime"], *args)
+    names = set(re.findall(r"^import time:.*\|\s*([\w.]+)$", run.stderr, re.MULTILINE))
+    return run, names
 
 
 def loaded(names: set[str], module: str) -> bool:
@@ -107,17 +113,10 @@ def test_a_second_run_imports_its_modules_from_the_bundle(ccx: Ccx) -> None:
     ccx.api.add(text_reply("One."), text_reply("Two."))
 
     def run_verbose(prompt: str) -> tuple[Run, int, set[str]]:
-        proc = subprocess.run(
-            [sys.executable, "-v", CCX, "-p", prompt],
-            cwd=ccx.repo,
-            env=ccx.env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        read = len(re.findall(r"^# code object from ", proc.stderr, re.MULTILINE))
-        sdk = set(re.findall(r"^import '(anthropic[\w.]*)'", proc.stderr, re.MULTILINE))
-        return Run(proc.returncode, proc.stdout, proc.stderr), read, sdk
+        run = run_logged(ccx, ["-v"], "-p", prompt)
+        read = len(re.findall(r"^# code object from ", run.stderr, re.MULTILINE))
+        sdk = set(re.findall(r"^import '(anthropic[\w.]*)'", run.stderr, re.MULTILINE))
+        return run, read, sdk
 
     first, read_first, sdk_first = run_verbose("first")
     assert first.returncode == 0 and first.stdout.strip() == "One.", first.stderr[-2000:]
