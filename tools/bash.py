@@ -152,6 +152,7 @@ class BashTool(Tool[BashParams]):
         capture = OutputCapture(spill)
         fd, cwd_file = tempfile.mkstemp(prefix="ccx-cwd-", suffix=".txt")
         os.close(fd)
+        process_guard().remove_at_end(cwd_file)  # a ccx killed meanwhile leaves none behind
         started = time.monotonic()
         watcher = _watch_lines(ctx, capture)
         try:
@@ -171,6 +172,7 @@ class BashTool(Tool[BashParams]):
             capture.close()
             with contextlib.suppress(OSError):
                 os.unlink(cwd_file)
+            process_guard().forget(cwd_file)
             if snapshot is not None and sandbox is not None:
                 notes += undo_protected_changes(sandbox, snapshot, ctx.session_dir)
         if outcome.lingering:

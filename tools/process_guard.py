@@ -3,9 +3,11 @@
 Started once per ccx process, on the first Bash command, in a session of its
 own (so terminal signals do not reach it). It holds the read end of a pipe
 whose only write end is in ccx; ccx writes "+pgid" for each command's process
-group and "-pgid" once the group is gone. When the pipe closes — ccx exited,
-crashed or was killed with SIGKILL — the guardian SIGKILLs every group still
-registered and exits. A process that leaves its group (``setsid``) escapes.
+group and "-pgid" once the group is gone, and ">path" / "<path" for a temporary
+file a command uses and once ccx has removed it. When the pipe closes — ccx
+exited, crashed or was killed with SIGKILL — the guardian SIGKILLs every group
+still registered, removes the files still registered and exits. A process that
+leaves its group (``setsid``) escapes.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ _GUARDIAN = r"""
 import os, signal
 for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM, signal.SIGTSTP, signal.SIGQUIT):
     signal.signal(s, signal.SIG_IGN)
-groups, pending = set(), b""
+groups, files, pending = set(), set(), b""
 while True:
     try:
         data = os.read(0, 65536)
@@ -37,9 +39,18 @@ while True:
             groups.add(int(line[1:]))
         elif line[:1] == b"-":
             groups.discard(int(line[1:]))
+        elif line[:1] == b">":
+            files.add(line[1:])
+        elif line[:1] == b"<":
+            files.discard(line[1:])
 for group in groups:
     try:
         os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+for path in files:
+    try:
+        os.unlink(path)
     except OSError:
         pass
 """
@@ -59,6 +70,16 @@ class ProcessGuard:
 
     def unregister(self, pgid: int) -> None:
         self._send(f"-{pgid}\n")
+
+    def remove_at_end(self, path: str) -> None:
+        """Remove the file ``path`` when ccx ends, unless ``forget`` comes first."""
+        if "\n" not in path:
+            self._send(f">{path}\n")
+
+    def forget(self, path: str) -> None:
+        """``path`` is gone (ccx removed it): nothing to remove at the end."""
+        if "\n" not in path:
+            self._send(f"<{path}\n")
 
     def child_registration(self) -> Callable[[], None] | None:
         """A preexec step that registers the new child's group from inside the child.

@@ -1,4 +1,5 @@
-"""`ccx -p` killed while a Bash command runs: the command and its background child die too."""
+"""`ccx -p` killed while a Bash command runs: the command and its background child die too,
+and the command's temporary file (where its shell leaves its last folder) goes with them."""
 
 from __future__ import annotations
 
@@ -44,12 +45,20 @@ def test_bash_children_die_with_ccx(ccx: Ccx, sig: signal.Signals, sandbox: str)
     command = f"({tagged_sleep(tag + '-bg')}) & bash -c '{tagged_sleep(tag + '-fg')}'"
     ccx.api.add(tool_reply(("Bash", {"command": command})), text_reply("done"))
     ccx.env["CCX_SANDBOX"] = sandbox
+    temp = ccx.repo.parent / "tmp"
+    temp.mkdir()
+    ccx.env["TMPDIR"] = str(temp)
     proc = ccx.popen("-p", "start two sleeps", "--permission-mode", "bypassPermissions")
     try:
         wait_for_sleeps(tag, proc)
+        assert list(temp.glob("ccx-cwd-*")) != []  # the command's file, while it runs
         os.kill(proc.pid, sig)
         proc.wait(timeout=30)
         assert wait_tagged_gone(tag, within=GONE_WITHIN_S) == []
+        deadline = time.monotonic() + GONE_WITHIN_S
+        while list(temp.glob("ccx-cwd-*")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(temp.glob("ccx-cwd-*")) == []
     finally:
         if proc.poll() is None:
             proc.kill()
