@@ -66,3 +66,40 @@ def test_bash_children_die_with_ccx(ccx: Ccx, sig: signal.Signals, sandbox: str)
         proc.communicate()
         for pid in pids_tagged(tag):
             os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.parametrize("sandbox", ["0", "1"])
+def test_a_command_cannot_make_the_guard_remove_another_file(ccx: Ccx, sandbox: str) -> None:
+    """A hostile command swaps its cwd file for a symlink to a file of the user's, then ccx is
+    killed: the guardian removes the link it was told of, never what the link points to."""
+    tag = new_tag()
+    temp = ccx.repo.parent / "tmp"
+    temp.mkdir()
+    precious = ccx.repo / "precious.txt"  # writable by a sandboxed command too
+    precious.write_text("keep me\n")
+    swap = f'for f in "$TMPDIR"/ccx-cwd-*; do rm -f "$f"; ln -s {precious} "$f"; done'
+    command = f"{swap}; bash -c '{tagged_sleep(tag + '-fg')}'"
+    ccx.api.add(tool_reply(("Bash", {"command": command})), text_reply("done"))
+    ccx.env |= {"CCX_SANDBOX": sandbox, "TMPDIR": str(temp)}
+    proc = ccx.popen("-p", "swap it", "--permission-mode", "bypassPermissions")
+    try:
+        deadline = time.monotonic() + STARTED_WITHIN_S
+        while not pids_tagged(tag) and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()[1]
+            time.sleep(0.05)
+        assert any(p.is_symlink() for p in temp.glob("ccx-cwd-*"))  # the swap happened
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        assert wait_tagged_gone(tag, within=GONE_WITHIN_S) == []
+        deadline = time.monotonic() + GONE_WITHIN_S
+        while list(temp.glob("ccx-cwd-*")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(temp.glob("ccx-cwd-*")) == []  # the link is gone
+        assert precious.read_text() == "keep me\n"  # its target is not
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.communicate()
+        for pid in pids_tagged(tag):
+            os.kill(pid, signal.SIGKILL)
